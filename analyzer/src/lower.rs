@@ -1,0 +1,454 @@
+//! Parses Python with ruff's parser and lowers its AST into [`crate::model`]. The only module that
+//! names parser types: a parser upgrade touches this file alone.
+
+use ruff_python_ast as ast;
+use ruff_python_ast::token::TokenKind;
+use ruff_python_ast::visitor::{walk_expr, Visitor};
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::model::*;
+use crate::source::Span;
+
+/// A syntax error: the parser's message and where it is.
+#[derive(Debug, Clone)]
+pub struct SyntaxError {
+    pub message: String,
+    pub span: Span,
+}
+
+/// A lowered module with the spans of its comments.
+pub struct Lowered {
+    pub module: Module,
+    pub comments: Vec<Span>,
+}
+
+/// Deeper expression nesting than this is reduced to `Other`, keeping the lowering's recursion bounded.
+const MAX_DEPTH: u32 = 200;
+
+pub fn parse(source: &str) -> Result<Lowered, SyntaxError> {
+    let parsed = ruff_python_parser::parse_module(source).map_err(|e| SyntaxError {
+        message: e.error.to_string(),
+        span: span(e.location),
+    })?;
+    let comments = parsed
+        .tokens()
+        .iter()
+        .filter(|t| t.kind() == TokenKind::Comment)
+        .map(|t| span(t.range()))
+        .collect();
+    let mut lower = Lower {
+        module: Module::default(),
+        class: None,
+        function: None,
+        depth: 0,
+    };
+    let body = lower.suite(&parsed.syntax().body);
+    lower.module.body = body;
+    Ok(Lowered {
+        module: lower.module,
+        comments,
+    })
+}
+
+fn span(range: TextRange) -> Span {
+    Span::new(range.start().to_u32(), range.end().to_u32())
+}
+
+struct Lower {
+    module: Module,
+    class: Option<ClassId>,
+    function: Option<FuncId>,
+    depth: u32,
+}
+
+impl Lower {
+    fn suite(&mut self, stmts: &[ast::Stmt]) -> Vec<Stmt> {
+        stmts.iter().map(|s| self.stmt(s)).collect()
+    }
+
+    fn stmt(&mut self, stmt: &ast::Stmt) -> Stmt {
+        use ast::Stmt as S;
+        let kind = match stmt {
+            S::FunctionDef(f) => StmtKind::Def(self.function_def(f)),
+            S::ClassDef(c) => StmtKind::Class(self.class_def(c)),
+            S::Return(r) => StmtKind::Return(r.value.as_deref().map(|e| self.expr(e))),
+            S::Delete(d) => StmtKind::Other(self.exprs(&d.targets)),
+            S::TypeAlias(_) | S::Pass(_) | S::IpyEscapeCommand(_) | S::Nonlocal(_) => {
+                StmtKind::Other(Vec::new())
+            }
+            S::Assign(a) => StmtKind::Assign {
+                targets: self.exprs(&a.targets),
+                value: self.expr(&a.value),
+            },
+            S::AugAssign(a) => StmtKind::AugAssign {
+                target: self.expr(&a.target),
+                value: self.expr(&a.value),
+            },
+            S::AnnAssign(a) => match &a.value {
+                Some(value) => StmtKind::Assign {
+                    targets: vec![self.expr(&a.target)],
+                    value: self.expr(value),
+                },
+                None => StmtKind::Other(Vec::new()),
+            },
+            S::For(f) => StmtKind::For {
+                target: self.expr(&f.target),
+                iter: self.expr(&f.iter),
+                body: self.suite(&f.body),
+                orelse: self.suite(&f.orelse),
+            },
+            S::While(w) => StmtKind::While {
+                test: self.expr(&w.test),
+                body: self.suite(&w.body),
+                orelse: self.suite(&w.orelse),
+            },
+            S::If(i) => return self.if_chain(i.range, &i.test, &i.body, &i.elif_else_clauses),
+            S::With(w) => StmtKind::With {
+                items: w
+                    .items
+                    .iter()
+                    .map(|item| WithItem {
+                        context: self.expr(&item.context_expr),
+                        target: item.optional_vars.as_deref().map(|e| self.expr(e)),
+                    })
+                    .collect(),
+                body: self.suite(&w.body),
+            },
+            S::Match(m) => StmtKind::Match {
+                subject: self.expr(&m.subject),
+                cases: m.cases.iter().map(|c| self.suite(&c.body)).collect(),
+            },
+            S::Raise(r) => StmtKind::Raise(r.exc.as_deref().map(|e| self.expr(e))),
+            S::Try(t) => StmtKind::Try {
+                body: self.suite(&t.body),
+                handlers: t
+                    .handlers
+                    .iter()
+                    .map(|h| match h {
+                        ast::ExceptHandler::ExceptHandler(h) => self.suite(&h.body),
+                    })
+                    .collect(),
+                orelse: self.suite(&t.orelse),
+                finally: self.suite(&t.finalbody),
+            },
+            S::Assert(a) => StmtKind::Other(vec![self.expr(&a.test)]),
+            S::Import(i) => StmtKind::Import(
+                i.names
+                    .iter()
+                    .map(|a| ImportName {
+                        name: a.name.to_string(),
+                        asname: a.asname.as_ref().map(|n| n.to_string()),
+                    })
+                    .collect(),
+            ),
+            S::ImportFrom(i) => StmtKind::ImportFrom {
+                module: i.module.as_ref().map(|m| m.to_string()),
+                level: i.level,
+                names: i
+                    .names
+                    .iter()
+                    .map(|a| ImportName {
+                        name: a.name.to_string(),
+                        asname: a.asname.as_ref().map(|n| n.to_string()),
+                    })
+                    .collect(),
+            },
+            S::Global(g) => StmtKind::Global(g.names.iter().map(|n| n.to_string()).collect()),
+            S::Expr(e) => StmtKind::Expr(self.expr(&e.value)),
+            S::Break(_) => StmtKind::Break,
+            S::Continue(_) => StmtKind::Continue,
+        };
+        Stmt {
+            span: span(stmt.range()),
+            kind,
+        }
+    }
+
+    fn if_chain(
+        &mut self,
+        range: TextRange,
+        test: &ast::Expr,
+        body: &[ast::Stmt],
+        clauses: &[ast::ElifElseClause],
+    ) -> Stmt {
+        let test = self.expr(test);
+        let body = self.suite(body);
+        let orelse = match clauses.split_first() {
+            None => Vec::new(),
+            Some((first, rest)) => match &first.test {
+                Some(elif_test) => {
+                    vec![self.if_chain(
+                        TextRange::new(first.range.start(), range.end()),
+                        elif_test,
+                        &first.body,
+                        rest,
+                    )]
+                }
+                None => self.suite(&first.body),
+            },
+        };
+        Stmt {
+            span: span(range),
+            kind: StmtKind::If { test, body, orelse },
+        }
+    }
+
+    fn params(&mut self, params: Option<&ast::Parameters>) -> (Vec<Param>, Option<String>, Option<String>) {
+        let Some(p) = params else {
+            return (Vec::new(), None, None);
+        };
+        let mut out = Vec::new();
+        for (list, keyword_only) in [(&p.posonlyargs, false), (&p.args, false), (&p.kwonlyargs, true)] {
+            for param in list.iter() {
+                out.push(Param {
+                    name: param.parameter.name.to_string(),
+                    default: param.default.as_deref().map(|d| self.expr(d)),
+                    keyword_only,
+                });
+            }
+        }
+        (
+            out,
+            p.vararg.as_ref().map(|v| v.name.to_string()),
+            p.kwarg.as_ref().map(|k| k.name.to_string()),
+        )
+    }
+
+    fn function_def(&mut self, f: &ast::StmtFunctionDef) -> FuncId {
+        let decorators = f.decorator_list.iter().map(|d| self.expr(&d.expression)).collect();
+        let (params, vararg, kwarg) = self.params(Some(&f.parameters));
+        let id = FuncId(self.module.functions.len() as u32);
+        self.module.functions.push(Function {
+            name: f.name.to_string(),
+            name_span: span(f.name.range),
+            params,
+            vararg,
+            kwarg,
+            decorators,
+            body: Vec::new(),
+            class: self.class,
+            parent: self.function,
+        });
+        let (outer_class, outer_fn) = (self.class.take(), self.function.replace(id));
+        let body = self.suite(&f.body);
+        self.class = outer_class;
+        self.function = outer_fn;
+        self.module.functions[id.0 as usize].body = body;
+        id
+    }
+
+    fn class_def(&mut self, c: &ast::StmtClassDef) -> ClassId {
+        let decorators = c.decorator_list.iter().map(|d| self.expr(&d.expression)).collect();
+        let (bases, keywords) = match c.arguments.as_deref() {
+            Some(args) => (self.exprs(&args.args), self.keywords(&args.keywords)),
+            None => (Vec::new(), Vec::new()),
+        };
+        let id = ClassId(self.module.classes.len() as u32);
+        self.module.classes.push(Class {
+            name: c.name.to_string(),
+            name_span: span(c.name.range),
+            bases,
+            keywords,
+            decorators,
+            body: Vec::new(),
+            methods: Vec::new(),
+        });
+        let (outer_class, outer_fn) = (self.class.replace(id), self.function.take());
+        let body = self.suite(&c.body);
+        self.class = outer_class;
+        self.function = outer_fn;
+        let methods = body
+            .iter()
+            .filter_map(|s| match s.kind {
+                StmtKind::Def(f) => Some((self.module.function(f).name.clone(), f)),
+                _ => None,
+            })
+            .collect();
+        let class = &mut self.module.classes[id.0 as usize];
+        class.body = body;
+        class.methods = methods;
+        id
+    }
+
+    fn keywords(&mut self, keywords: &[ast::Keyword]) -> Vec<Keyword> {
+        keywords
+            .iter()
+            .map(|k| Keyword {
+                name: k.arg.as_ref().map(|a| a.to_string()),
+                value: self.expr(&k.value),
+            })
+            .collect()
+    }
+
+    fn exprs(&mut self, exprs: &[ast::Expr]) -> Vec<Expr> {
+        exprs.iter().map(|e| self.expr(e)).collect()
+    }
+
+    fn boxed(&mut self, expr: &ast::Expr) -> Box<Expr> {
+        Box::new(self.expr(expr))
+    }
+
+    fn expr(&mut self, expr: &ast::Expr) -> Expr {
+        let sp = span(expr.range());
+        if self.depth >= MAX_DEPTH {
+            return Expr {
+                span: sp,
+                kind: ExprKind::Other(Vec::new()),
+            };
+        }
+        self.depth += 1;
+        let kind = self.expr_kind(expr);
+        self.depth -= 1;
+        Expr { span: sp, kind }
+    }
+
+    fn expr_kind(&mut self, expr: &ast::Expr) -> ExprKind {
+        use ast::Expr as E;
+        match expr {
+            E::Name(n) => ExprKind::Name(n.id.to_string()),
+            E::Attribute(a) => ExprKind::Attribute {
+                value: self.boxed(&a.value),
+                attr: a.attr.to_string(),
+            },
+            E::Call(c) => ExprKind::Call {
+                func: self.boxed(&c.func),
+                args: self.exprs(&c.arguments.args),
+                keywords: self.keywords(&c.arguments.keywords),
+            },
+            E::StringLiteral(s) => ExprKind::Str(s.value.to_str().to_string()),
+            E::NumberLiteral(n) => match &n.value {
+                ast::Number::Int(i) => i.as_i64().map_or(ExprKind::Other(Vec::new()), ExprKind::Int),
+                _ => ExprKind::Other(Vec::new()),
+            },
+            E::BooleanLiteral(b) => ExprKind::Bool(b.value),
+            E::NoneLiteral(_) => ExprKind::NoneLiteral,
+            E::FString(f) => {
+                let mut template = String::new();
+                let mut parts = Vec::new();
+                for part in f.value.iter() {
+                    match part {
+                        ast::FStringPart::Literal(lit) => template.push_str(&lit.value),
+                        ast::FStringPart::FString(fs) => {
+                            for element in fs.elements.iter() {
+                                match element {
+                                    ast::InterpolatedStringElement::Literal(lit) => {
+                                        template.push_str(&lit.value)
+                                    }
+                                    ast::InterpolatedStringElement::Interpolation(i) => {
+                                        template.push_str("{}");
+                                        parts.push(self.expr(&i.expression));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                ExprKind::FString { template, parts }
+            }
+            E::Lambda(l) => {
+                let (params, vararg, kwarg) = self.params(l.parameters.as_deref());
+                let id = FuncId(self.module.functions.len() as u32);
+                self.module.functions.push(Function {
+                    name: "<lambda>".to_string(),
+                    name_span: span(l.range),
+                    params,
+                    vararg,
+                    kwarg,
+                    decorators: Vec::new(),
+                    body: Vec::new(),
+                    class: None,
+                    parent: self.function,
+                });
+                let outer = self.function.replace(id);
+                let body_expr = self.expr(&l.body);
+                self.function = outer;
+                self.module.functions[id.0 as usize].body = vec![Stmt {
+                    span: body_expr.span,
+                    kind: StmtKind::Return(Some(body_expr)),
+                }];
+                ExprKind::Lambda(id)
+            }
+            E::If(i) => ExprKind::IfExp {
+                test: self.boxed(&i.test),
+                body: self.boxed(&i.body),
+                orelse: self.boxed(&i.orelse),
+            },
+            E::Compare(c) => ExprKind::Compare {
+                left: self.boxed(&c.left),
+                ops: c.ops.iter().map(cmp_op).collect(),
+                comparators: self.exprs(&c.comparators),
+            },
+            E::BoolOp(b) => ExprKind::BoolOp {
+                values: self.exprs(&b.values),
+            },
+            E::UnaryOp(u) if u.op == ast::UnaryOp::Not => ExprKind::Not(self.boxed(&u.operand)),
+            E::Subscript(s) => ExprKind::Subscript {
+                value: self.boxed(&s.value),
+                index: self.boxed(&s.slice),
+            },
+            E::Tuple(t) => ExprKind::Tuple(self.exprs(&t.elts)),
+            E::List(l) => ExprKind::List(self.exprs(&l.elts)),
+            E::Dict(d) => ExprKind::Dict(
+                d.items
+                    .iter()
+                    .map(|item| (item.key.as_ref().map(|k| self.expr(k)), self.expr(&item.value)))
+                    .collect(),
+            ),
+            E::Named(n) => ExprKind::Named {
+                target: self.boxed(&n.target),
+                value: self.boxed(&n.value),
+            },
+            E::Starred(s) => ExprKind::Starred(self.boxed(&s.value)),
+            E::ListComp(c) => self.comprehension(&c.generators, &[&c.elt]),
+            E::SetComp(c) => self.comprehension(&c.generators, &[&c.elt]),
+            E::Generator(c) => self.comprehension(&c.generators, &[&c.elt]),
+            E::DictComp(c) => match c.key.as_deref() {
+                Some(key) => self.comprehension(&c.generators, &[key, &c.value]),
+                None => self.comprehension(&c.generators, &[&c.value]),
+            },
+            other => ExprKind::Other(self.children(other)),
+        }
+    }
+
+    fn comprehension(&mut self, generators: &[ast::Comprehension], elements: &[&ast::Expr]) -> ExprKind {
+        ExprKind::Comprehension {
+            generators: generators
+                .iter()
+                .map(|g| Generator {
+                    target: self.expr(&g.target),
+                    iter: self.expr(&g.iter),
+                    conditions: self.exprs(&g.ifs),
+                })
+                .collect(),
+            elements: elements.iter().map(|e| self.expr(e)).collect(),
+        }
+    }
+
+    /// The direct sub-expressions of an expression kind the model does not name.
+    fn children(&mut self, expr: &ast::Expr) -> Vec<Expr> {
+        struct Children<'a>(Vec<&'a ast::Expr>);
+        impl<'a> Visitor<'a> for Children<'a> {
+            fn visit_expr(&mut self, expr: &'a ast::Expr) {
+                self.0.push(expr);
+            }
+        }
+        let mut children = Children(Vec::new());
+        walk_expr(&mut children, expr);
+        children.0.into_iter().map(|e| self.expr(e)).collect()
+    }
+}
+
+fn cmp_op(op: &ast::CmpOp) -> CmpOp {
+    match op {
+        ast::CmpOp::Eq => CmpOp::Eq,
+        ast::CmpOp::NotEq => CmpOp::NotEq,
+        ast::CmpOp::Lt => CmpOp::Lt,
+        ast::CmpOp::LtE => CmpOp::LtE,
+        ast::CmpOp::Gt => CmpOp::Gt,
+        ast::CmpOp::GtE => CmpOp::GtE,
+        ast::CmpOp::Is => CmpOp::Is,
+        ast::CmpOp::IsNot => CmpOp::IsNot,
+        ast::CmpOp::In => CmpOp::In,
+        ast::CmpOp::NotIn => CmpOp::NotIn,
+    }
+}

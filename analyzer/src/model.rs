@@ -1,0 +1,269 @@
+//! The analyzer's own compact program model. Rules and the semantic layer see only these types;
+//! `lower.rs` is the one place that knows the parser's AST.
+
+use crate::source::Span;
+
+/// Index of a function (or lambda) in [`Module::functions`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(pub u32);
+
+/// Index of a class in [`Module::classes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClassId(pub u32);
+
+/// One parsed Python module.
+#[derive(Debug, Default)]
+pub struct Module {
+    pub body: Vec<Stmt>,
+    pub functions: Vec<Function>,
+    pub classes: Vec<Class>,
+}
+
+impl Module {
+    pub fn function(&self, id: FuncId) -> &Function {
+        &self.functions[id.0 as usize]
+    }
+    pub fn class(&self, id: ClassId) -> &Class {
+        &self.classes[id.0 as usize]
+    }
+}
+
+#[derive(Debug)]
+pub struct Function {
+    /// `<lambda>` for lambdas.
+    pub name: String,
+    /// The span of the name (the whole lambda for lambdas).
+    pub name_span: Span,
+    pub params: Vec<Param>,
+    pub vararg: Option<String>,
+    pub kwarg: Option<String>,
+    pub decorators: Vec<Expr>,
+    pub body: Vec<Stmt>,
+    /// The class whose body defines this function directly.
+    pub class: Option<ClassId>,
+    /// The function whose body defines this one (closures).
+    pub parent: Option<FuncId>,
+}
+
+#[derive(Debug)]
+pub struct Param {
+    pub name: String,
+    pub default: Option<Expr>,
+    pub keyword_only: bool,
+}
+
+#[derive(Debug)]
+pub struct Class {
+    pub name: String,
+    pub name_span: Span,
+    pub bases: Vec<Expr>,
+    pub keywords: Vec<Keyword>,
+    pub decorators: Vec<Expr>,
+    pub body: Vec<Stmt>,
+    /// Methods defined directly in the body, by name.
+    pub methods: Vec<(String, FuncId)>,
+}
+
+impl Class {
+    pub fn method(&self, name: &str) -> Option<FuncId> {
+        self.methods.iter().find(|(n, _)| n == name).map(|(_, id)| *id)
+    }
+}
+
+#[derive(Debug)]
+pub struct Stmt {
+    pub span: Span,
+    pub kind: StmtKind,
+}
+
+#[derive(Debug)]
+pub enum StmtKind {
+    /// `import a.b as c`: one entry per alias.
+    Import(Vec<ImportName>),
+    /// `from .m import x as y`.
+    ImportFrom {
+        module: Option<String>,
+        level: u32,
+        names: Vec<ImportName>,
+    },
+    Def(FuncId),
+    Class(ClassId),
+    Assign {
+        targets: Vec<Expr>,
+        value: Expr,
+    },
+    AugAssign {
+        target: Expr,
+        value: Expr,
+    },
+    Expr(Expr),
+    /// `elif` chains are nested `If`s in `orelse`.
+    If {
+        test: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
+    For {
+        target: Expr,
+        iter: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
+    While {
+        test: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
+    With {
+        items: Vec<WithItem>,
+        body: Vec<Stmt>,
+    },
+    Try {
+        body: Vec<Stmt>,
+        handlers: Vec<Vec<Stmt>>,
+        orelse: Vec<Stmt>,
+        finally: Vec<Stmt>,
+    },
+    Match {
+        subject: Expr,
+        cases: Vec<Vec<Stmt>>,
+    },
+    Return(Option<Expr>),
+    Raise(Option<Expr>),
+    Global(Vec<String>),
+    Break,
+    Continue,
+    /// Anything else; its expressions are still evaluated in order.
+    Other(Vec<Expr>),
+}
+
+#[derive(Debug)]
+pub struct ImportName {
+    pub name: String,
+    pub asname: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct WithItem {
+    pub context: Expr,
+    pub target: Option<Expr>,
+}
+
+#[derive(Debug)]
+pub struct Expr {
+    pub span: Span,
+    pub kind: ExprKind,
+}
+
+#[derive(Debug)]
+pub struct Keyword {
+    /// `None` for `**kwargs`.
+    pub name: Option<String>,
+    pub value: Expr,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    NotEq,
+    Lt,
+    LtE,
+    Gt,
+    GtE,
+    Is,
+    IsNot,
+    In,
+    NotIn,
+}
+
+#[derive(Debug)]
+pub enum ExprKind {
+    Name(String),
+    Attribute {
+        value: Box<Expr>,
+        attr: String,
+    },
+    Call {
+        func: Box<Expr>,
+        /// Positional arguments; `*args` is a `Starred` expression.
+        args: Vec<Expr>,
+        keywords: Vec<Keyword>,
+    },
+    Str(String),
+    Int(i64),
+    Bool(bool),
+    NoneLiteral,
+    /// An f-string: its literal text with `{}` where each interpolation stands, and those expressions.
+    FString {
+        template: String,
+        parts: Vec<Expr>,
+    },
+    Lambda(FuncId),
+    IfExp {
+        test: Box<Expr>,
+        body: Box<Expr>,
+        orelse: Box<Expr>,
+    },
+    Compare {
+        left: Box<Expr>,
+        ops: Vec<CmpOp>,
+        comparators: Vec<Expr>,
+    },
+    BoolOp {
+        values: Vec<Expr>,
+    },
+    Not(Box<Expr>),
+    Subscript {
+        value: Box<Expr>,
+        index: Box<Expr>,
+    },
+    Tuple(Vec<Expr>),
+    List(Vec<Expr>),
+    Dict(Vec<(Option<Expr>, Expr)>),
+    Named {
+        target: Box<Expr>,
+        value: Box<Expr>,
+    },
+    Starred(Box<Expr>),
+    /// A comprehension: the generators' iterables and conditions, then the element(s).
+    Comprehension {
+        generators: Vec<Generator>,
+        elements: Vec<Expr>,
+    },
+    /// Any other expression, reduced to its sub-expressions in source order.
+    Other(Vec<Expr>),
+}
+
+#[derive(Debug)]
+pub struct Generator {
+    pub target: Expr,
+    pub iter: Expr,
+    pub conditions: Vec<Expr>,
+}
+
+impl Expr {
+    /// The dotted path of a `Name` or `Attribute` chain (`torch.cuda.set_device`), if it is one.
+    pub fn dotted(&self) -> Option<String> {
+        match &self.kind {
+            ExprKind::Name(n) => Some(n.clone()),
+            ExprKind::Attribute { value, attr } => {
+                let mut base = value.dotted()?;
+                base.push('.');
+                base.push_str(attr);
+                Some(base)
+            }
+            _ => None,
+        }
+    }
+
+    /// The keyword argument `name` of a call expression.
+    pub fn keyword(&self, name: &str) -> Option<&Expr> {
+        match &self.kind {
+            ExprKind::Call { keywords, .. } => keywords
+                .iter()
+                .find(|k| k.name.as_deref() == Some(name))
+                .map(|k| &k.value),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,718 @@
+//! Calls: the module's own functions and classes, methods on known values, and library calls looked
+//! up in the tables of `crate::libraries`.
+
+use std::collections::HashMap;
+
+use super::value::{CudaObject, Device, DeviceIndex, Value};
+use super::{Interp, Object};
+use crate::facts::{Backend, CudaUse};
+use crate::libraries::processes::{self, Layer, ProcessApi, StartMethod};
+use crate::libraries::{self, huggingface, torch, Init};
+use crate::model::{ClassId, Expr, ExprKind, FuncId, Keyword};
+use crate::source::Span;
+
+/// A call's evaluated arguments, with their expressions for spans and names.
+pub(super) struct Args<'m> {
+    pub pos: Vec<(Value, &'m Expr)>,
+    pub kw: Vec<(String, Value, &'m Expr)>,
+}
+
+impl<'m> Args<'m> {
+    /// The argument at `index` or named `name`.
+    pub fn get(&self, index: usize, name: &str) -> Option<(&Value, &'m Expr)> {
+        self.kw
+            .iter()
+            .find(|(k, _, _)| k == name)
+            .map(|(_, v, e)| (v, *e))
+            .or_else(|| self.pos.get(index).map(|(v, e)| (v, *e)))
+    }
+    pub fn kw(&self, name: &str) -> Option<(&Value, &'m Expr)> {
+        self.get(usize::MAX, name)
+    }
+    pub fn values(&self) -> Vec<Value> {
+        self.pos.iter().map(|(v, _)| v.clone()).collect()
+    }
+    pub fn kw_values(&self) -> Vec<(String, Value)> {
+        self.kw.iter().map(|(k, v, _)| (k.clone(), v.clone())).collect()
+    }
+    fn any(&self, f: impl Fn(&Value) -> bool) -> bool {
+        self.pos.iter().any(|(v, _)| f(v)) || self.kw.iter().any(|(_, v, _)| f(v))
+    }
+}
+
+/// A name that says it holds a device or an ordinal: `device`, `self.device`, `gpu_id`, `local_rank`.
+fn names_a_device(expr: &Expr) -> Option<DeviceIndex> {
+    let dotted = expr.dotted()?.to_ascii_lowercase();
+    let last = dotted.rsplit('.').next().unwrap_or(&dotted);
+    if last.contains("rank") || last.contains("gpu") || last.contains("device_id") {
+        Some(DeviceIndex::PerWorker)
+    } else if last.contains("device") || last == "dev" || last.contains("cuda") {
+        Some(DeviceIndex::PerWorker)
+    } else {
+        None
+    }
+}
+
+impl<'m> Interp<'m> {
+    /// The device an argument names: its value, else what its name says.
+    pub(super) fn device_arg(&self, value: &Value, expr: &Expr) -> Option<Device> {
+        match value {
+            Value::Unknown => names_a_device(expr).map(Device::Cuda),
+            v => v.device(),
+        }
+    }
+
+    pub(super) fn eval_call(
+        &mut self,
+        call: &'m Expr,
+        func: &'m Expr,
+        args: &'m [Expr],
+        keywords: &'m [Keyword],
+    ) -> Value {
+        let (receiver, callee) = match &func.kind {
+            ExprKind::Attribute { value, attr } => {
+                let recv = self.eval(value);
+                let callee = self.attribute(&recv, attr);
+                (Some((recv, attr.as_str())), callee)
+            }
+            _ => (None, self.eval(func)),
+        };
+        let args = Args {
+            pos: args.iter().map(|e| (self.eval(e), e)).collect(),
+            kw: keywords
+                .iter()
+                .map(|k| (k.name.clone().unwrap_or_default(), self.eval(&k.value), &k.value))
+                .collect(),
+        };
+        if let Some((recv, method)) = &receiver {
+            if let Some(v) = self.call_method(call.span, recv, method, &callee, &args) {
+                return v;
+            }
+        }
+        self.call_value(call.span, &callee, &args)
+    }
+
+    /// Calls a callable value.
+    pub(super) fn call_value(&mut self, span: Span, callee: &Value, args: &Args<'m>) -> Value {
+        match callee {
+            Value::Function(id, captures) => {
+                self.call_function(*id, captures.clone(), None, args.values(), args.kw_values())
+            }
+            Value::BoundMethod(id, recv) => {
+                self.call_function(*id, None, Some((**recv).clone()), args.values(), args.kw_values())
+            }
+            Value::Class(id) => self.instantiate(*id, args),
+            Value::Object(id) => match self.heap.get(id.0 as usize).cloned() {
+                Some(Object::Partial { func, args: bound }) => {
+                    let mut all = bound;
+                    all.extend(args.values());
+                    self.call_plain(&func, all)
+                }
+                Some(Object::Compose(steps)) => {
+                    let mut v = args.pos.first().map(|(v, _)| v.clone()).unwrap_or_default();
+                    for step in steps {
+                        v = self.call_plain(&step, vec![v]);
+                    }
+                    v
+                }
+                Some(Object::Instance { class, .. }) => match self.find_method(class, "__call__") {
+                    Some(call) => self.call_function(call, None, Some(callee.clone()), args.values(), args.kw_values()),
+                    None => Value::Unknown,
+                },
+                _ => Value::Unknown,
+            },
+            Value::Qualified(name) => {
+                let name = libraries::canonical(name).to_string();
+                self.call_library(span, &name, args)
+            }
+            Value::Context(layer, method) => {
+                let _ = (layer, method);
+                Value::Unknown
+            }
+            _ => passthrough(args),
+        }
+    }
+
+    /// Calls a callable with positional values only (pool functions, transforms, partials).
+    pub(super) fn call_plain(&mut self, callee: &Value, values: Vec<Value>) -> Value {
+        match callee {
+            Value::Function(id, captures) => self.call_function(*id, captures.clone(), None, values, Vec::new()),
+            Value::BoundMethod(id, recv) => {
+                self.call_function(*id, None, Some((**recv).clone()), values, Vec::new())
+            }
+            Value::Object(id) => match self.heap.get(id.0 as usize).cloned() {
+                Some(Object::Partial { func, args }) => {
+                    let mut all = args;
+                    all.extend(values);
+                    self.call_plain(&func, all)
+                }
+                Some(Object::Compose(steps)) => {
+                    let mut v = values.into_iter().next().unwrap_or_default();
+                    for step in steps {
+                        v = self.call_plain(&step, vec![v]);
+                    }
+                    v
+                }
+                Some(Object::Instance { class, .. }) => match self.find_method(class, "__call__") {
+                    Some(call) => self.call_function(call, None, Some(callee.clone()), values, Vec::new()),
+                    None => Value::Unknown,
+                },
+                _ => Value::Unknown,
+            },
+            Value::Class(id) => {
+                let obj = self.alloc(Object::Instance { class: *id, attrs: HashMap::new() });
+                if let Some(init) = self.find_method(*id, "__init__") {
+                    self.call_function(init, None, Some(obj.clone()), values, Vec::new());
+                }
+                obj
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    fn instantiate(&mut self, class: ClassId, args: &Args<'m>) -> Value {
+        let obj = self.alloc(Object::Instance { class, attrs: HashMap::new() });
+        if let Some(init) = self.find_method(class, "__init__") {
+            self.call_function(init, None, Some(obj.clone()), args.values(), args.kw_values());
+        }
+        obj
+    }
+
+    /// A method defined on the class or one of its bases in this module.
+    pub(super) fn find_method(&self, class: ClassId, name: &str) -> Option<FuncId> {
+        let mut todo = vec![class];
+        let mut seen = Vec::new();
+        while let Some(c) = todo.pop() {
+            if seen.contains(&c) {
+                continue;
+            }
+            seen.push(c);
+            if let Some(f) = self.m.class(c).method(name) {
+                return Some(f);
+            }
+            for base in self.class_bases.get(&c).into_iter().flatten() {
+                if let Value::Class(b) = base {
+                    todo.push(*b);
+                }
+            }
+        }
+        None
+    }
+
+    /// Library bases of a class, through local bases (`class Worker(mp.Process)`).
+    pub(super) fn library_bases(&self, class: ClassId) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut todo = vec![class];
+        let mut seen = Vec::new();
+        while let Some(c) = todo.pop() {
+            if seen.contains(&c) {
+                continue;
+            }
+            seen.push(c);
+            for base in self.class_bases.get(&c).into_iter().flatten() {
+                match base {
+                    Value::Class(b) => todo.push(*b),
+                    Value::Qualified(q) => out.push(libraries::canonical(q).to_string()),
+                    Value::Context(_, m) => out.push(format!("context:{}", m.name())),
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// `owner.attr`.
+    pub(super) fn attribute(&mut self, owner: &Value, attr: &str) -> Value {
+        match owner {
+            Value::Qualified(q) => Value::Qualified(format!("{q}.{attr}")),
+            Value::Object(id) => match self.heap.get(id.0 as usize) {
+                Some(Object::Instance { class, attrs }) => {
+                    if let Some(v) = attrs.get(attr) {
+                        return v.clone();
+                    }
+                    let class = *class;
+                    if let Some(v) = self.class_attr(class, attr) {
+                        return v;
+                    }
+                    match self.find_method(class, attr) {
+                        Some(f) => Value::BoundMethod(f, Box::new(owner.clone())),
+                        None => Value::Unknown,
+                    }
+                }
+                Some(Object::Accelerator) if attr == "device" => Value::Device(Device::Cuda(DeviceIndex::PerWorker)),
+                _ => Value::Unknown,
+            },
+            Value::Class(id) => match self.class_attr(*id, attr) {
+                Some(v) => v,
+                None => self.find_method(*id, attr).map_or(Value::Unknown, |f| Value::Function(f, None)),
+            },
+            Value::Cuda(obj) => match attr {
+                "device" => Value::Device(Device::Cuda(obj.index)),
+                "shape" | "dtype" | "ndim" | "is_cuda" | "training" | "T" => Value::Unknown,
+                _ => Value::Cuda(CudaObject { global: None, ..obj.clone() }),
+            },
+            _ => Value::Unknown,
+        }
+    }
+
+    fn class_attr(&self, class: ClassId, attr: &str) -> Option<Value> {
+        let mut todo = vec![class];
+        while let Some(c) = todo.pop() {
+            if let Some(v) = self.class_attrs.get(&c).and_then(|a| a.get(attr)) {
+                return Some(v.clone());
+            }
+            for base in self.class_bases.get(&c).into_iter().flatten() {
+                if let Value::Class(b) = base {
+                    todo.push(*b);
+                }
+            }
+        }
+        None
+    }
+
+    /// Methods whose meaning comes from the receiver's kind; `None` falls back to calling `callee`.
+    fn call_method(
+        &mut self,
+        span: Span,
+        recv: &Value,
+        method: &str,
+        callee: &Value,
+        args: &Args<'m>,
+    ) -> Option<Value> {
+        if let Value::Qualified(_) = recv {
+            return None;
+        }
+        if let Value::BoundMethod(..) = callee {
+            return None;
+        }
+        if let Some(v) = self.call_process_method(span, recv, method, args) {
+            return Some(v);
+        }
+        if let Value::Context(layer, start) = recv {
+            let name = match *layer {
+                Layer::Multiprocessing => format!("multiprocessing.{method}"),
+                Layer::Multiprocess => format!("multiprocess.{method}"),
+            };
+            return Some(self.call_process_api(span, &name, args, Some((*start, span))));
+        }
+        if matches!(self.object(recv), Some(Object::Accelerator)) && method == "prepare" {
+            let mut out = Vec::new();
+            for (v, e) in &args.pos {
+                let _ = v;
+                out.push(self.new_cuda_object(e.span, DeviceIndex::PerWorker, "`accelerator.prepare` moves it to CUDA".into()));
+            }
+            return Some(if out.len() == 1 { out.remove(0) } else { Value::Sequence(out) });
+        }
+        match method {
+            "cuda" => {
+                let index = match args.get(0, "device") {
+                    None => DeviceIndex::Current,
+                    Some((v, e)) => self.device_arg(v, e).and_then(Device::cuda_index).unwrap_or(DeviceIndex::PerWorker),
+                };
+                Some(self.new_cuda_object(span, index, "`.cuda()` creates a CUDA context".into()))
+            }
+            "to" => {
+                let device = args
+                    .kw("device")
+                    .or_else(|| args.pos.first().map(|(v, e)| (v, *e)))
+                    .and_then(|(v, e)| self.device_arg(v, e));
+                Some(match device {
+                    Some(Device::Cuda(index)) => {
+                        self.new_cuda_object(span, index, "`.to(...)` a CUDA device creates a CUDA context".into())
+                    }
+                    Some(_) => Value::Unknown,
+                    None => match recv {
+                        Value::Cuda(obj) => Value::Cuda(CudaObject { global: None, ..obj.clone() }),
+                        _ => Value::Unknown,
+                    },
+                })
+            }
+            m if torch::TO_CPU_METHODS.contains(&m) => Some(Value::Unknown),
+            m if huggingface::DATASET_FORKING_METHODS.contains(&m)
+                && (matches!(self.object(recv), Some(Object::HfDataset)) || args.kw("num_proc").is_some()) =>
+            {
+                Some(self.dataset_map(span, recv, args))
+            }
+            _ => match recv {
+                Value::Cuda(obj) => Some(Value::Cuda(CudaObject { global: None, ..obj.clone() })),
+                _ if matches!(callee, Value::Unknown) => Some(passthrough(args)),
+                _ => None,
+            },
+        }
+    }
+
+    /// A call to a library function by qualified name.
+    fn call_library(&mut self, span: Span, name: &str, args: &Args<'m>) -> Value {
+        if let Some(row) = processes::process_api(name) {
+            let _ = row;
+            return self.call_process_api(span, name, args, None);
+        }
+        if let Some((_, layer)) = processes::GET_CONTEXT.iter().find(|(n, _)| *n == name) {
+            let start = match args.get(0, "method").and_then(|(v, _)| v.as_str().and_then(StartMethod::parse)) {
+                Some(m) => m,
+                None => self.resolve_start(*layer, None).0,
+            };
+            return Value::Context(*layer, start);
+        }
+        if let Some((_, layer)) = processes::SET_START_METHOD.iter().find(|(n, _)| *n == name) {
+            if let Some(m) = args.get(0, "method").and_then(|(v, _)| v.as_str().and_then(StartMethod::parse)) {
+                self.proc().start_methods.insert(super::process::layer_key(*layer), (m, span));
+            }
+            return Value::None;
+        }
+        if processes::EXITS.contains(&name) || processes::EXECS.contains(&name) {
+            self.proc().exited = true;
+            return Value::Unknown;
+        }
+        match name {
+            "functools.partial" => {
+                let mut values = args.values().into_iter();
+                let func = values.next().unwrap_or_default();
+                return self.alloc(Object::Partial { func, args: values.collect() });
+            }
+            "torchvision.transforms.Compose" | "torchvision.transforms.v2.Compose" => {
+                let steps = match args.get(0, "transforms") {
+                    Some((Value::Sequence(items), _)) => items.clone(),
+                    _ => Vec::new(),
+                };
+                return self.alloc(Object::Compose(steps));
+            }
+            "os.getenv" | "os.environ.get" => {
+                return match args.get(0, "key").and_then(|(v, _)| v.as_str().map(str::to_string)) {
+                    Some(key) => self.read_env(&key),
+                    None => Value::Unknown,
+                };
+            }
+            "os.environ.setdefault" | "os.putenv" => {
+                if let (Some((Value::Str(k), _)), Some((v, _))) = (args.pos.first(), args.pos.get(1)) {
+                    let (k, v) = (k.clone(), v.clone());
+                    self.write_env(&k, &v, span);
+                }
+                return Value::Unknown;
+            }
+            "builtins.int" | "builtins.str" => {
+                return match args.pos.first() {
+                    Some((Value::Rank, _)) => Value::Rank,
+                    Some((Value::Int(i), _)) if name == "builtins.int" => Value::Int(*i),
+                    Some((Value::Str(s), _)) if name == "builtins.int" => s.parse().map_or(Value::Unknown, Value::Int),
+                    Some((Value::Int(i), _)) => Value::Str(i.to_string()),
+                    Some((Value::Str(s), _)) => Value::Str(s.clone()),
+                    _ => Value::Unknown,
+                };
+            }
+            "builtins.enumerate" | "builtins.iter" | "builtins.zip" | "builtins.list" | "tqdm.tqdm"
+            | "tqdm.auto.tqdm" | "builtins.next" => {
+                let mut out = Vec::new();
+                for (v, e) in &args.pos {
+                    out.push(self.iterate_value(v, e.span));
+                }
+                return match name {
+                    "builtins.enumerate" => Value::Sequence(vec![Value::Sequence(vec![Value::Unknown, out.pop().unwrap_or_default()])]),
+                    "builtins.zip" => Value::Sequence(vec![Value::Sequence(out)]),
+                    _ => Value::Sequence(out),
+                };
+            }
+            "fire.Fire" | "typer.run" | "jsonargparse.CLI" => {
+                if let Some((f, _)) = args.pos.first() {
+                    let f = f.clone();
+                    return self.call_plain(&f, Vec::new());
+                }
+                return Value::Unknown;
+            }
+            _ => {}
+        }
+        if let Some(v) = self.call_torch(span, name, args) {
+            return v;
+        }
+        if let Some(v) = self.call_huggingface(span, name, args) {
+            return v;
+        }
+        if let Some((init, reason)) = libraries::cuda_call(name) {
+            let short = name.rsplit('.').next().unwrap_or(name);
+            let what = format!("`{short}` {reason}");
+            let fails = init == Init::Context || (init == Init::Driver && !torch::SAFE_IN_FORKED_CHILD.contains(&name));
+            if init == Init::Context && !name.starts_with("torch.") {
+                return self.new_cuda_object(span, DeviceIndex::Current, what);
+            }
+            self.cuda_event(span, init, what, fails);
+            return Value::Unknown;
+        }
+        if name.starts_with("torchvision.datasets.") {
+            let transforms = ["transform", "target_transform", "transforms"]
+                .iter()
+                .filter_map(|k| args.kw(k).map(|(v, _)| v.clone()))
+                .collect();
+            return self.alloc(Object::LibraryDataset { transforms });
+        }
+        if name == torch::DATALOADER {
+            return self.dataloader(span, args);
+        }
+        // Loaders handed to code we cannot see are assumed to be iterated there.
+        let handed: Vec<(Value, Span)> = args
+            .pos
+            .iter()
+            .map(|(v, e)| (v, *e))
+            .chain(args.kw.iter().map(|(_, v, e)| (v, *e)))
+            .filter(|(v, _)| matches!(self.object(v), Some(Object::Loader { .. })))
+            .map(|(v, e)| (v.clone(), e.span))
+            .collect();
+        if name != "builtins.len" {
+            for (v, span) in handed {
+                self.iterate_value(&v, span);
+            }
+        }
+        passthrough(args)
+    }
+
+    fn iterate_value(&mut self, v: &Value, span: Span) -> Value {
+        match v {
+            Value::Object(id) if matches!(self.heap.get(id.0 as usize), Some(Object::Loader { .. })) => {
+                self.iterate_loader(*id, span)
+            }
+            Value::Sequence(items) => items.iter().cloned().fold(Value::Unknown, Value::join),
+            other => other.clone(),
+        }
+    }
+
+    /// PyTorch calls: device selection, allocation, loading, distributed.
+    fn call_torch(&mut self, span: Span, name: &str, args: &Args<'m>) -> Option<Value> {
+        if torch::DEVICE_BINDERS.contains(&name) {
+            let arg = args.get(0, "device");
+            let index = arg.and_then(|(v, e)| self.device_arg(v, e)).and_then(Device::cuda_index);
+            let short = name.rsplit('.').next().unwrap_or(name);
+            self.cuda_event(span, Init::Context, format!("`{short}` creates a context on the device"), true);
+            let process = self.proc();
+            if process.bound.is_none() {
+                if let Some(group) = &mut process.group {
+                    group.late_bind.get_or_insert(span);
+                }
+                process.bound = Some(span);
+            }
+            if index == Some(DeviceIndex::PerWorker) || index.is_none() && arg.is_some() {
+                process.choice.get_or_insert(span);
+            }
+            return Some(Value::Unknown);
+        }
+        if name == torch::DEVICE {
+            let first = args.get(0, "type");
+            let device = match (first, args.get(1, "index")) {
+                (Some((Value::Str(kind), _)), Some((index, _))) if kind == "cuda" => Some(Device::Cuda(match index {
+                    Value::Int(i) => DeviceIndex::Fixed(*i),
+                    _ => DeviceIndex::PerWorker,
+                })),
+                (Some((v, e)), None) => self.device_arg(v, e),
+                _ => None,
+            };
+            return Some(device.map_or(Value::Unknown, Value::Device));
+        }
+        if torch::FACTORIES.contains(&name) {
+            let device = args.kw("device").and_then(|(v, e)| self.device_arg(v, e));
+            let short = name.rsplit('.').next().unwrap_or(name);
+            return Some(match device {
+                Some(Device::Cuda(index)) => {
+                    self.new_cuda_object(span, index, format!("`{short}(device=...)` allocates on CUDA"))
+                }
+                Some(_) => Value::Unknown,
+                None => match self.proc_ref().default_cuda {
+                    Some(_) => self.new_cuda_object(
+                        span,
+                        DeviceIndex::Current,
+                        format!("`{short}` allocates on CUDA, the default device"),
+                    ),
+                    None => passthrough(args),
+                },
+            });
+        }
+        if name == torch::SET_DEFAULT_DEVICE || name == torch::SET_DEFAULT_TENSOR_TYPE {
+            let cuda = match args.pos.first() {
+                Some((Value::Qualified(q), _)) => q.contains(".cuda."),
+                Some((Value::Str(s), _)) => s.starts_with("cuda") || s.contains(".cuda."),
+                Some((v, e)) => matches!(self.device_arg(v, e), Some(Device::Cuda(_))),
+                None => false,
+            };
+            if cuda {
+                self.proc().default_cuda.get_or_insert(span);
+            }
+            return Some(Value::None);
+        }
+        if name == torch::LOAD {
+            return Some(match args.get(1, "map_location") {
+                // The device is whatever the checkpoint was saved from: CUDA, but not a known pin.
+                None | Some((Value::None, _)) => match self.new_cuda_object(
+                    span,
+                    DeviceIndex::Fixed(0),
+                    "`torch.load` without `map_location` restores tensors to the GPU they were saved from".into(),
+                ) {
+                    Value::Cuda(obj) => Value::Cuda(CudaObject { pinned: false, ..obj }),
+                    other => other,
+                },
+                Some((v, e)) => match self.device_arg(v, e) {
+                    Some(Device::Cuda(index)) => {
+                        self.new_cuda_object(span, index, "`torch.load` maps the tensors to CUDA".into())
+                    }
+                    _ => Value::Unknown,
+                },
+            });
+        }
+        if name == torch::GET_DEVICE_MODULE {
+            return Some(Value::Qualified("torch.get_device_module()".into()));
+        }
+        if torch::RANK_SOURCES.contains(&name) {
+            self.proc().per_worker = true;
+            return Some(Value::Rank);
+        }
+        if name == torch::INIT_PROCESS_GROUP {
+            self.init_process_group(span, args);
+            return Some(Value::None);
+        }
+        if torch::COLLECTIVES.contains(&name) || (name == torch::DDP && args.kw("device_ids").is_none()) {
+            let short = name.rsplit('.').next().unwrap_or(name);
+            let explicit = args.kw("device_ids").is_some() || args.kw("device").is_some();
+            let process = self.proc();
+            if let (Some(group), None, false) = (&mut process.group, process.bound, explicit) {
+                if group.early_use.is_none() && group.late_bind.is_none() {
+                    group.early_use = Some(CudaUse {
+                        span,
+                        what: format!("`{short}` runs on the current device, GPU 0 in every rank"),
+                    });
+                }
+            }
+            return Some(passthrough(args));
+        }
+        None
+    }
+
+    fn init_process_group(&mut self, span: Span, args: &Args<'m>) {
+        let backend = match args.get(0, "backend") {
+            None | Some((Value::None, _)) => Some(Backend::Default),
+            Some((Value::Str(s), _)) if s.to_ascii_lowercase().contains("nccl") => Some(Backend::Nccl),
+            Some((Value::Str(_), _)) => None,
+            Some(_) => Some(Backend::Default),
+        };
+        let device_id = matches!(args.kw("device_id"), Some((v, _)) if !matches!(v, Value::None));
+        let process = self.proc();
+        process.per_worker = true;
+        let Some(backend) = backend else { return };
+        if process.bound.is_some() || device_id {
+            return;
+        }
+        process.group = Some(super::process::PendingGroup { span, backend, early_use: None, late_bind: None });
+    }
+
+    /// Hugging Face, sentence-transformers, accelerate and vLLM loaders.
+    fn call_huggingface(&mut self, span: Span, name: &str, args: &Args<'m>) -> Option<Value> {
+        if name.ends_with(".from_pretrained")
+            && huggingface::DEVICE_MAP_LOADERS.iter().any(|p| name.starts_with(p))
+        {
+            return Some(match args.kw("device_map") {
+                Some((Value::None, _)) | None => Value::Unknown,
+                Some((v, e)) => match self.device_arg(v, e).or(match v {
+                    Value::Str(s) if s == "auto" || s == "balanced" || s == "sequential" => {
+                        Some(Device::Cuda(DeviceIndex::Current))
+                    }
+                    _ => Some(Device::Cuda(DeviceIndex::Current)),
+                }) {
+                    Some(Device::Cuda(index)) => self.new_cuda_object(
+                        span,
+                        index,
+                        "`from_pretrained(device_map=...)` loads the model onto CUDA".into(),
+                    ),
+                    _ => Value::Unknown,
+                },
+            });
+        }
+        if name == huggingface::PIPELINE {
+            let device = args
+                .kw("device")
+                .and_then(|(v, e)| match v {
+                    Value::Int(i) if *i < 0 => Some(Device::Cpu),
+                    _ => self.device_arg(v, e),
+                })
+                .or_else(|| args.kw("device_map").map(|_| Device::Cuda(DeviceIndex::Current)));
+            return Some(match device {
+                Some(Device::Cuda(index)) => {
+                    self.new_cuda_object(span, index, "`pipeline(device=...)` loads the model onto CUDA".into())
+                }
+                _ => Value::Unknown,
+            });
+        }
+        if name == huggingface::SENTENCE_TRANSFORMER {
+            return Some(match args.kw("device").map(|(v, e)| self.device_arg(v, e)) {
+                None => self.new_cuda_object(
+                    span,
+                    DeviceIndex::Current,
+                    "`SentenceTransformer(...)` loads onto CUDA when it is available".into(),
+                ),
+                Some(Some(Device::Cuda(index))) => self.new_cuda_object(
+                    span,
+                    index,
+                    "`SentenceTransformer(device=...)` loads onto CUDA".into(),
+                ),
+                Some(_) => Value::Unknown,
+            });
+        }
+        if name == huggingface::ACCELERATOR {
+            return Some(self.alloc(Object::Accelerator));
+        }
+        if huggingface::DATASET_SOURCES.contains(&name) {
+            return Some(self.alloc(Object::HfDataset));
+        }
+        None
+    }
+
+    /// `Process`, `Pool`, `ProcessPoolExecutor`, `os.fork`, `torch.multiprocessing.spawn`...
+    pub(super) fn call_process_api(
+        &mut self,
+        span: Span,
+        name: &str,
+        args: &Args<'m>,
+        context: Option<(StartMethod, Span)>,
+    ) -> Value {
+        let Some(row) = processes::process_api(name) else {
+            return passthrough(args);
+        };
+        match row.api {
+            ProcessApi::Process => {
+                let target = args.get(usize::MAX, "target").map(|(v, _)| v.clone()).unwrap_or_default();
+                let values = match args.kw("args") {
+                    Some((Value::Sequence(items), _)) => items.clone(),
+                    _ => Vec::new(),
+                };
+                self.alloc(Object::Process { target, args: values, start: context, layer: row.layer })
+            }
+            ProcessApi::Pool => self.pool(span, row.layer, args, context),
+            ProcessApi::Executor => {
+                let start = context.or_else(|| {
+                    args.kw("mp_context").and_then(|(v, e)| match v {
+                        Value::Context(_, m) => Some((*m, e.span)),
+                        _ => None,
+                    })
+                });
+                self.alloc(Object::Executor { span, start, started_with: None })
+            }
+            ProcessApi::OsFork => self.alloc(Object::ForkResult { span }),
+            ProcessApi::TorchSpawn | ProcessApi::StartProcesses => {
+                self.start_processes(span, row.api, args);
+                Value::Unknown
+            }
+            ProcessApi::DaemonContext => Value::Qualified(name.to_string()),
+        }
+    }
+}
+
+/// The result of a call we do not model: a CUDA argument makes a CUDA result (tensor ops, wrappers).
+pub(super) fn passthrough(args: &Args) -> Value {
+    if args.any(|v| matches!(v, Value::Cuda(_))) {
+        for (v, _) in &args.pos {
+            if let Value::Cuda(obj) = v {
+                return Value::Cuda(CudaObject { global: None, ..obj.clone() });
+            }
+        }
+        for (_, v, _) in &args.kw {
+            if let Value::Cuda(obj) = v {
+                return Value::Cuda(CudaObject { global: None, ..obj.clone() });
+            }
+        }
+    }
+    Value::Unknown
+}

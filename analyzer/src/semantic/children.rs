@@ -1,0 +1,486 @@
+//! Fork points and the code children run: a forked child inherits the parent's process state and
+//! objects; a spawned one starts clean and re-imports the module; a forkserver child forks from a
+//! server that imported the main module first.
+
+use super::calls::Args;
+use super::process::{layer_key, Process};
+use super::value::Value;
+use super::{Interp, Object, MAX_PROCESS_DEPTH};
+use crate::facts::{CudaInitSite, CudaUse, ForkFact, ForkKind};
+use crate::libraries::processes::{Layer, ProcessApi, StartMethod, POOL_METHODS};
+use crate::libraries::Init;
+use crate::model::{Expr, ExprKind, Stmt};
+use crate::source::Span;
+
+/// One call a child makes: the callable and its positional arguments.
+type Entry = (Value, Vec<Value>);
+
+impl<'m> Interp<'m> {
+    /// The start method a fork point uses: explicit, else `set_start_method` so far, else the default.
+    pub(super) fn resolve_start(&self, layer: Layer, explicit: Option<(StartMethod, Span)>) -> (StartMethod, Option<Span>) {
+        if let Some((m, span)) = explicit {
+            return (m, Some(span));
+        }
+        match self.proc_ref().start_methods.get(&layer_key(layer)) {
+            Some((m, span)) => (*m, Some(*span)),
+            None => (self.settings.default_start_method, None),
+        }
+    }
+
+    /// The process a child starts as; for spawn and forkserver, after re-importing the module.
+    fn child_process(&mut self, start: StartMethod, parent_init: Option<CudaInitSite>) -> (Process, Option<CudaInitSite>) {
+        let id = self.new_process_id();
+        match start {
+            StartMethod::Fork => {
+                let parent = self.proc_ref();
+                let child = Process {
+                    id,
+                    cuda: parent_init.clone(),
+                    start_methods: parent.start_methods.clone(),
+                    default_cuda: parent.default_cuda,
+                    env: parent.env.clone(),
+                    per_worker: true,
+                    ..Process::default()
+                };
+                (child, parent_init)
+            }
+            StartMethod::Spawn | StartMethod::Forkserver => {
+                let fresh = Process { id, per_worker: true, reimport: true, ..Process::default() };
+                self.procs.push(fresh);
+                self.globals.clear();
+                let m = self.m;
+                self.exec_block(&m.body);
+                let mut imported = self.procs.pop().unwrap_or_default();
+                imported.exited = false;
+                imported.reimport = false;
+                let server_init = imported.cuda.clone();
+                imported.first_cuda_use = None;
+                (imported, if start == StartMethod::Forkserver { server_init } else { None })
+            }
+        }
+    }
+
+    /// Runs `entries` in a child created at `span`; returns the child's first CUDA use and results.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn run_child(
+        &mut self,
+        span: Span,
+        kind: ForkKind,
+        (start, start_source): (StartMethod, Option<Span>),
+        parent_init: Option<CudaInitSite>,
+        entries: Vec<Entry>,
+        child_code: String,
+    ) -> (Option<CudaUse>, Vec<Value>) {
+        if self.procs.len() >= MAX_PROCESS_DEPTH || self.fuel == 0 {
+            return (None, Vec::new());
+        }
+        let saved = (
+            std::mem::take(&mut self.frames),
+            self.globals.clone(),
+            self.heap.clone(),
+            self.class_attrs.clone(),
+            self.loop_depth,
+        );
+        self.loop_depth = 0;
+        let (mut child, parent_init) = self.child_process(start, parent_init);
+        let index = self.add_fork_fact(ForkFact {
+            span,
+            kind,
+            start_method: start,
+            start_method_source: start_source,
+            parent_init,
+            child_use: None,
+            child_code,
+        });
+        child.fork_fact = Some(index);
+        self.procs.push(child);
+        let mut results = Vec::new();
+        for (callee, args) in entries {
+            results.push(self.call_plain(&callee, args));
+        }
+        let child = self.procs.pop().unwrap_or_default();
+        let first_use = child.first_cuda_use.clone();
+        self.finish_process(child);
+        let (frames, globals, heap, class_attrs, loop_depth) = saved;
+        self.frames = frames;
+        self.globals = globals;
+        self.heap = heap;
+        self.class_attrs = class_attrs;
+        self.loop_depth = loop_depth;
+        (first_use, results)
+    }
+
+    /// A `with daemon.DaemonContext():` body or the child branch after `os.fork()`, run as a forked child.
+    pub(super) fn run_forked_block(&mut self, fork_span: Span, kind: ForkKind, body: &'m [Stmt]) {
+        if self.procs.len() >= MAX_PROCESS_DEPTH {
+            return;
+        }
+        let parent_init = self.proc_ref().cuda.clone();
+        let (mut child, parent_init) = self.child_process(StartMethod::Fork, parent_init);
+        let index = self.add_fork_fact(ForkFact {
+            span: fork_span,
+            kind,
+            start_method: StartMethod::Fork,
+            start_method_source: Some(fork_span),
+            parent_init,
+            child_use: None,
+            child_code: "the child branch".into(),
+        });
+        child.fork_fact = Some(index);
+        let saved = (self.globals.clone(), self.heap.clone(), self.frames.last().map(|f| f.locals.clone()));
+        self.procs.push(child);
+        self.exec_block(body);
+        let child = self.procs.pop().unwrap_or_default();
+        self.finish_process(child);
+        self.globals = saved.0;
+        self.heap = saved.1;
+        if let (Some(frame), Some(locals)) = (self.frames.last_mut(), saved.2) {
+            frame.locals = locals;
+        }
+    }
+
+    /// `if os.fork(): sys.exit()`: the rest of this process is the forked child.
+    pub(super) fn become_forked_child(&mut self, fork_span: Span) {
+        let parent_init = self.proc_ref().cuda.clone();
+        let index = self.add_fork_fact(ForkFact {
+            span: fork_span,
+            kind: ForkKind::OsFork,
+            start_method: StartMethod::Fork,
+            start_method_source: Some(fork_span),
+            parent_init,
+            child_use: None,
+            child_code: "the code after the parent exits".into(),
+        });
+        let id = self.new_process_id();
+        let process = self.proc();
+        process.id = id;
+        process.fork_fact = Some(index);
+        process.first_cuda_use = None;
+        process.per_worker = true;
+        process.group = None;
+    }
+
+    /// The `os.fork()` a branch test looks at, and whether the `if` body is the child's branch.
+    pub(super) fn fork_test(&self, test: &Expr, tested: &Value) -> Option<(Span, bool)> {
+        let fork_of = |e: &Expr| -> Option<Span> {
+            match &e.kind {
+                ExprKind::Name(n) => match self.object(&self.lookup(n)?) {
+                    Some(Object::ForkResult { span }) => Some(*span),
+                    _ => None,
+                },
+                // `os.fork()` written in the test itself.
+                ExprKind::Call { .. } => self
+                    .heap
+                    .iter()
+                    .any(|o| matches!(o, Object::ForkResult { span } if *span == e.span))
+                    .then_some(e.span),
+                _ => None,
+            }
+        };
+        if let Some(Object::ForkResult { span }) = self.object(tested) {
+            return Some((*span, false));
+        }
+        match &test.kind {
+            ExprKind::Not(inner) => fork_of(inner).map(|s| (s, true)),
+            ExprKind::Compare { left, ops, comparators } if comparators.len() == 1 => {
+                let zero = |e: &Expr| matches!(e.kind, ExprKind::Int(0));
+                if zero(&comparators[0]) {
+                    let span = fork_of(left)?;
+                    super::interp::child_branch_of(ops, true).map(|c| (span, c))
+                } else if zero(left) {
+                    let span = fork_of(&comparators[0])?;
+                    super::interp::child_branch_of(ops, false).map(|c| (span, c))
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `with daemon.DaemonContext():`.
+    pub(super) fn daemon_context(&self, expr: &Expr, value: &Value) -> Option<Span> {
+        match value {
+            Value::Qualified(q) if q == "daemon.DaemonContext" => Some(expr.span),
+            _ => None,
+        }
+    }
+
+    /// `.start()` on a process, and pool/executor methods that run a function in the workers.
+    pub(super) fn call_process_method(&mut self, span: Span, recv: &Value, method: &str, args: &Args<'m>) -> Option<Value> {
+        let Value::Object(id) = recv else { return None };
+        let object = self.heap.get(id.0 as usize)?.clone();
+        match (object, method) {
+            (Object::Process { target, args: values, start, layer }, "start") => {
+                let start = self.resolve_start(layer, start);
+                let code = self.describe(&target);
+                self.run_child(span, ForkKind::ProcessStart, start, self.proc_ref().cuda.clone(), vec![(target, values)], code);
+                Some(Value::None)
+            }
+            (Object::Instance { class, .. }, "start") => {
+                let bases = self.library_bases(class);
+                let explicit = bases.iter().find_map(|b| b.strip_prefix("context:").and_then(StartMethod::parse));
+                let layer = if bases.iter().any(|b| b.starts_with("multiprocess.")) {
+                    Layer::Multiprocess
+                } else if explicit.is_some() || bases.iter().any(|b| b == "multiprocessing.Process") {
+                    Layer::Multiprocessing
+                } else {
+                    return None;
+                };
+                let run = self.find_method(class, "run")?;
+                let start = self.resolve_start(layer, explicit.map(|m| (m, span)));
+                let code = format!("`{}.run`", self.m.class(class).name);
+                self.run_child(
+                    span,
+                    ForkKind::ProcessStart,
+                    start,
+                    self.proc_ref().cuda.clone(),
+                    vec![(Value::BoundMethod(run, Box::new(recv.clone())), Vec::new())],
+                    code,
+                );
+                Some(Value::None)
+            }
+            (Object::Pool { span: pool_span, start, layer, forked_with, refork }, m) if POOL_METHODS.contains(&m) => {
+                let (func, values) = self.pool_call(m, args);
+                let start = self.resolve_start(layer, start);
+                let parent = if refork { self.proc_ref().cuda.clone() } else { forked_with };
+                let code = self.describe(&func);
+                let (_, results) = self.run_child(pool_span, ForkKind::Pool, start, parent, vec![(func, values)], code);
+                Some(results.into_iter().next().map_or(Value::Unknown, |r| Value::Sequence(vec![r])))
+            }
+            (Object::Executor { span: ex_span, start, started_with }, m @ ("submit" | "map")) => {
+                let parent = match started_with {
+                    Some(parent) => parent,
+                    None => {
+                        let now = self.proc_ref().cuda.clone();
+                        if let Some(Object::Executor { started_with, .. }) = self.object_mut(*id) {
+                            *started_with = Some(now.clone());
+                        }
+                        now
+                    }
+                };
+                let (func, values) = self.pool_call(m, args);
+                let start = self.resolve_start(Layer::Multiprocessing, start);
+                let code = self.describe(&func);
+                self.run_child(ex_span, ForkKind::Executor, start, parent, vec![(func, values)], code);
+                Some(Value::Unknown)
+            }
+            _ => None,
+        }
+    }
+
+    /// The function a pool method runs and the arguments one call of it gets.
+    fn pool_call(&self, method: &str, args: &Args<'m>) -> (Value, Vec<Value>) {
+        let func = args.get(0, "func").or_else(|| args.kw("fn")).map(|(v, _)| v.clone()).unwrap_or_default();
+        let values = match method {
+            "submit" => args.pos.iter().skip(1).map(|(v, _)| v.clone()).collect(),
+            "apply" | "apply_async" => match args.get(1, "args") {
+                Some((Value::Sequence(items), _)) => items.clone(),
+                _ => Vec::new(),
+            },
+            "starmap" | "starmap_async" => match args.get(1, "iterable") {
+                Some((Value::Sequence(items), _)) => match items.first() {
+                    Some(Value::Sequence(first)) => first.clone(),
+                    _ => Vec::new(),
+                },
+                _ => Vec::new(),
+            },
+            _ => match args.get(1, "iterable") {
+                Some((Value::Sequence(items), _)) => vec![items.iter().cloned().fold(Value::Unknown, Value::join)],
+                _ => vec![Value::Unknown],
+            },
+        };
+        (func, values)
+    }
+
+    /// `Pool(...)`: the workers fork now; an `initializer` runs in each.
+    pub(super) fn pool(&mut self, span: Span, layer: Layer, args: &Args<'m>, context: Option<(StartMethod, Span)>) -> Value {
+        let start = self.resolve_start(layer, context);
+        let parent = self.proc_ref().cuda.clone();
+        let refork = matches!(args.get(3, "maxtasksperchild"), Some((v, _)) if !matches!(v, Value::None));
+        let initializer = args.get(1, "initializer").map(|(v, _)| v.clone());
+        let initargs = match args.get(2, "initargs") {
+            Some((Value::Sequence(items), _)) => items.clone(),
+            _ => Vec::new(),
+        };
+        let entries = initializer.map(|f| vec![(f, initargs)]).unwrap_or_default();
+        let code = entries.first().map_or_else(|| "its tasks".to_string(), |(f, _)| self.describe(f));
+        let (_, _) = self.run_child(span, ForkKind::Pool, start, parent.clone(), entries, code);
+        let forked_with = if start.0 == StartMethod::Forkserver {
+            self.facts.forks.iter().find(|f| f.span == span).and_then(|f| f.parent_init.clone())
+        } else {
+            parent
+        };
+        self.alloc(Object::Pool { span, start: context, layer, forked_with, refork })
+    }
+
+    /// `torch.multiprocessing.spawn(fn, args, nprocs)` / `start_processes(..., start_method=...)`.
+    pub(super) fn start_processes(&mut self, span: Span, api: ProcessApi, args: &Args<'m>) {
+        let func = args.get(0, "fn").map(|(v, _)| v.clone()).unwrap_or_default();
+        let mut values = vec![Value::Rank];
+        if let Some((Value::Sequence(items), _)) = args.get(1, "args") {
+            values.extend(items.iter().cloned());
+        }
+        let start = match api {
+            ProcessApi::TorchSpawn => (StartMethod::Spawn, Some(span)),
+            _ => match args.get(5, "start_method") {
+                Some((Value::Str(s), e)) => (StartMethod::parse(s).unwrap_or(StartMethod::Spawn), Some(e.span)),
+                _ => (StartMethod::Spawn, None),
+            },
+        };
+        let code = self.describe(&func);
+        self.run_child(span, ForkKind::StartProcesses, start, self.proc_ref().cuda.clone(), vec![(func, values)], code);
+    }
+
+    /// `ds.map(fn, num_proc=N)` on a Hugging Face dataset: forks through `multiprocess`.
+    pub(super) fn dataset_map(&mut self, span: Span, recv: &Value, args: &Args<'m>) -> Value {
+        let func = args.get(0, "function").map(|(v, _)| v.clone()).unwrap_or_default();
+        let forks = match args.kw("num_proc") {
+            None | Some((Value::None, _)) => false,
+            Some((Value::Int(n), _)) => *n > 1,
+            Some(_) => true,
+        };
+        let with_rank = matches!(args.kw("with_rank"), Some((Value::Bool(true), _)));
+        let values = if with_rank { vec![Value::Unknown, Value::Rank] } else { vec![Value::Unknown] };
+        if forks {
+            let start = self.resolve_start(Layer::Multiprocess, None);
+            let code = self.describe(&func);
+            self.run_child(span, ForkKind::DatasetMap, start, self.proc_ref().cuda.clone(), vec![(func, values)], code);
+        } else if matches!(self.object(recv), Some(Object::HfDataset)) {
+            self.call_plain(&func, values);
+        }
+        self.alloc(Object::HfDataset)
+    }
+
+    /// `DataLoader(...)`: workers fork at each iteration; checked now if CUDA is already initialised
+    /// (the state only moves forward), and again wherever it is iterated.
+    pub(super) fn dataloader(&mut self, span: Span, args: &Args<'m>) -> Value {
+        let value = |a: Option<(&Value, &Expr)>| a.map(|(v, _)| v.clone()).unwrap_or_default();
+        let workers = match args.get(5, "num_workers") {
+            None | Some((Value::Int(0), _)) | Some((Value::None, _)) => false,
+            Some((Value::Int(n), _)) => *n > 0,
+            Some(_) => true,
+        };
+        let start = args.get(11, "multiprocessing_context").and_then(|(v, e)| match v {
+            Value::Str(s) => StartMethod::parse(s).map(|m| (m, e.span)),
+            Value::Context(_, m) => Some((*m, e.span)),
+            _ => None,
+        });
+        let loader = self.alloc(Object::Loader {
+            span,
+            dataset: value(args.get(0, "dataset")),
+            collate: value(args.get(6, "collate_fn")),
+            worker_init: value(args.get(10, "worker_init_fn")),
+            workers,
+            start,
+            child: None,
+        });
+        if workers && self.proc_ref().cuda.is_some() {
+            if let Value::Object(id) = loader {
+                self.loader_workers(id);
+            }
+        }
+        loader
+    }
+
+    /// One `iter()` of a loader: its workers start (or, without workers, the dataset runs here).
+    pub(super) fn iterate_loader(&mut self, id: super::value::ObjId, span: Span) -> Value {
+        let Some(Object::Loader { workers, dataset, collate, .. }) = self.heap.get(id.0 as usize).cloned() else {
+            return Value::Unknown;
+        };
+        if !workers {
+            let entries = self.dataset_entries(&dataset, &collate);
+            let mut batch = Value::Unknown;
+            for (f, a) in entries {
+                batch = self.call_plain(&f, a);
+            }
+            return batch;
+        }
+        let batch = self.loader_workers(id);
+        if let Value::Cuda(_) = batch {
+            self.cuda_event(span, Init::Context, "receiving CUDA tensors from the DataLoader's workers creates a context".into(), true);
+        }
+        batch
+    }
+
+    /// Forks a loader's workers with the parent as it is now; returns the batch they yield.
+    fn loader_workers(&mut self, id: super::value::ObjId) -> Value {
+        let Some(Object::Loader { span, dataset, collate, worker_init, start, child, .. }) =
+            self.heap.get(id.0 as usize).cloned()
+        else {
+            return Value::Unknown;
+        };
+        let start = self.resolve_start(Layer::Multiprocessing, start);
+        let parent = self.proc_ref().cuda.clone();
+        if let Some((first_use, batch)) = child {
+            let code = self.facts.forks.iter().find(|f| f.span == span).map(|f| f.child_code.clone()).unwrap_or_default();
+            self.add_fork_fact(ForkFact {
+                span,
+                kind: ForkKind::DataLoader,
+                start_method: start.0,
+                start_method_source: start.1,
+                parent_init: if start.0 == StartMethod::Fork { parent } else { None },
+                child_use: first_use,
+                child_code: code,
+            });
+            return batch;
+        }
+        let mut entries = self.dataset_entries(&dataset, &collate);
+        if !matches!(worker_init, Value::Unknown | Value::None) {
+            entries.insert(0, (worker_init.clone(), vec![Value::Rank]));
+        }
+        let code = entries.iter().map(|(f, _)| self.describe(f)).collect::<Vec<_>>().join(", ");
+        let has_collate = !matches!(collate, Value::Unknown | Value::None);
+        let (first_use, results) = self.run_child(span, ForkKind::DataLoader, start, parent, entries, code);
+        let batch = if has_collate { results.last().cloned() } else { results.first().cloned() };
+        let batch = batch.unwrap_or_default();
+        if let Some(Object::Loader { child, .. }) = self.object_mut(id) {
+            *child = Some((first_use, batch.clone()));
+        }
+        batch
+    }
+
+    /// What a loader worker runs: the dataset's item access (or its transforms), then the collate.
+    fn dataset_entries(&self, dataset: &Value, collate: &Value) -> Vec<Entry> {
+        let mut entries = Vec::new();
+        match self.object(dataset) {
+            Some(Object::Instance { class, .. }) => {
+                let method = ["__getitem__", "__getitems__", "__iter__"]
+                    .iter()
+                    .find_map(|m| self.find_method(*class, m));
+                if let Some(f) = method {
+                    entries.push((Value::BoundMethod(f, Box::new(dataset.clone())), vec![Value::Unknown]));
+                }
+            }
+            Some(Object::LibraryDataset { transforms }) => {
+                entries.extend(transforms.iter().map(|t| (t.clone(), vec![Value::Unknown])));
+            }
+            _ => {}
+        }
+        if !matches!(collate, Value::Unknown | Value::None) {
+            entries.push((collate.clone(), vec![Value::Unknown]));
+        }
+        entries
+    }
+
+    /// How messages name the code a child runs.
+    pub(super) fn describe(&self, callee: &Value) -> String {
+        match callee {
+            Value::Function(id, _) | Value::BoundMethod(id, _) => {
+                let f = self.m.function(*id);
+                match (f.name.as_str(), f.class) {
+                    ("<lambda>", _) => "a lambda".into(),
+                    (name, Some(c)) => format!("`{}.{name}`", self.m.class(c).name),
+                    (name, None) => format!("`{name}`"),
+                }
+            }
+            Value::Object(_) => match self.object(callee) {
+                Some(Object::Partial { func, .. }) => self.describe(func),
+                Some(Object::Compose(_)) => "its transforms".into(),
+                Some(Object::Instance { class, .. }) => format!("`{}.__call__`", self.m.class(*class).name),
+                _ => "the child's code".into(),
+            },
+            _ => "the child's code".into(),
+        }
+    }
+}

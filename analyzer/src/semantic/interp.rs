@@ -1,0 +1,696 @@
+//! Statements and expressions: program order, scopes, branches, loops, assignments and name lookup.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::names::is_main_guard;
+use super::process::Process;
+use super::value::{CudaObject, Device, DeviceIndex, Value};
+use super::{Frame, Interp, Object, MAX_CALL_DEPTH, MAX_LOOP_DEPTH};
+use crate::libraries::{self, torch, Init};
+use crate::model::{CmpOp, Expr, ExprKind, FuncId, Stmt, StmtKind};
+use crate::source::Span;
+
+/// How a block of statements ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Flow {
+    Normal,
+    /// `return`, `break`, `continue` or `raise`: the rest of the block does not run.
+    Jump,
+}
+
+impl<'m> Interp<'m> {
+    pub(super) fn exec_block(&mut self, stmts: &'m [Stmt]) -> Flow {
+        for stmt in stmts {
+            if self.proc_ref().exited {
+                return Flow::Jump;
+            }
+            if self.exec(stmt) == Flow::Jump {
+                return Flow::Jump;
+            }
+        }
+        Flow::Normal
+    }
+
+    fn exec(&mut self, stmt: &'m Stmt) -> Flow {
+        self.fuel = self.fuel.saturating_sub(1);
+        match &stmt.kind {
+            StmtKind::Import(names) => {
+                for name in names {
+                    self.import_effect(&name.name, stmt.span);
+                    match &name.asname {
+                        Some(alias) => self.store(alias, Value::Qualified(name.name.clone()), stmt.span),
+                        None => {
+                            let top = name.name.split('.').next().unwrap_or(&name.name).to_string();
+                            self.store(&top, Value::Qualified(top.clone()), stmt.span);
+                        }
+                    }
+                }
+            }
+            StmtKind::ImportFrom { module, level, names } => {
+                for name in names {
+                    if name.name == "*" {
+                        continue;
+                    }
+                    let bound = name.asname.as_deref().unwrap_or(&name.name);
+                    let value = match (module, level) {
+                        (Some(module), 0) => {
+                            let full = format!("{module}.{}", name.name);
+                            self.import_effect(&full, stmt.span);
+                            Value::Qualified(full)
+                        }
+                        // Relative imports name first-party modules, which this pass does not read.
+                        _ => Value::Unknown,
+                    };
+                    self.store(bound, value, stmt.span);
+                }
+            }
+            StmtKind::Def(id) => {
+                let func = self.m.function(*id);
+                let captures = self.frames.last().map(|f| {
+                    let mut all: HashMap<String, Value> =
+                        f.captures.as_ref().map(|c| (**c).clone()).unwrap_or_default();
+                    all.extend(f.locals.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    Rc::new(all)
+                });
+                self.store(&func.name, Value::Function(*id, captures), stmt.span);
+            }
+            StmtKind::Class(id) => {
+                let class = self.m.class(*id);
+                let bases: Vec<Value> = class.bases.iter().map(|b| self.eval(b)).collect();
+                self.class_bases.insert(*id, bases);
+                for s in &class.body {
+                    if let StmtKind::Assign { targets, value } = &s.kind {
+                        let v = self.eval(value);
+                        for t in targets {
+                            if let ExprKind::Name(name) = &t.kind {
+                                let v = self.as_global(v.clone(), &format!("{}.{name}", class.name), s.span);
+                                self.class_attrs.entry(*id).or_default().insert(name.clone(), v);
+                            }
+                        }
+                    }
+                }
+                self.store(&class.name, Value::Class(*id), stmt.span);
+            }
+            StmtKind::Assign { targets, value } => {
+                let v = self.eval(value);
+                for t in targets {
+                    self.assign(t, v.clone(), stmt.span);
+                }
+            }
+            StmtKind::AugAssign { target, value } => {
+                self.eval(value);
+                self.eval(target);
+            }
+            StmtKind::Expr(e) => {
+                self.eval(e);
+            }
+            StmtKind::If { test, body, orelse } => return self.exec_if(test, body, orelse),
+            StmtKind::For { target, iter, body, orelse } => {
+                let iterable = self.eval(iter);
+                let item = self.iterate(&iterable, iter.span);
+                self.assign(target, item, stmt.span);
+                self.exec_loop(body);
+                self.exec_block(orelse);
+            }
+            StmtKind::While { test, body, orelse } => {
+                self.eval(test);
+                self.exec_loop(body);
+                self.exec_block(orelse);
+            }
+            StmtKind::With { items, body } => {
+                let mut daemon = None;
+                for item in items {
+                    let v = self.eval(&item.context);
+                    if let Some(span) = self.daemon_context(&item.context, &v) {
+                        daemon = Some(span);
+                    }
+                    if let Some(target) = &item.target {
+                        self.assign(target, v, stmt.span);
+                    }
+                }
+                match daemon {
+                    Some(span) => {
+                        self.run_forked_block(span, crate::facts::ForkKind::DaemonContext, body);
+                    }
+                    None => return self.exec_block(body),
+                }
+            }
+            StmtKind::Try { body, handlers, orelse, finally } => {
+                self.exec_block(body);
+                for handler in handlers {
+                    let before = self.snapshot();
+                    self.exec_block(handler);
+                    self.join_with(before);
+                }
+                self.exec_block(orelse);
+                return self.exec_block(finally);
+            }
+            StmtKind::Match { subject, cases } => {
+                self.eval(subject);
+                for case in cases {
+                    let before = self.snapshot();
+                    self.exec_block(case);
+                    self.join_with(before);
+                }
+            }
+            StmtKind::Return(value) => {
+                let v = value.as_ref().map_or(Value::None, |e| self.eval(e));
+                if let Some(frame) = self.frames.last_mut() {
+                    let prev = std::mem::take(&mut frame.returns);
+                    frame.returns = match prev {
+                        Value::Unknown => v,
+                        prev => prev.join(v),
+                    };
+                }
+                return Flow::Jump;
+            }
+            StmtKind::Raise(value) => {
+                if let Some(e) = value {
+                    self.eval(e);
+                }
+                return Flow::Jump;
+            }
+            StmtKind::Global(names) => {
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.declared_global.extend(names.iter().cloned());
+                }
+            }
+            StmtKind::Break | StmtKind::Continue => return Flow::Jump,
+            StmtKind::Other(exprs) => {
+                for e in exprs {
+                    self.eval(e);
+                }
+            }
+        }
+        Flow::Normal
+    }
+
+    fn exec_if(&mut self, test: &'m Expr, body: &'m [Stmt], orelse: &'m [Stmt]) -> Flow {
+        if is_main_guard(test) && self.proc_ref().reimport {
+            return self.exec_block(orelse);
+        }
+        let tested = self.eval(test);
+        if let Some((fork_span, child_is_body)) = self.fork_test(test, &tested) {
+            let (child, parent) = if child_is_body { (body, orelse) } else { (orelse, body) };
+            self.run_forked_block(fork_span, crate::facts::ForkKind::OsFork, child);
+            let flow = self.exec_block(parent);
+            // `if os.fork(): sys.exit()` daemonises: what follows runs in the child.
+            if self.proc_ref().exited && child.is_empty() {
+                self.proc().exited = false;
+                self.become_forked_child(fork_span);
+                return Flow::Normal;
+            }
+            return flow;
+        }
+        let before = self.snapshot();
+        let flow_body = self.exec_block(body);
+        let after_body = self.snapshot();
+        self.restore(before);
+        let flow_else = self.exec_block(orelse);
+        match (flow_body, flow_else) {
+            (Flow::Jump, Flow::Normal) => Flow::Normal,
+            (Flow::Normal, Flow::Jump) => {
+                self.restore(after_body);
+                Flow::Normal
+            }
+            (Flow::Jump, Flow::Jump) => {
+                self.join_with(after_body);
+                Flow::Jump
+            }
+            (Flow::Normal, Flow::Normal) => {
+                self.join_with(after_body);
+                Flow::Normal
+            }
+        }
+    }
+
+    /// Runs a loop body twice, so effects of one iteration are seen by the next (epoch 2 forks after
+    /// epoch 1 initialised CUDA).
+    fn exec_loop(&mut self, body: &'m [Stmt]) {
+        let passes = if self.loop_depth < MAX_LOOP_DEPTH { 2 } else { 1 };
+        self.loop_depth += 1;
+        for _ in 0..passes {
+            let before = self.snapshot();
+            self.exec_block(body);
+            if self.proc_ref().exited {
+                self.restore(before);
+                break;
+            }
+            self.join_with(before);
+        }
+        self.loop_depth -= 1;
+    }
+
+    /// The current scope's bindings and the running process, for branch joins.
+    fn snapshot(&self) -> (HashMap<String, Value>, Process) {
+        let scope = match self.frames.last() {
+            Some(f) => f.locals.clone(),
+            None => self.globals.clone(),
+        };
+        (scope, self.proc_ref().clone())
+    }
+
+    fn restore(&mut self, (scope, process): (HashMap<String, Value>, Process)) {
+        match self.frames.last_mut() {
+            Some(f) => f.locals = scope,
+            None => self.globals = scope,
+        }
+        *self.proc() = process;
+    }
+
+    /// Joins another path's state into the current one.
+    fn join_with(&mut self, (scope, process): (HashMap<String, Value>, Process)) {
+        let current = match self.frames.last_mut() {
+            Some(f) => &mut f.locals,
+            None => &mut self.globals,
+        };
+        for (name, other) in scope {
+            let mine = current.remove(&name).unwrap_or_default();
+            current.insert(name, mine.join(other));
+        }
+        self.proc().join(process);
+    }
+
+    pub(super) fn store(&mut self, name: &str, value: Value, span: Span) {
+        let to_global = match self.frames.last() {
+            None => true,
+            Some(f) => f.declared_global.contains(name),
+        };
+        if to_global {
+            let value = self.as_global(value, name, span);
+            self.globals.insert(name.to_string(), value);
+        } else if let Some(frame) = self.frames.last_mut() {
+            frame.locals.insert(name.to_string(), value);
+        }
+    }
+
+    /// Marks a CUDA object stored in a global binding with that binding.
+    pub(super) fn as_global(&self, value: Value, name: &str, span: Span) -> Value {
+        match value {
+            Value::Cuda(mut obj) if obj.global.is_none() => {
+                obj.global = Some((name.to_string(), span));
+                Value::Cuda(obj)
+            }
+            other => other,
+        }
+    }
+
+    fn assign(&mut self, target: &'m Expr, value: Value, span: Span) {
+        match &target.kind {
+            ExprKind::Name(name) => self.store(name, value, span),
+            ExprKind::Attribute { value: obj, attr } => {
+                let owner = self.eval_quiet(obj);
+                match owner {
+                    Value::Object(id) => {
+                        if let Some(Object::Instance { attrs, .. }) = self.object_mut(id) {
+                            attrs.insert(attr.clone(), value);
+                        }
+                    }
+                    Value::Class(id) => {
+                        let name = format!("{}.{attr}", self.m.class(id).name);
+                        let value = self.as_global(value, &name, span);
+                        self.class_attrs.entry(id).or_default().insert(attr.clone(), value);
+                    }
+                    _ => {}
+                }
+            }
+            ExprKind::Subscript { value: container, index } => {
+                let owner = self.eval_quiet(container);
+                let key = self.eval(index);
+                if let (Value::Qualified(q), Some(k)) = (&owner, key.as_str()) {
+                    if q == "os.environ" {
+                        self.write_env(k, &value, span);
+                    }
+                }
+            }
+            ExprKind::Tuple(targets) | ExprKind::List(targets) => {
+                let items = match value {
+                    Value::Sequence(items) if items.len() == targets.len() => items,
+                    other => vec![other; targets.len()],
+                };
+                for (t, v) in targets.iter().zip(items) {
+                    self.assign(t, v, span);
+                }
+            }
+            ExprKind::Starred(inner) => self.assign(inner, Value::Unknown, span),
+            _ => {
+                self.eval(target);
+            }
+        }
+    }
+
+    /// An environment write: visibility narrowed before CUDA starts binds the device.
+    pub(super) fn write_env(&mut self, key: &str, value: &Value, span: Span) {
+        let text = match value {
+            Value::Str(s) => s.clone(),
+            Value::Int(i) => i.to_string(),
+            _ => String::from("?"),
+        };
+        let process = self.proc();
+        if key == "CUDA_VISIBLE_DEVICES" && process.cuda.is_none() {
+            process.bound.get_or_insert(span);
+        }
+        process.env.insert(key.to_string(), text);
+    }
+
+    pub(super) fn lookup(&self, name: &str) -> Option<Value> {
+        if let Some(frame) = self.frames.last() {
+            if !frame.declared_global.contains(name) {
+                if let Some(v) = frame.locals.get(name) {
+                    return Some(v.clone());
+                }
+                if let Some(v) = frame.captures.as_ref().and_then(|c| c.get(name)) {
+                    return Some(v.clone());
+                }
+            }
+        }
+        self.globals.get(name).cloned()
+    }
+
+    /// Whether `name` resolves to a module-level binding here.
+    fn is_global_name(&self, name: &str) -> bool {
+        match self.frames.last() {
+            None => true,
+            Some(f) => {
+                f.declared_global.contains(name)
+                    || (!f.locals.contains_key(name)
+                        && !f.captures.as_ref().is_some_and(|c| c.contains_key(name)))
+            }
+        }
+    }
+
+    /// Evaluates without counting reads of CUDA objects as uses (assignment targets).
+    fn eval_quiet(&mut self, expr: &'m Expr) -> Value {
+        match &expr.kind {
+            ExprKind::Name(name) => self.lookup(name).unwrap_or_default(),
+            _ => self.eval(expr),
+        }
+    }
+
+    pub(super) fn eval(&mut self, expr: &'m Expr) -> Value {
+        self.fuel = self.fuel.saturating_sub(1);
+        match &expr.kind {
+            ExprKind::Name(name) => {
+                let v = self
+                    .lookup(name)
+                    .unwrap_or_else(|| Value::Qualified(format!("builtins.{name}")));
+                if let Value::Cuda(obj) = &v {
+                    let global = self.is_global_name(name);
+                    self.use_cuda_object(obj, expr.span, name, global);
+                }
+                v
+            }
+            ExprKind::Attribute { value, attr } => {
+                let owner = self.eval(value);
+                let v = self.attribute(&owner, attr);
+                if let (Value::Cuda(obj), false) = (&v, matches!(owner, Value::Cuda(_))) {
+                    self.use_cuda_object(obj, expr.span, attr, obj.global.is_some());
+                }
+                v
+            }
+            ExprKind::Call { func, args, keywords } => self.eval_call(expr, func, args, keywords),
+            ExprKind::Str(s) => Value::Str(s.clone()),
+            ExprKind::Int(i) => Value::Int(*i),
+            ExprKind::Bool(b) => Value::Bool(*b),
+            ExprKind::NoneLiteral => Value::None,
+            ExprKind::FString { template, parts } => {
+                let values: Vec<Value> = parts.iter().map(|p| self.eval(p)).collect();
+                if parts.is_empty() {
+                    Value::Str(template.clone())
+                } else if template.starts_with("cuda:{}") {
+                    match values.first() {
+                        Some(Value::Int(i)) if template == "cuda:{}" => Value::Str(format!("cuda:{i}")),
+                        _ => Value::Device(Device::Cuda(DeviceIndex::PerWorker)),
+                    }
+                } else if values.iter().any(|v| matches!(v, Value::Rank)) && template == "{}" {
+                    Value::Rank
+                } else {
+                    Value::Unknown
+                }
+            }
+            ExprKind::Lambda(id) => {
+                let captures = self.frames.last().map(|f| Rc::new(f.locals.clone()));
+                Value::Function(*id, captures)
+            }
+            ExprKind::IfExp { test, body, orelse } => {
+                self.eval(test);
+                let a = self.eval(body);
+                let b = self.eval(orelse);
+                a.join(b)
+            }
+            ExprKind::Compare { left, comparators, .. } => {
+                self.eval(left);
+                for c in comparators {
+                    self.eval(c);
+                }
+                Value::Unknown
+            }
+            ExprKind::BoolOp { values } => {
+                let mut out = Value::Unknown;
+                for v in values {
+                    let x = self.eval(v);
+                    out = out.join(x);
+                }
+                out
+            }
+            ExprKind::Not(inner) => {
+                self.eval(inner);
+                Value::Unknown
+            }
+            ExprKind::Subscript { value, index } => {
+                let container = self.eval(value);
+                let key = self.eval(index);
+                self.subscript(container, key)
+            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                Value::Sequence(items.iter().map(|e| self.eval(e)).collect())
+            }
+            ExprKind::Dict(items) => {
+                for (k, v) in items {
+                    if let Some(k) = k {
+                        self.eval(k);
+                    }
+                    self.eval(v);
+                }
+                Value::Unknown
+            }
+            ExprKind::Named { target, value } => {
+                let v = self.eval(value);
+                self.assign(target, v.clone(), expr.span);
+                v
+            }
+            ExprKind::Starred(inner) => self.eval(inner),
+            ExprKind::Comprehension { generators, elements } => {
+                for g in generators {
+                    let iterable = self.eval(&g.iter);
+                    let item = self.iterate(&iterable, g.iter.span);
+                    self.assign(&g.target, item, expr.span);
+                    for c in &g.conditions {
+                        self.eval(c);
+                    }
+                }
+                let items: Vec<Value> = elements.iter().map(|e| self.eval(e)).collect();
+                Value::Sequence(items)
+            }
+            ExprKind::Other(children) => {
+                let values: Vec<Value> = children.iter().map(|e| self.eval(e)).collect();
+                derived(values)
+            }
+        }
+    }
+
+    fn subscript(&mut self, container: Value, key: Value) -> Value {
+        match (&container, &key) {
+            (Value::Qualified(q), Value::Str(k)) if q == "os.environ" => self.read_env(k),
+            (Value::Qualified(q), _) if q == "builtins.os.environ" => Value::Unknown,
+            (Value::Sequence(items), Value::Int(i)) => {
+                let i = if *i < 0 { items.len() as i64 + i } else { *i };
+                items.get(i as usize).cloned().unwrap_or_default()
+            }
+            (Value::Sequence(items), _) => items.iter().cloned().fold(Value::Unknown, Value::join),
+            (Value::Cuda(obj), _) => Value::Cuda(CudaObject { global: None, ..obj.clone() }),
+            _ => Value::Unknown,
+        }
+    }
+
+    /// Reading `os.environ[key]`: a rank variable marks this process as a worker.
+    pub(super) fn read_env(&mut self, key: &str) -> Value {
+        if torch::RANK_ENV.contains(&key) {
+            self.proc().per_worker = true;
+            return Value::Rank;
+        }
+        self.proc_ref().env.get(key).map_or(Value::Unknown, |v| Value::Str(v.clone()))
+    }
+
+    /// The value produced by iterating `iterable` once (and, for a DataLoader, its workers' start).
+    fn iterate(&mut self, iterable: &Value, span: Span) -> Value {
+        match iterable {
+            Value::Sequence(items) => items.iter().cloned().fold(Value::Unknown, Value::join),
+            Value::Object(id) => match self.heap.get(id.0 as usize) {
+                Some(Object::Loader { .. }) => self.iterate_loader(*id, span),
+                _ => Value::Unknown,
+            },
+            Value::Cuda(obj) => Value::Cuda(CudaObject { global: None, ..obj.clone() }),
+            _ => Value::Unknown,
+        }
+    }
+
+    fn import_effect(&mut self, module: &str, span: Span) {
+        if let Some((init, reason)) = libraries::import_effect(module) {
+            self.cuda_event(span, init, format!("`import {module}` {reason}"), true);
+        }
+    }
+
+    /// A CUDA effect in the running process: the state moves on, and a forked child records a use.
+    pub(super) fn cuda_event(&mut self, span: Span, init: Init, what: String, fails_in_child: bool) {
+        if init == Init::None {
+            return;
+        }
+        let process = self.proc();
+        if fails_in_child && process.first_cuda_use.is_none() {
+            process.first_cuda_use = Some(crate::facts::CudaUse { span, what: what.clone() });
+        }
+        match &mut process.cuda {
+            None => {
+                process.cuda = Some(crate::facts::CudaInitSite { span, level: init, what });
+            }
+            Some(site) if site.level < init => site.level = init,
+            Some(_) => {}
+        }
+    }
+
+    /// A read of a CUDA object: a use in this process, and for a worker, maybe a pinned global.
+    fn use_cuda_object(&mut self, obj: &CudaObject, span: Span, name: &str, global: bool) {
+        let id = self.proc_ref().id;
+        let what = if obj.process == id {
+            format!("uses `{name}`, a CUDA object")
+        } else {
+            format!("uses `{name}`, a CUDA object created in the parent")
+        };
+        let process = self.proc();
+        if process.first_cuda_use.is_none() {
+            process.first_cuda_use = Some(crate::facts::CudaUse { span, what });
+        }
+        if let (true, true, Some((gname, binding))) = (global, obj.pinned, &obj.global) {
+            if process.pinned_use.is_none() {
+                let device = match obj.index {
+                    DeviceIndex::Fixed(i) => format!("cuda:{i}"),
+                    _ => "the current device (cuda:0 in every worker that has not chosen one)".to_string(),
+                };
+                process.pinned_use = Some(super::process::PinnedUse {
+                    name: gname.clone(),
+                    binding: *binding,
+                    device,
+                    use_site: span,
+                });
+            }
+        }
+    }
+
+    /// Creates a CUDA object in the running process; an implicit-device allocation is noted for GPU003.
+    pub(super) fn new_cuda_object(&mut self, span: Span, index: DeviceIndex, what: String) -> Value {
+        self.cuda_event(span, Init::Context, what.clone(), true);
+        let process = self.proc();
+        let pinned = match index {
+            DeviceIndex::Fixed(_) => true,
+            DeviceIndex::Current => process.bound.is_none(),
+            DeviceIndex::PerWorker => false,
+        };
+        if index == DeviceIndex::PerWorker {
+            process.choice.get_or_insert(span);
+        }
+        if index == DeviceIndex::Current && process.bound.is_none() {
+            if let Some(group) = &mut process.group {
+                if group.late_bind.is_none() && group.early_use.is_none() {
+                    group.early_use = Some(crate::facts::CudaUse {
+                        span,
+                        what: format!("{what} on the implicit device"),
+                    });
+                }
+            }
+        }
+        Value::Cuda(CudaObject {
+            site: span,
+            index,
+            pinned,
+            process: process.id,
+            global: None,
+        })
+    }
+
+    /// Calls a function of the module with bound arguments.
+    pub(super) fn call_function(
+        &mut self,
+        id: FuncId,
+        captures: Option<super::value::Captures>,
+        receiver: Option<Value>,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Value {
+        if self.fuel == 0 || self.frames.len() >= MAX_CALL_DEPTH || self.frames.iter().any(|f| f.func == id) {
+            return Value::Unknown;
+        }
+        self.entered.insert(id);
+        let func = self.m.function(id);
+        let mut locals = HashMap::new();
+        let mut positional = receiver.into_iter().chain(args);
+        for param in &func.params {
+            let given = kwargs.iter().find(|(k, _)| *k == param.name).map(|(_, v)| v.clone());
+            let v = match (param.keyword_only, given) {
+                (_, Some(v)) => v,
+                (false, None) => match positional.next() {
+                    Some(v) => v,
+                    None => param.default.as_ref().map_or(Value::Unknown, |d| self.eval(d)),
+                },
+                (true, None) => param.default.as_ref().map_or(Value::Unknown, |d| self.eval(d)),
+            };
+            locals.insert(param.name.clone(), v);
+        }
+        for name in func.vararg.iter().chain(func.kwarg.iter()) {
+            locals.insert(name.clone(), Value::Unknown);
+        }
+        self.frames.push(Frame {
+            func: id,
+            locals,
+            declared_global: Default::default(),
+            captures,
+            returns: Value::Unknown,
+        });
+        self.exec_block(&func.body);
+        let frame = self.frames.pop();
+        let result = frame.map(|f| f.returns).unwrap_or_default();
+        if self.is_cached(id) {
+            return self.as_global(result, &func.name, func.name_span);
+        }
+        result
+    }
+}
+
+/// The value of an expression built from others (arithmetic, slicing): CUDA in, CUDA out.
+fn derived(values: Vec<Value>) -> Value {
+    let mut rank = false;
+    for v in values {
+        match v {
+            Value::Cuda(obj) => return Value::Cuda(CudaObject { global: None, ..obj }),
+            Value::Rank => rank = true,
+            _ => {}
+        }
+    }
+    if rank {
+        Value::Rank
+    } else {
+        Value::Unknown
+    }
+}
+
+/// `pid == 0`, `not pid`, `pid > 0`, `pid`: which branch runs in the child.
+pub(super) fn child_branch_of(ops: &[CmpOp], zero_on_right: bool) -> Option<bool> {
+    match ops {
+        [CmpOp::Eq] | [CmpOp::Is] => Some(true),
+        [CmpOp::NotEq] | [CmpOp::IsNot] => Some(false),
+        [CmpOp::Gt] if zero_on_right => Some(false),
+        [CmpOp::Lt] if !zero_on_right => Some(false),
+        _ => None,
+    }
+}

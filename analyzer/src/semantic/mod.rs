@@ -1,0 +1,311 @@
+//! The semantic model: an abstract interpreter that runs a module in program order, following calls
+//! into the module's own functions and classes, and records the facts rules read.
+//!
+//! It tracks, per simulated process, the CUDA state (clean, driver- or context-initialised), the
+//! start method of each multiprocessing layer, the device binding and any process group; and per
+//! value, what a verdict needs (strings, devices, CUDA tensors and models, contexts, pools, loaders).
+//! Child processes are run as processes of their own: a forked child inherits the parent's state and
+//! objects, a spawned one re-imports the module first.
+
+mod calls;
+mod children;
+mod interp;
+mod names;
+mod process;
+pub mod value;
+
+pub use names::{is_main_guard, resolve_imports};
+
+use std::collections::{HashMap, HashSet};
+
+use crate::facts::{Facts, ForkFact, PinnedGlobalFact, ProcessGroupFact};
+use crate::libraries::processes::StartMethod;
+use crate::model::{ClassId, FuncId, Module};
+use crate::source::Span;
+use process::Process;
+use value::{Captures, ObjId, Value};
+
+/// Analysis settings that change verdicts.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// The start method a default context uses (Linux before Python 3.14: fork).
+    pub default_start_method: StartMethod,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            default_start_method: StartMethod::Fork,
+        }
+    }
+}
+
+/// Runs the semantic model over one module.
+pub fn analyze(module: &Module, settings: Settings) -> Facts {
+    let mut interp = Interp::new(module, settings);
+    interp.run();
+    interp.facts
+}
+
+/// Objects with identity, which calls and later statements refer to.
+#[derive(Clone, Debug)]
+enum Object {
+    Instance {
+        class: ClassId,
+        attrs: HashMap<String, Value>,
+    },
+    Process {
+        target: Value,
+        args: Vec<Value>,
+        start: Option<(StartMethod, Span)>,
+        layer: crate::libraries::processes::Layer,
+    },
+    Pool {
+        span: Span,
+        start: Option<(StartMethod, Span)>,
+        layer: crate::libraries::processes::Layer,
+        /// The parent's CUDA state when the workers were forked.
+        forked_with: Option<crate::facts::CudaInitSite>,
+        /// Workers are replaced later (`maxtasksperchild`), forked from the parent as it is then.
+        refork: bool,
+    },
+    Executor {
+        span: Span,
+        start: Option<(StartMethod, Span)>,
+        started_with: Option<Option<crate::facts::CudaInitSite>>,
+    },
+    Loader {
+        span: Span,
+        dataset: Value,
+        collate: Value,
+        worker_init: Value,
+        workers: bool,
+        start: Option<(StartMethod, Span)>,
+        /// The child's result, once run: its first CUDA use and the batch it yields.
+        child: Option<(Option<crate::facts::CudaUse>, Value)>,
+    },
+    /// A dataset from a library, with its transforms (`torchvision.datasets.ImageFolder(transform=...)`).
+    LibraryDataset {
+        transforms: Vec<Value>,
+    },
+    /// `transforms.Compose([...])`: calling it calls each.
+    Compose(Vec<Value>),
+    Partial {
+        func: Value,
+        args: Vec<Value>,
+    },
+    /// What `os.fork()` returned.
+    ForkResult {
+        span: Span,
+    },
+    /// A Hugging Face `datasets.Dataset`.
+    HfDataset,
+    /// An `accelerate.Accelerator`.
+    Accelerator,
+}
+
+struct Frame {
+    func: FuncId,
+    locals: HashMap<String, Value>,
+    declared_global: HashSet<String>,
+    captures: Option<Captures>,
+    returns: Value,
+}
+
+/// Bounds the work on one module, so a pathological file ends instead of exploding.
+const FUEL: u64 = 2_000_000;
+const MAX_CALL_DEPTH: usize = 24;
+const MAX_PROCESS_DEPTH: usize = 4;
+const MAX_LOOP_DEPTH: u32 = 3;
+
+struct Interp<'m> {
+    m: &'m Module,
+    settings: Settings,
+    globals: HashMap<String, Value>,
+    class_attrs: HashMap<ClassId, HashMap<String, Value>>,
+    class_bases: HashMap<ClassId, Vec<Value>>,
+    heap: Vec<Object>,
+    frames: Vec<Frame>,
+    /// The process stack; the last is the one running.
+    procs: Vec<Process>,
+    next_process: u32,
+    entered: HashSet<FuncId>,
+    fuel: u64,
+    loop_depth: u32,
+    facts: Facts,
+}
+
+impl<'m> Interp<'m> {
+    fn new(m: &'m Module, settings: Settings) -> Self {
+        Interp {
+            m,
+            settings,
+            globals: HashMap::new(),
+            class_attrs: HashMap::new(),
+            class_bases: HashMap::new(),
+            heap: Vec::new(),
+            frames: Vec::new(),
+            procs: vec![Process::default()],
+            next_process: 1,
+            entered: HashSet::new(),
+            fuel: FUEL,
+            loop_depth: 0,
+            facts: Facts::default(),
+        }
+    }
+
+    fn proc(&mut self) -> &mut Process {
+        self.procs.last_mut().expect("the process stack is never empty")
+    }
+
+    fn proc_ref(&self) -> &Process {
+        self.procs.last().expect("the process stack is never empty")
+    }
+
+    fn new_process_id(&mut self) -> u32 {
+        self.next_process += 1;
+        self.next_process
+    }
+
+    /// The module as the main program, then every function nobody in it calls, as an entry of its own.
+    fn run(&mut self) {
+        let m = self.m;
+        self.exec_block(&m.body);
+        let main = self.procs.pop().unwrap_or_default();
+        let (globals, heap, class_attrs) = (self.globals.clone(), self.heap.clone(), self.class_attrs.clone());
+        let mut end_of_main = main.clone();
+        self.finish_process(main);
+
+        let referenced = names::referenced_names(m);
+        let order: Vec<FuncId> = (0..m.functions.len() as u32).map(FuncId).collect();
+        for partial in [false, true] {
+            for &id in &order {
+                let func = m.function(id);
+                let is_root = !referenced.contains(func.name.as_str());
+                if self.entered.contains(&id) || func.name == "<lambda>" || is_root == partial {
+                    continue;
+                }
+                self.globals = globals.clone();
+                self.heap = heap.clone();
+                self.class_attrs = class_attrs.clone();
+                let mut process = end_of_main.clone();
+                process.partial = partial;
+                process.exited = false;
+                if let Some(span) = names::narrowing_decorator(self, id) {
+                    process.bound = Some(span);
+                    process.per_worker = true;
+                }
+                self.procs.push(process);
+                self.fuel = self.fuel.max(FUEL / 4);
+                self.run_entry(id);
+                let process = self.procs.pop().unwrap_or_default();
+                self.finish_process(process);
+            }
+        }
+        end_of_main.exited = true;
+    }
+
+    /// Calls `id` with unknown arguments; a method gets an instance built by its class's `__init__`.
+    fn run_entry(&mut self, id: FuncId) {
+        let func = self.m.function(id);
+        let receiver = func.class.map(|class| {
+            let obj = self.alloc(Object::Instance {
+                class,
+                attrs: HashMap::new(),
+            });
+            if func.name != "__init__" {
+                if let Some(init) = self.find_method(class, "__init__") {
+                    self.call_function(init, None, Some(obj.clone()), Vec::new(), Vec::new());
+                }
+            }
+            obj
+        });
+        self.call_function(id, None, receiver, Vec::new(), Vec::new());
+    }
+
+    fn alloc(&mut self, object: Object) -> Value {
+        self.heap.push(object);
+        Value::Object(ObjId(self.heap.len() as u32 - 1))
+    }
+
+    fn object(&self, value: &Value) -> Option<&Object> {
+        match value {
+            Value::Object(id) => self.heap.get(id.0 as usize),
+            _ => None,
+        }
+    }
+
+    fn object_mut(&mut self, id: ObjId) -> Option<&mut Object> {
+        self.heap.get_mut(id.0 as usize)
+    }
+
+    /// Turns a finished process's record into facts.
+    fn finish_process(&mut self, process: Process) {
+        if let Some(index) = process.fork_fact {
+            if let Some(fact) = self.facts.forks.get_mut(index) {
+                if fact.child_use.is_none() {
+                    fact.child_use = process.first_cuda_use.clone();
+                }
+            }
+        }
+        if let Some(group) = process.group {
+            let never_bound = group.late_bind.is_none();
+            if !(process.partial && never_bound && group.early_use.is_none()) {
+                self.add_group_fact(ProcessGroupFact {
+                    span: group.span,
+                    backend: group.backend,
+                    early_use: group.early_use,
+                    late_bind: group.late_bind,
+                    cuda_used: process.cuda.is_some(),
+                });
+            }
+        }
+        if let (true, Some(choice), Some(used)) = (process.per_worker, process.choice, process.pinned_use) {
+            if !self.facts.pinned_globals.iter().any(|f| f.binding == used.binding) {
+                self.facts.pinned_globals.push(PinnedGlobalFact {
+                    binding: used.binding,
+                    name: used.name,
+                    device: used.device,
+                    choice,
+                    use_site: used.use_site,
+                });
+            }
+        }
+    }
+
+    fn add_group_fact(&mut self, fact: ProcessGroupFact) {
+        let severity = |f: &ProcessGroupFact| f.early_use.is_some() || f.late_bind.is_none();
+        match self.facts.process_groups.iter_mut().find(|f| f.span == fact.span) {
+            Some(old) => {
+                if severity(&fact) && !severity(old) || (old.early_use.is_none() && fact.early_use.is_some()) {
+                    *old = fact;
+                } else {
+                    old.cuda_used |= fact.cuda_used;
+                }
+            }
+            None => self.facts.process_groups.push(fact),
+        }
+    }
+
+    /// Records a fork point, merging with an earlier visit of the same site; returns the fact's index.
+    fn add_fork_fact(&mut self, fact: ForkFact) -> usize {
+        match self.facts.forks.iter().position(|f| f.span == fact.span) {
+            Some(i) => {
+                let old = &mut self.facts.forks[i];
+                if old.parent_init.is_none() && fact.parent_init.is_some() {
+                    old.parent_init = fact.parent_init;
+                    old.start_method = fact.start_method;
+                    old.start_method_source = fact.start_method_source;
+                }
+                if old.child_use.is_none() {
+                    old.child_use = fact.child_use;
+                }
+                i
+            }
+            None => {
+                self.facts.forks.push(fact);
+                self.facts.forks.len() - 1
+            }
+        }
+    }
+}

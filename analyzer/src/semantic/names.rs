@@ -1,0 +1,245 @@
+//! Name-level helpers: import resolution, the main guard, decorators, and which functions are called.
+
+use std::collections::{HashMap, HashSet};
+
+use super::value::Value;
+use super::Interp;
+use crate::libraries::processes::RAY_REMOTE;
+use crate::model::{CmpOp, Expr, ExprKind, FuncId, Module, Stmt, StmtKind};
+use crate::source::Span;
+
+/// The qualified name each module-level import binds: `import torch.multiprocessing as mp` binds
+/// `mp` to `torch.multiprocessing`; `from torch import cuda as tc` binds `tc` to `torch.cuda`.
+pub fn resolve_imports(module: &Module) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for stmt in &module.body {
+        match &stmt.kind {
+            StmtKind::Import(names) => {
+                for n in names {
+                    match &n.asname {
+                        Some(alias) => out.insert(alias.clone(), n.name.clone()),
+                        None => {
+                            let top = n.name.split('.').next().unwrap_or(&n.name).to_string();
+                            out.insert(top.clone(), top)
+                        }
+                    };
+                }
+            }
+            StmtKind::ImportFrom { module: Some(m), level: 0, names } => {
+                for n in names {
+                    let bound = n.asname.clone().unwrap_or_else(|| n.name.clone());
+                    out.insert(bound, format!("{m}.{}", n.name));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `if __name__ == "__main__":` (either operand order).
+pub fn is_main_guard(test: &Expr) -> bool {
+    let ExprKind::Compare { left, ops, comparators } = &test.kind else {
+        return false;
+    };
+    if ops.as_slice() != [CmpOp::Eq] || comparators.len() != 1 {
+        return false;
+    }
+    let is_name = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if n == "__name__");
+    let is_main = |e: &Expr| matches!(&e.kind, ExprKind::Str(s) if s == "__main__");
+    (is_name(left) && is_main(&comparators[0])) || (is_main(left) && is_name(&comparators[0]))
+}
+
+/// Every name read anywhere, and every attribute name: a function named here is called (or passed)
+/// by someone in the module, so it is not an entry point of its own.
+pub(super) fn referenced_names(module: &Module) -> HashSet<&str> {
+    let mut out = HashSet::new();
+    fn expr<'a>(e: &'a Expr, out: &mut HashSet<&'a str>) {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                out.insert(n.as_str());
+            }
+            ExprKind::Attribute { value, attr } => {
+                out.insert(attr.as_str());
+                expr(value, out);
+            }
+            ExprKind::Call { func, args, keywords } => {
+                expr(func, out);
+                args.iter().for_each(|a| expr(a, out));
+                keywords.iter().for_each(|k| expr(&k.value, out));
+            }
+            ExprKind::FString { parts: items, .. }
+            | ExprKind::Tuple(items)
+            | ExprKind::List(items)
+            | ExprKind::Other(items) => items.iter().for_each(|a| expr(a, out)),
+            ExprKind::IfExp { test, body, orelse } => {
+                expr(test, out);
+                expr(body, out);
+                expr(orelse, out);
+            }
+            ExprKind::Compare { left, comparators, .. } => {
+                expr(left, out);
+                comparators.iter().for_each(|a| expr(a, out));
+            }
+            ExprKind::BoolOp { values } => values.iter().for_each(|a| expr(a, out)),
+            ExprKind::Not(inner) | ExprKind::Starred(inner) => expr(inner, out),
+            ExprKind::Subscript { value, index } => {
+                expr(value, out);
+                expr(index, out);
+            }
+            ExprKind::Dict(items) => items.iter().for_each(|(k, v)| {
+                if let Some(k) = k {
+                    expr(k, out);
+                }
+                expr(v, out);
+            }),
+            ExprKind::Named { target, value } => {
+                expr(target, out);
+                expr(value, out);
+            }
+            ExprKind::Comprehension { generators, elements } => {
+                for g in generators {
+                    expr(&g.iter, out);
+                    g.conditions.iter().for_each(|a| expr(a, out));
+                }
+                elements.iter().for_each(|a| expr(a, out));
+            }
+            ExprKind::Lambda(_)
+            | ExprKind::Str(_)
+            | ExprKind::Int(_)
+            | ExprKind::Bool(_)
+            | ExprKind::NoneLiteral => {}
+        }
+    }
+    fn block<'a>(stmts: &'a [Stmt], out: &mut HashSet<&'a str>) {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Assign { targets, value } => {
+                    targets.iter().for_each(|t| expr(t, out));
+                    expr(value, out);
+                }
+                StmtKind::AugAssign { target, value } => {
+                    expr(target, out);
+                    expr(value, out);
+                }
+                StmtKind::Expr(e) => expr(e, out),
+                StmtKind::If { test, body, orelse } | StmtKind::While { test, body, orelse } => {
+                    expr(test, out);
+                    block(body, out);
+                    block(orelse, out);
+                }
+                StmtKind::For { target, iter, body, orelse } => {
+                    expr(target, out);
+                    expr(iter, out);
+                    block(body, out);
+                    block(orelse, out);
+                }
+                StmtKind::With { items, body } => {
+                    items.iter().for_each(|i| expr(&i.context, out));
+                    block(body, out);
+                }
+                StmtKind::Try { body, handlers, orelse, finally } => {
+                    block(body, out);
+                    handlers.iter().for_each(|h| block(h, out));
+                    block(orelse, out);
+                    block(finally, out);
+                }
+                StmtKind::Match { subject, cases } => {
+                    expr(subject, out);
+                    cases.iter().for_each(|c| block(c, out));
+                }
+                StmtKind::Return(Some(e)) | StmtKind::Raise(Some(e)) => expr(e, out),
+                StmtKind::Other(items) => items.iter().for_each(|a| expr(a, out)),
+                _ => {}
+            }
+        }
+    }
+    block(&module.body, &mut out);
+    for f in &module.functions {
+        block(&f.body, &mut out);
+        f.params.iter().filter_map(|p| p.default.as_ref()).for_each(|d| expr(d, &mut out));
+        f.decorators.iter().for_each(|d| expr(d, &mut out));
+    }
+    for c in &module.classes {
+        block(&c.body, &mut out);
+        c.bases.iter().for_each(|b| expr(b, &mut out));
+    }
+    out
+}
+
+impl<'m> Interp<'m> {
+    /// The qualified name a decorator or callee expression resolves to, through imports.
+    pub(super) fn qualified(&self, expr: &Expr) -> Option<String> {
+        let target = match &expr.kind {
+            ExprKind::Call { func, .. } => func,
+            _ => expr,
+        };
+        let dotted = target.dotted()?;
+        let (head, rest) = match dotted.split_once('.') {
+            Some((h, r)) => (h, Some(r)),
+            None => (dotted.as_str(), None),
+        };
+        match self.globals.get(head) {
+            Some(Value::Qualified(q)) => Some(match rest {
+                Some(r) => format!("{q}.{r}"),
+                None => q.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// Whether the function is memoised (`functools.lru_cache` / `functools.cache`): its result is global.
+    pub(super) fn is_cached(&self, id: FuncId) -> bool {
+        self.m.function(id).decorators.iter().any(|d| {
+            matches!(
+                self.qualified(d).as_deref(),
+                Some("functools.lru_cache" | "functools.cache")
+            )
+        })
+    }
+}
+
+/// `@ray.remote(num_gpus=...)` on the function or its class: Ray narrows visibility to its GPUs.
+pub(super) fn narrowing_decorator(interp: &Interp, id: FuncId) -> Option<Span> {
+    let func = interp.m.function(id);
+    let class_decorators = func.class.map(|c| interp.m.class(c).decorators.as_slice()).unwrap_or(&[]);
+    func.decorators
+        .iter()
+        .chain(class_decorators)
+        .find(|d| interp.qualified(d).as_deref() == Some(RAY_REMOTE) && d.keyword("num_gpus").is_some())
+        .map(|d| d.span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lower::parse;
+
+    #[test]
+    fn imports_resolve_to_qualified_names_through_aliases() {
+        let m = parse(
+            "import torch.multiprocessing as mp\nfrom torch import cuda as tc\nimport os.path\nfrom concurrent.futures import ProcessPoolExecutor as PPE\n",
+        )
+        .unwrap()
+        .module;
+        let names = resolve_imports(&m);
+        assert_eq!(names["mp"], "torch.multiprocessing");
+        assert_eq!(names["tc"], "torch.cuda");
+        assert_eq!(names["os"], "os");
+        assert_eq!(names["PPE"], "concurrent.futures.ProcessPoolExecutor");
+    }
+
+    #[test]
+    fn main_guard_is_recognised_in_either_order() {
+        for (src, expected) in [
+            ("if __name__ == '__main__':\n    pass\n", true),
+            ("if '__main__' == __name__:\n    pass\n", true),
+            ("if __name__ != '__main__':\n    pass\n", false),
+            ("if name == '__main__':\n    pass\n", false),
+        ] {
+            let m = parse(src).unwrap().module;
+            let StmtKind::If { test, .. } = &m.body[0].kind else { panic!("not an if") };
+            assert_eq!(is_main_guard(test), expected, "{src}");
+        }
+    }
+}

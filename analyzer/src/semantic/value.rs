@@ -1,0 +1,175 @@
+//! Abstract values: what the interpreter knows about a Python value, as far as a verdict needs.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::libraries::processes::{Layer, StartMethod};
+use crate::model::{ClassId, FuncId};
+use crate::source::Span;
+
+/// Which CUDA device a device value or tensor names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceIndex {
+    /// A constant ordinal (`"cuda:0"`, `torch.device("cuda", 0)`, `.cuda(1)`).
+    Fixed(i64),
+    /// No ordinal: the process's current device (`"cuda"`, `.cuda()`).
+    Current,
+    /// An ordinal computed per worker (`f"cuda:{rank}"`, `.to(local_rank)`).
+    PerWorker,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Device {
+    Cpu,
+    Cuda(DeviceIndex),
+    /// `mps`, `meta`, `xpu`...: not CUDA.
+    Other,
+}
+
+impl Device {
+    /// Parses a device string such as `cuda:1` or `cpu`.
+    pub fn parse(text: &str) -> Option<Device> {
+        let text = text.trim();
+        let (kind, index) = match text.split_once(':') {
+            Some((kind, index)) => (kind, Some(index)),
+            None => (text, None),
+        };
+        match kind {
+            "cuda" | "gpu" => Some(Device::Cuda(match index {
+                None => DeviceIndex::Current,
+                Some(i) => i.parse().map_or(DeviceIndex::PerWorker, DeviceIndex::Fixed),
+            })),
+            "cpu" => Some(Device::Cpu),
+            "mps" | "meta" | "xpu" | "hpu" | "xla" | "npu" => Some(Device::Other),
+            _ => None,
+        }
+    }
+
+    pub fn cuda_index(self) -> Option<DeviceIndex> {
+        match self {
+            Device::Cuda(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+/// A tensor or module known to live on a CUDA device.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CudaObject {
+    /// Where it was created or moved to CUDA.
+    pub site: Span,
+    pub index: DeviceIndex,
+    /// Placed on one fixed device: a constant ordinal, or the current device before any per-worker choice.
+    pub pinned: bool,
+    /// The process that created it.
+    pub process: u32,
+    /// The global binding it was stored under (module variable, `global` name, class attribute).
+    pub global: Option<(String, Span)>,
+}
+
+/// An index into the interpreter's heap of objects with identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ObjId(pub u32);
+
+/// Names captured by a closure when it was defined.
+pub type Captures = Rc<HashMap<String, Value>>;
+
+#[derive(Clone, Debug, Default)]
+pub enum Value {
+    #[default]
+    Unknown,
+    Str(String),
+    Int(i64),
+    Bool(bool),
+    None,
+    /// An integer that differs per worker: a rank, a `LOCAL_RANK`, a worker index.
+    Rank,
+    Device(Device),
+    /// A module or library object, by qualified name (`torch.cuda`, `multiprocessing.Pool`).
+    Qualified(String),
+    Function(FuncId, Option<Captures>),
+    BoundMethod(FuncId, Box<Value>),
+    Class(ClassId),
+    Object(ObjId),
+    Cuda(CudaObject),
+    /// A tuple or list.
+    Sequence(Vec<Value>),
+    /// A multiprocessing context from `get_context(method)`.
+    Context(Layer, StartMethod),
+}
+
+impl Value {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The device this value names, if it names one.
+    pub fn device(&self) -> Option<Device> {
+        match self {
+            Value::Str(s) => Device::parse(s),
+            Value::Int(i) => Some(Device::Cuda(DeviceIndex::Fixed(*i))),
+            Value::Rank => Some(Device::Cuda(DeviceIndex::PerWorker)),
+            Value::Device(d) => Some(*d),
+            Value::Cuda(obj) => Some(Device::Cuda(obj.index)),
+            _ => None,
+        }
+    }
+
+    /// The value a branch join keeps: where one side may be CUDA, the CUDA side wins.
+    pub fn join(self, other: Value) -> Value {
+        match (self, other) {
+            (a @ Value::Cuda(_), _) | (_, a @ Value::Cuda(_)) => a,
+            (a, b) => {
+                let cuda = |v: &Value| matches!(v.device(), Some(Device::Cuda(_)));
+                match (a.device(), b.device()) {
+                    (Some(da @ Device::Cuda(_)), Some(_)) if !cuda(&b) || same(&a, &b) => Value::Device(da),
+                    (Some(_), Some(db @ Device::Cuda(_))) => Value::Device(db),
+                    _ if same(&a, &b) => a,
+                    (_, _) if matches!(a, Value::Unknown) => b,
+                    (_, _) if matches!(b, Value::Unknown) => a,
+                    _ => Value::Unknown,
+                }
+            }
+        }
+    }
+}
+
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::None, Value::None) | (Value::Rank, Value::Rank) => true,
+        (Value::Device(x), Value::Device(y)) => x == y,
+        (Value::Qualified(x), Value::Qualified(y)) => x == y,
+        (Value::Function(x, _), Value::Function(y, _)) => x == y,
+        (Value::Class(x), Value::Class(y)) => x == y,
+        (Value::Object(x), Value::Object(y)) => x == y,
+        (Value::Context(l1, m1), Value::Context(l2, m2)) => l1 == l2 && m1 == m2,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_strings_parse() {
+        assert_eq!(Device::parse("cuda"), Some(Device::Cuda(DeviceIndex::Current)));
+        assert_eq!(Device::parse("cuda:1"), Some(Device::Cuda(DeviceIndex::Fixed(1))));
+        assert_eq!(Device::parse("cpu"), Some(Device::Cpu));
+        assert_eq!(Device::parse("hello"), None);
+    }
+
+    #[test]
+    fn a_join_keeps_the_cuda_side() {
+        let joined = Value::Str("cuda".into()).join(Value::Str("cpu".into()));
+        assert!(matches!(joined, Value::Device(Device::Cuda(DeviceIndex::Current))));
+        let joined = Value::Unknown.join(Value::Int(3));
+        assert!(matches!(joined, Value::Int(3)));
+    }
+}

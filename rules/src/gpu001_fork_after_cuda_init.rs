@@ -1,0 +1,139 @@
+//! GPU001 fork-after-cuda-init.
+
+use gpulint_analyzer::facts::{Facts, ForkFact};
+use gpulint_analyzer::libraries::processes::StartMethod;
+use gpulint_analyzer::libraries::Init;
+
+use crate::{Diagnostic, Related, Rule, Severity};
+
+pub static RULE: Rule = Rule {
+    code: "GPU001",
+    name: "fork-after-cuda-init",
+    severity: Severity::Error,
+    summary: "A child process is forked after CUDA was initialised, and the child uses CUDA",
+    docs: DOCS,
+    check: Some(check),
+};
+
+const DOCS: &str = r#"## What it does
+Finds a child process created by `fork` (the default start method on Linux before Python 3.14) at a
+point where the parent has already initialised CUDA, when the code the child runs uses CUDA: a Process
+target, a Pool or executor function, a `Process` subclass's `run`, a Dataset's `__getitem__`/`__iter__`,
+its transforms, `collate_fn`, `worker_init_fn`, a `datasets` `map` function, the `os.fork() == 0`
+branch, or a CUDA tensor or model the child inherited.
+
+## Why is this bad?
+A forked child gets a copy of the parent's memory, but not a working CUDA driver: the driver state does
+not survive `fork`. Once the parent has called `cuInit` (directly, or through `torch.cuda.is_available()`,
+`.cuda()`, `set_device`, a CuPy array...), every CUDA call in the child fails with error 3,
+"initialization error"; PyTorch reports "Cannot re-initialize CUDA in forked subprocess". Some
+libraries hang instead of failing. Nothing in the child can repair it: `set_device` or a device
+context manager in the child fails the same way.
+
+## When it is not a bug
+- The child never touches CUDA: `model.cuda()` followed by a DataLoader whose workers decode and
+  augment on the CPU is the standard training loop, and stays silent.
+- The fork happens before the first initialisation in that process (a Pool forks its workers when it
+  is constructed; a DataLoader at each `iter()`, so a loop that initialises CUDA in epoch 1 does fork
+  after initialisation in epoch 2, and is reported).
+- The child is started by `spawn` or `forkserver` (`get_context("spawn")`, `set_start_method("spawn")`
+  before the fork, `multiprocessing_context="spawn"`, `mp_context=...`, `torch.multiprocessing.spawn`),
+  or by `subprocess`, Ray or torchrun. A forkserver still fails if the main module's top level
+  initialised CUDA, since the server imports it first.
+- Only `torch.cuda.device_count()` ran (NVML-based since torch 1.13), or `torch.cuda.is_available()`
+  with `PYTORCH_NVML_BASED_CUDA_CHECK=1`.
+
+## Example
+```python
+import torch
+import torch.multiprocessing as mp
+
+def score(batch):
+    return model(batch.cuda()).cpu()
+
+model = torch.nn.Linear(16, 2).cuda()      # the parent initialises CUDA
+with mp.Pool(4) as pool:                   # the workers are forked from it
+    pool.map(score, batches)               # and use CUDA: initialization error
+```
+
+Use instead:
+```python
+ctx = mp.get_context("spawn")              # each worker starts a fresh interpreter
+with ctx.Pool(4) as pool:
+    pool.map(score, batches)
+```
+
+## Fix
+Create the child with a spawn or forkserver context at that fork point; or move the CUDA
+initialisation after the fork (create the Pool first, load the model inside each worker); or keep the
+child on the CPU and move its results to the GPU in the parent. Spawned children need picklable
+callables (no lambdas or closures) and re-import the main module, so keep process creation under
+`if __name__ == "__main__":`.
+
+## References
+- PyTorch, "Multiprocessing best practices": CUDA in subprocesses needs spawn or forkserver.
+- pytorch/pytorch#40403, #17359 (DataLoader workers after CUDA init, epoch 2), #15734, #2517.
+- pytorch/pytorch PR 84879 (`device_count` through NVML) and PR 85951 (`PYTORCH_NVML_BASED_CUDA_CHECK`).
+- huggingface/datasets#6435 (`map(num_proc=...)` forks through `multiprocess`).
+"#;
+
+fn check(facts: &Facts) -> Vec<Diagnostic> {
+    facts.forks.iter().filter_map(diagnostic).collect()
+}
+
+fn diagnostic(fork: &ForkFact) -> Option<Diagnostic> {
+    if fork.start_method == StartMethod::Spawn {
+        return None;
+    }
+    let init = fork.parent_init.as_ref()?;
+    let child = fork.child_use.as_ref()?;
+    let state = match init.level {
+        Init::Driver => "the CUDA driver was initialised",
+        _ => "CUDA was initialised",
+    };
+    let how = match fork.start_method {
+        StartMethod::Forkserver => "are forked from a forkserver that imported the main module".to_string(),
+        _ => "are forked".to_string(),
+    };
+    let subject = fork.kind.describe();
+    let mut related = vec![Related {
+        span: init.span,
+        message: format!("{state} here: {}", init.what),
+    }];
+    if child.span != init.span {
+        related.push(Related {
+            span: child.span,
+            message: format!("the child uses CUDA here: {}", child.what),
+        });
+    }
+    if let (Some(src), StartMethod::Fork) = (fork.start_method_source, fork.start_method) {
+        if src != fork.span && src != init.span {
+            related.push(Related { span: src, message: "the start method is set to fork here".into() });
+        }
+    }
+    Some(Diagnostic {
+        code: RULE.code,
+        name: RULE.name,
+        severity: RULE.severity,
+        message: format!(
+            "{} {how} after {state}, and {} uses CUDA",
+            capitalise(subject),
+            if fork.child_code.is_empty() { "the child" } else { &fork.child_code }
+        ),
+        span: fork.span,
+        label: format!("{subject} {how} here"),
+        related,
+        help: format!(
+            "{}; or initialise CUDA only after the fork; or keep the child on the CPU",
+            fork.kind.spawn_fix()
+        ),
+    })
+}
+
+fn capitalise(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,117 @@
+//! GPU003 process-group-before-set-device.
+
+use gpulint_analyzer::facts::{Backend, Facts, ProcessGroupFact};
+
+use crate::{Diagnostic, Related, Rule, Severity};
+
+pub static RULE: Rule = Rule {
+    code: "GPU003",
+    name: "process-group-before-set-device",
+    severity: Severity::Error,
+    summary: "An NCCL process group is created before the rank's GPU is bound",
+    docs: DOCS,
+    check: Some(check),
+};
+
+const DOCS: &str = r#"## What it does
+Finds `torch.distributed.init_process_group` with the `nccl` backend (or no backend, with CUDA in use)
+in a rank's code when the rank's device is not yet bound — by `torch.cuda.set_device(local_rank)`,
+`torch.accelerator.set_device_index`, or `device_id=` on the call itself.
+
+Severity: **error** when a collective (`barrier`, `all_reduce`, `broadcast`, ...,
+`DistributedDataParallel` without `device_ids`) or an allocation on the implicit device (`"cuda"`,
+`.cuda()`) comes before the device is bound, or when it is never bound; **warning** when `set_device`
+follows with nothing in between.
+
+## Why is this bad?
+Until a rank binds its device, its current device is GPU 0 — in every rank. The first collective
+creates the NCCL communicator there: "Duplicate GPU detected: rank 0 and rank 1 both on CUDA device",
+a hang at the first barrier, or an extra ~500 MiB context per rank on GPU 0 ("using GPU 0 as device
+used by this process is currently unknown"). `init_process_group` followed directly by `set_device`
+works today only because NCCL communicators are created lazily; it breaks as soon as `device_id=` or an
+early barrier is added.
+
+## When it is not a bug
+- `set_device(local_rank)` (or `set_device_index`) runs before `init_process_group`, or `device_id=` is
+  passed to it.
+- The backend is `gloo` (or `mpi`) with CPU tensors.
+- The launcher narrowed visibility so each rank sees one GPU: `CUDA_VISIBLE_DEVICES` set to the local
+  rank before CUDA starts, or a Ray task/actor with `num_gpus=1`.
+
+## Example
+```python
+import os
+import torch
+import torch.distributed as dist
+
+dist.init_process_group("nccl")
+dist.barrier()                                   # every rank on GPU 0
+torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+```
+
+Use instead:
+```python
+local_rank = int(os.environ["LOCAL_RANK"])
+torch.cuda.set_device(local_rank)
+dist.init_process_group("nccl", device_id=torch.device("cuda", local_rank))
+dist.barrier()
+```
+
+## Fix
+Bind the device first: `torch.cuda.set_device(local_rank)` before `init_process_group`, and pass
+`device_id=torch.device("cuda", local_rank)` so the communicator is created eagerly on the right GPU.
+Derive the index from `LOCAL_RANK`, not the global rank.
+
+## References
+- pytorch/pytorch#124714 (hang at the first barrier), #49481 (extra contexts on GPU 0), #118761.
+- pytorch/examples DDP tutorial fixes (`set_device` moved before `init_process_group`).
+- NVIDIA/nccl#541 ("Duplicate GPU detected").
+"#;
+
+fn check(facts: &Facts) -> Vec<Diagnostic> {
+    facts.process_groups.iter().filter_map(diagnostic).collect()
+}
+
+fn diagnostic(group: &ProcessGroupFact) -> Option<Diagnostic> {
+    if group.backend == Backend::Default && !group.cuda_used {
+        return None;
+    }
+    let backend = match group.backend {
+        Backend::Nccl => "NCCL process group",
+        Backend::Default => "process group (NCCL, since CUDA is in use)",
+    };
+    let mut related = Vec::new();
+    if let Some(early) = &group.early_use {
+        related.push(Related {
+            span: early.span,
+            message: format!("before the device is bound: {}", early.what),
+        });
+    }
+    if let Some(late) = group.late_bind {
+        related.push(Related { span: late, message: "the device is bound only here".into() });
+    }
+    let (severity, message) = match (&group.early_use, group.late_bind) {
+        (None, Some(_)) => (
+            Severity::Warning,
+            format!("The {backend} is created before this rank's device is bound; it works only while nothing touches the GPU in between"),
+        ),
+        (Some(_), _) => (
+            Severity::Error,
+            format!("The {backend} is created, and used, before this rank's device is bound: every rank runs on GPU 0"),
+        ),
+        (None, None) => (
+            Severity::Error,
+            format!("The {backend} is created, but this rank never binds its device: every rank runs on GPU 0"),
+        ),
+    };
+    Some(Diagnostic {
+        code: RULE.code,
+        name: RULE.name,
+        severity,
+        message,
+        span: group.span,
+        label: "created here while the current device is GPU 0 in every rank".into(),
+        related,
+        help: "call `torch.cuda.set_device(local_rank)` before `init_process_group`, and pass `device_id=torch.device(\"cuda\", local_rank)`".into(),
+    })
+}

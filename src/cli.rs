@@ -1,0 +1,56 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Finds GPU multiprocessing bugs in Python before they crash or hang a job.
+#[derive(Debug, Parser)]
+#[command(name = "gpulint", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check files and directories (default: the current directory).
+    Check(CheckArgs),
+    /// Explain a rule: why it is a bug, when it is not, bad and good code, the fix.
+    Rule {
+        /// A rule code (GPU001) or name (fork-after-cuda-init).
+        code: String,
+    },
+    /// List every rule.
+    Rules,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Files or directories to check.
+    #[arg(default_value = ".")]
+    pub paths: Vec<PathBuf>,
+    /// How to print findings.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Full)]
+    pub output_format: OutputFormat,
+    /// When to colour the `full` output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Source excerpts with the related locations and a fix.
+    Full,
+    /// One line per finding: `path:line:col: CODE message`.
+    Concise,
+    /// A JSON array shaped like ruff's `--output-format json`.
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
+}

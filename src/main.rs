@@ -1,0 +1,62 @@
+//! The `gpulint` command line: arguments, file discovery, checking in parallel, output.
+
+mod check;
+mod cli;
+mod discover;
+mod output;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("gpulint: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match cli.command {
+        Command::Check(args) => {
+            let files = discover::discover(&args.paths);
+            let reports = check::check_files(files)?;
+            output::write(&mut out, &reports, args.output_format, output::use_color(args.color))?;
+            out.flush()?;
+            let internal = reports.iter().any(|r| r.internal_error.is_some());
+            let findings = reports.iter().any(|r| !r.diagnostics.is_empty());
+            Ok(ExitCode::from(if internal {
+                2
+            } else if findings {
+                1
+            } else {
+                0
+            }))
+        }
+        Command::Rule { code } => match gpulint_rules::rule(&code) {
+            Some(rule) => {
+                writeln!(out, "# {} ({})\n", rule.name, rule.code)?;
+                writeln!(out, "Default severity: {}\n", rule.severity.as_str())?;
+                writeln!(out, "{}", rule.docs.trim_end())?;
+                Ok(ExitCode::SUCCESS)
+            }
+            None => anyhow::bail!("unknown rule `{code}`; `gpulint rules` lists them"),
+        },
+        Command::Rules => {
+            writeln!(out, "{:<8} {:<34} {:<8} summary", "code", "name", "severity")?;
+            for rule in gpulint_rules::RULES {
+                writeln!(out, "{:<8} {:<34} {:<8} {}", rule.code, rule.name, rule.severity.as_str(), rule.summary)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

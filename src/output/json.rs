@@ -1,0 +1,82 @@
+//! A JSON array shaped like ruff's `--output-format json`, with `name`, `severity` and `related`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use gpulint_rules::Diagnostic;
+use serde::Serialize;
+
+use crate::check::FileReport;
+
+#[derive(Serialize)]
+struct Location {
+    row: u32,
+    column: u32,
+}
+
+#[derive(Serialize)]
+struct RelatedLocation {
+    filename: String,
+    location: Location,
+    end_location: Location,
+    message: String,
+}
+
+#[derive(Serialize)]
+struct Message {
+    code: &'static str,
+    name: &'static str,
+    severity: &'static str,
+    message: String,
+    filename: String,
+    location: Location,
+    end_location: Location,
+    fix: Option<()>,
+    noqa_row: u32,
+    url: Option<String>,
+    help: String,
+    related: Vec<RelatedLocation>,
+}
+
+pub fn write(out: &mut impl Write, ordered: &[(&FileReport, &Diagnostic)]) -> anyhow::Result<()> {
+    let messages: Vec<Message> = ordered
+        .iter()
+        .map(|(report, d)| {
+            let filename = absolute(&report.path).display().to_string();
+            let at = |offset| {
+                let lc = report.lines.line_col(&report.text, offset);
+                Location { row: lc.line, column: lc.column }
+            };
+            Message {
+                code: d.code,
+                name: d.name,
+                severity: d.severity.as_str(),
+                message: d.message.clone(),
+                location: at(d.span.start),
+                end_location: at(d.span.end),
+                noqa_row: super::start(report, d).line,
+                fix: None,
+                url: None,
+                help: d.help.clone(),
+                related: d
+                    .related
+                    .iter()
+                    .map(|r| RelatedLocation {
+                        filename: filename.clone(),
+                        location: at(r.span.start),
+                        end_location: at(r.span.end),
+                        message: r.message.clone(),
+                    })
+                    .collect(),
+                filename,
+            }
+        })
+        .collect();
+    serde_json::to_writer_pretty(&mut *out, &messages)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}

@@ -23,6 +23,9 @@ pub enum Command {
     },
     /// List every rule.
     Rules,
+    /// Print the semantic facts found in one file (for debugging gpulint itself).
+    #[command(hide = true)]
+    Facts { path: PathBuf },
 }
 
 #[derive(Debug, Args)]

@@ -51,6 +51,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             None => anyhow::bail!("unknown rule `{code}`; `gpulint rules` lists them"),
         },
+        Command::Facts { path } => {
+            let text = std::fs::read_to_string(&path)?;
+            let lowered = gpulint_analyzer::lower::parse(&text).map_err(|e| anyhow::anyhow!(e.message))?;
+            let facts = gpulint_analyzer::semantic::analyze(&lowered.module, Default::default());
+            writeln!(out, "{facts:#?}")?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Rules => {
             writeln!(out, "{:<8} {:<34} {:<8} summary", "code", "name", "severity")?;
             for rule in gpulint_rules::RULES {

@@ -85,3 +85,9 @@ pub const TO_CPU_METHODS: &[&str] = &["cpu", "numpy", "item", "tolist"];
 
 /// Driver-level queries that return a default in a forked child instead of raising.
 pub const SAFE_IN_FORKED_CHILD: &[&str] = &["torch.cuda.is_available"];
+
+/// `torch.nn` layers (`torch.nn.Linear`, ...): they allocate parameters on the default device.
+pub fn creates_parameters(name: &str) -> bool {
+    name.strip_prefix("torch.nn.")
+        .is_some_and(|rest| !rest.contains('.') && rest.starts_with(|c: char| c.is_ascii_uppercase()))
+}

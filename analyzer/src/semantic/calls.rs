@@ -73,6 +73,9 @@ impl<'m> Interp<'m> {
             ExprKind::Attribute { value, attr } => {
                 let recv = self.eval(value);
                 let callee = self.attribute(&recv, attr);
+                if let Value::Cuda(obj) = &callee {
+                    self.use_cuda_object(obj, func.span, attr, obj.global.is_some());
+                }
                 (Some((recv, attr.as_str())), callee)
             }
             _ => (None, self.eval(func)),
@@ -84,6 +87,21 @@ impl<'m> Interp<'m> {
                 .map(|k| (k.name.clone().unwrap_or_default(), self.eval(&k.value), &k.value))
                 .collect(),
         };
+        if let (Some((Value::Sequence(items), "append" | "extend")), ExprKind::Attribute { value, .. }) =
+            (&receiver, &func.kind)
+        {
+            // `workers.append(p)`: later loops over `workers` see `p`.
+            if let ExprKind::Name(list) = &value.kind {
+                let mut items = items.clone();
+                match (&receiver, args.pos.first()) {
+                    (Some((_, "extend")), Some((Value::Sequence(more), _))) => items.extend(more.iter().cloned()),
+                    (_, Some((v, _))) => items.push(v.clone()),
+                    _ => {}
+                }
+                self.store(list, Value::Sequence(items), call.span);
+                return Value::None;
+            }
+        }
         if let Some((recv, method)) = &receiver {
             if let Some(v) = self.call_method(call.span, recv, method, &callee, &args) {
                 return v;
@@ -424,10 +442,19 @@ impl<'m> Interp<'m> {
         if let Some(v) = self.call_torch(span, name, args) {
             return v;
         }
+        if self.proc_ref().default_cuda.is_some() && torch::creates_parameters(name) {
+            let short = name.rsplit('.').next().unwrap_or(name);
+            return self.new_cuda_object(span, DeviceIndex::Current, format!("`{short}` creates its parameters on CUDA, the default device"));
+        }
         if let Some(v) = self.call_huggingface(span, name, args) {
             return v;
         }
-        if let Some((init, reason)) = libraries::cuda_call(name) {
+        if let Some((mut init, reason)) = libraries::cuda_call(name) {
+            if name == "torch.cuda.is_available"
+                && self.proc_ref().env.get(torch::NVML_CHECK_ENV).is_some_and(|v| v == "1")
+            {
+                init = Init::None;
+            }
             let short = name.rsplit('.').next().unwrap_or(name);
             let what = format!("`{short}` {reason}");
             let fails = init == Init::Context || (init == Init::Driver && !torch::SAFE_IN_FORKED_CHILD.contains(&name));

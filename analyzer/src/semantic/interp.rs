@@ -561,7 +561,7 @@ impl<'m> Interp<'m> {
     }
 
     /// A read of a CUDA object: a use in this process, and for a worker, maybe a pinned global.
-    fn use_cuda_object(&mut self, obj: &CudaObject, span: Span, name: &str, global: bool) {
+    pub(super) fn use_cuda_object(&mut self, obj: &CudaObject, span: Span, name: &str, global: bool) {
         let id = self.proc_ref().id;
         let what = if obj.process == id {
             format!("uses `{name}`, a CUDA object")

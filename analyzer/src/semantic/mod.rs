@@ -297,8 +297,9 @@ impl<'m> Interp<'m> {
                     old.start_method = fact.start_method;
                     old.start_method_source = fact.start_method_source;
                 }
-                if old.child_use.is_none() {
+                if old.child_use.is_none() && fact.child_use.is_some() {
                     old.child_use = fact.child_use;
+                    old.child_code = fact.child_code;
                 }
                 i
             }

@@ -122,6 +122,11 @@ impl Value {
     pub fn join(self, other: Value) -> Value {
         match (self, other) {
             (a @ Value::Cuda(_), _) | (_, a @ Value::Cuda(_)) => a,
+            // A list grown on one path only (appends in a loop body): keep what it may hold.
+            (Value::Sequence(a), Value::Sequence(b)) if a.len() == b.len() => {
+                Value::Sequence(a.into_iter().zip(b).map(|(x, y)| x.join(y)).collect())
+            }
+            (Value::Sequence(a), Value::Sequence(b)) => Value::Sequence(if a.len() > b.len() { a } else { b }),
             (a, b) => {
                 let cuda = |v: &Value| matches!(v.device(), Some(Device::Cuda(_)));
                 match (a.device(), b.device()) {
@@ -129,6 +134,14 @@ impl Value {
                     (Some(_), Some(db @ Device::Cuda(_))) => Value::Device(db),
                     _ if same(&a, &b) => a,
                     (_, _) if matches!(a, Value::Unknown) => b,
+                    // Two objects (the processes a loop appended): one stands for both.
+                    (_, _) if matches!(
+                        (&a, &b),
+                        (Value::Object(_), Value::Object(_)) | (Value::Function(..), Value::Function(..))
+                    ) =>
+                    {
+                        a
+                    }
                     (_, _) if matches!(b, Value::Unknown) => a,
                     _ => Value::Unknown,
                 }

@@ -551,12 +551,8 @@ impl<'m> Interp<'m> {
         if fails_in_child && process.first_cuda_use.is_none() {
             process.first_cuda_use = Some(crate::facts::CudaUse { span, what: what.clone() });
         }
-        match &mut process.cuda {
-            None => {
-                process.cuda = Some(crate::facts::CudaInitSite { span, level: init, what });
-            }
-            Some(site) if site.level < init => site.level = init,
-            Some(_) => {}
+        if process.cuda.is_none() {
+            process.cuda = Some(crate::facts::CudaInitSite { span, level: init, what });
         }
     }
 

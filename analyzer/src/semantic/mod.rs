@@ -12,6 +12,8 @@ mod children;
 mod interp;
 mod names;
 mod process;
+#[cfg(test)]
+mod tests;
 pub mod value;
 
 pub use names::{is_main_guard, resolve_imports};
@@ -297,7 +299,8 @@ impl<'m> Interp<'m> {
                     old.start_method = fact.start_method;
                     old.start_method_source = fact.start_method_source;
                 }
-                if old.child_use.is_none() && fact.child_use.is_some() {
+                // Until a child has used CUDA, the latest visit's child is the one to describe.
+                if old.child_use.is_none() {
                     old.child_use = fact.child_use;
                     old.child_code = fact.child_code;
                 }

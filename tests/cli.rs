@@ -1,0 +1,132 @@
+//! The command line as users meet it: exit statuses, formats, bad input, rule docs.
+
+mod common;
+
+use std::fs;
+
+use common::*;
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+const HAZARD: &str = "import torch\nimport multiprocessing as mp\n\ndef work(x):\n    return x.cuda()\n\nmodel = torch.nn.Linear(2, 2).cuda()\nwith mp.Pool(2) as pool:\n    pool.map(work, [torch.ones(2)])\n";
+const CLEAN: &str = "import torch\n\nmodel = torch.nn.Linear(2, 2).cuda()\nprint(model)\n";
+
+#[test]
+fn exit_status_is_0_when_clean_1_with_findings_2_on_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("clean.py"), CLEAN).unwrap();
+    let clean = gpulint(&["check", "clean.py"], dir.path());
+    assert_eq!(clean.status.code(), Some(0), "{clean:?}");
+    assert!(stdout(&clean).contains("All checks passed!"));
+
+    fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
+    let dirty = gpulint(&["check"], dir.path());
+    assert_eq!(dirty.status.code(), Some(1), "{dirty:?}");
+
+    let usage = gpulint(&["check", "--output-format", "yaml"], dir.path());
+    assert_eq!(usage.status.code(), Some(2));
+    let unknown_rule = gpulint(&["rule", "GPU777"], dir.path());
+    assert_eq!(unknown_rule.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown_rule.stderr).contains("unknown rule `GPU777`"));
+}
+
+#[test]
+fn concise_output_is_one_line_per_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
+    let out = stdout(&gpulint(&["check", "--output-format", "concise", "hazard.py"], dir.path()));
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with("hazard.py:8:6: GPU001 "), "{out}");
+    assert!(out.contains("Found 1 finding (1 error, 0 warnings) in 1 file."), "{out}");
+}
+
+#[test]
+fn json_output_has_ruffs_fields_and_related_locations() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
+    let out = gpulint(&["check", "--output-format", "json", "hazard.py"], dir.path());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &json[0];
+    assert_eq!(d["code"], "GPU001");
+    assert_eq!(d["name"], "fork-after-cuda-init");
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["location"], serde_json::json!({"row": 8, "column": 6}));
+    assert_eq!(d["end_location"], serde_json::json!({"row": 8, "column": 16}));
+    assert_eq!(d["noqa_row"], 8);
+    assert!(d["fix"].is_null() && d["url"].is_null());
+    assert!(std::path::Path::new(d["filename"].as_str().unwrap()).is_absolute());
+    let related = d["related"].as_array().unwrap();
+    assert_eq!(related[0]["location"]["row"], 7, "the CUDA initialisation");
+    assert_eq!(related[1]["location"]["row"], 5, "the child's CUDA use");
+}
+
+#[test]
+fn bad_files_get_gpu999_and_the_other_files_are_still_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a_syntax.py"), "def broken(:\n    pass\n").unwrap();
+    fs::write(dir.path().join("b_latin1.py"), b"x = 1\ny = '\xe9'\n").unwrap();
+    fs::write(dir.path().join("c_nul.py"), b"x = 1\n\0\n").unwrap();
+    fs::write(dir.path().join("d_hazard.py"), HAZARD).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.path().join("missing.py"), dir.path().join("e_broken_link.py")).unwrap();
+    let out = gpulint(&["check", "--output-format", "concise", "."], dir.path());
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("a_syntax.py:1:12: GPU999 Syntax error:"), "{text}");
+    assert!(text.contains("b_latin1.py:2:6: GPU999 Unreadable file: the file is not valid UTF-8"), "{text}");
+    assert!(text.contains("c_nul.py:2:1: GPU999 Unreadable file: the file contains a NUL byte"), "{text}");
+    assert!(text.contains("d_hazard.py:8:6: GPU001"), "{text}");
+    #[cfg(unix)]
+    assert!(text.contains("e_broken_link.py:1:1: GPU999 Unreadable file:"), "{text}");
+
+    let missing = gpulint(&["check", "--output-format", "concise", "nope.py"], dir.path());
+    assert!(stdout(&missing).contains("nope.py:1:1: GPU999 Unreadable file:"));
+}
+
+#[test]
+fn deep_nesting_does_not_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let depth = 3000;
+    let source = format!("x = {}1{}\n", "(".repeat(depth), ")".repeat(depth));
+    fs::write(dir.path().join("deep.py"), source).unwrap();
+    let mut nested = String::new();
+    for level in 0..90 {
+        nested.push_str(&"    ".repeat(level));
+        nested.push_str("if x:\n");
+    }
+    nested.push_str(&"    ".repeat(90));
+    nested.push_str("pass\n");
+    fs::write(dir.path().join("nested.py"), format!("x = 1\n{nested}")).unwrap();
+    let out = gpulint(&["check", "."], dir.path());
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
+}
+
+#[test]
+fn gitignored_and_environment_folders_are_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join(".venv/lib")).unwrap();
+    fs::create_dir_all(dir.path().join("build")).unwrap();
+    fs::write(dir.path().join(".venv/lib/hazard.py"), HAZARD).unwrap();
+    fs::write(dir.path().join("build/hazard.py"), HAZARD).unwrap();
+    fs::write(dir.path().join(".gitignore"), "build/\n").unwrap();
+    fs::create_dir(dir.path().join(".git")).unwrap();
+    fs::write(dir.path().join("main.py"), CLEAN).unwrap();
+    let out = gpulint(&["check", "."], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+#[test]
+fn rule_prints_its_docs_and_rules_lists_every_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = stdout(&gpulint(&["rule", "GPU003"], dir.path()));
+    assert!(doc.starts_with("# process-group-before-set-device (GPU003)"), "{doc}");
+    for section in ["## What it does", "## Why is this bad?", "## When it is not a bug", "## Example", "Use instead:", "## Fix", "## References"] {
+        assert!(doc.contains(section), "missing {section}");
+    }
+    let list = stdout(&gpulint(&["rules"], dir.path()));
+    for code in ["GPU001", "GPU002", "GPU003", "GPU999"] {
+        assert!(list.contains(code), "{list}");
+    }
+}

@@ -27,15 +27,25 @@ pub struct FileReport {
 const STACK_SIZE: usize = 256 << 20;
 
 pub fn check_files(files: Vec<Found>) -> anyhow::Result<Vec<FileReport>> {
-    let pool = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE).build()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(STACK_SIZE)
+        .build()?;
     Ok(pool.install(|| files.into_par_iter().map(check_found).collect()))
 }
 
 fn check_found(found: Found) -> FileReport {
     match found {
-        Found::Error(path, reason) => report(path, String::new(), vec![gpulint_rules::unreadable_file(&reason)]),
+        Found::Error(path, reason) => report(
+            path,
+            String::new(),
+            vec![gpulint_rules::unreadable_file(&reason)],
+        ),
         Found::File(path) => match std::fs::read(&path) {
-            Err(err) => report(path, String::new(), vec![gpulint_rules::unreadable_file(&err.to_string())]),
+            Err(err) => report(
+                path,
+                String::new(),
+                vec![gpulint_rules::unreadable_file(&err.to_string())],
+            ),
             Ok(bytes) => {
                 let outcome = catch_unwind(AssertUnwindSafe(|| check_bytes(&bytes)));
                 match outcome {
@@ -46,7 +56,11 @@ fn check_found(found: Found) -> FileReport {
                             .map(|s| s.to_string())
                             .or_else(|| panic.downcast_ref::<String>().cloned())
                             .unwrap_or_else(|| "unknown panic".into());
-                        let mut r = report(path, String::from_utf8_lossy(&bytes).into_owned(), Vec::new());
+                        let mut r = report(
+                            path,
+                            String::from_utf8_lossy(&bytes).into_owned(),
+                            Vec::new(),
+                        );
                         r.internal_error = Some(message);
                         r
                     }

@@ -5,7 +5,13 @@ use std::path::{Path, PathBuf};
 use ignore::WalkBuilder;
 
 /// Folders never worth walking into: environments and installed packages.
-const SKIPPED_DIRS: &[&str] = &[".venv", "venv", "site-packages", "node_modules", "__pycache__"];
+const SKIPPED_DIRS: &[&str] = &[
+    ".venv",
+    "venv",
+    "site-packages",
+    "node_modules",
+    "__pycache__",
+];
 
 /// A path to check, or a path that could not be walked, with the reason.
 #[derive(Debug)]
@@ -33,7 +39,9 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
         let walker = WalkBuilder::new(root)
             .filter_entry(|e| {
                 let skipped = e.file_type().is_some_and(|t| t.is_dir())
-                    && e.file_name().to_str().is_some_and(|n| SKIPPED_DIRS.contains(&n));
+                    && e.file_name()
+                        .to_str()
+                        .is_some_and(|n| SKIPPED_DIRS.contains(&n));
                 !skipped
             })
             .build();
@@ -64,13 +72,18 @@ fn key(found: &Found) -> &Path {
 }
 
 fn is_python(path: &Path) -> bool {
-    matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi"))
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("py" | "pyi")
+    )
 }
 
 fn error_path(err: &ignore::Error) -> Option<PathBuf> {
     match err {
         ignore::Error::WithPath { path, .. } => Some(path.clone()),
-        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => error_path(err),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
         ignore::Error::Loop { child, .. } => Some(child.clone()),
         _ => None,
     }

@@ -30,7 +30,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(args) => {
             let files = discover::discover(&args.paths);
             let reports = check::check_files(files)?;
-            output::write(&mut out, &reports, args.output_format, output::use_color(args.color))?;
+            output::write(
+                &mut out,
+                &reports,
+                args.output_format,
+                output::use_color(args.color),
+            )?;
             out.flush()?;
             let internal = reports.iter().any(|r| r.internal_error.is_some());
             let findings = reports.iter().any(|r| !r.diagnostics.is_empty());
@@ -53,15 +58,27 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         },
         Command::Facts { path } => {
             let text = std::fs::read_to_string(&path)?;
-            let lowered = gpulint_analyzer::lower::parse(&text).map_err(|e| anyhow::anyhow!(e.message))?;
+            let lowered =
+                gpulint_analyzer::lower::parse(&text).map_err(|e| anyhow::anyhow!(e.message))?;
             let facts = gpulint_analyzer::semantic::analyze(&lowered.module, Default::default());
             writeln!(out, "{facts:#?}")?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Rules => {
-            writeln!(out, "{:<8} {:<34} {:<8} summary", "code", "name", "severity")?;
+            writeln!(
+                out,
+                "{:<8} {:<34} {:<8} summary",
+                "code", "name", "severity"
+            )?;
             for rule in gpulint_rules::RULES {
-                writeln!(out, "{:<8} {:<34} {:<8} {}", rule.code, rule.name, rule.severity.as_str(), rule.summary)?;
+                writeln!(
+                    out,
+                    "{:<8} {:<34} {:<8} {}",
+                    rule.code,
+                    rule.name,
+                    rule.severity.as_str(),
+                    rule.summary
+                )?;
             }
             Ok(ExitCode::SUCCESS)
         }

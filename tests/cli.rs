@@ -36,24 +36,36 @@ fn exit_status_is_0_when_clean_1_with_findings_2_on_usage_errors() {
 fn concise_output_is_one_line_per_finding() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
-    let out = stdout(&gpulint(&["check", "--output-format", "concise", "hazard.py"], dir.path()));
+    let out = stdout(&gpulint(
+        &["check", "--output-format", "concise", "hazard.py"],
+        dir.path(),
+    ));
     let first = out.lines().next().unwrap();
     assert!(first.starts_with("hazard.py:8:6: GPU001 "), "{out}");
-    assert!(out.contains("Found 1 finding (1 error, 0 warnings) in 1 file."), "{out}");
+    assert!(
+        out.contains("Found 1 finding (1 error, 0 warnings) in 1 file."),
+        "{out}"
+    );
 }
 
 #[test]
 fn json_output_has_ruffs_fields_and_related_locations() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
-    let out = gpulint(&["check", "--output-format", "json", "hazard.py"], dir.path());
+    let out = gpulint(
+        &["check", "--output-format", "json", "hazard.py"],
+        dir.path(),
+    );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let d = &json[0];
     assert_eq!(d["code"], "GPU001");
     assert_eq!(d["name"], "fork-after-cuda-init");
     assert_eq!(d["severity"], "error");
     assert_eq!(d["location"], serde_json::json!({"row": 8, "column": 6}));
-    assert_eq!(d["end_location"], serde_json::json!({"row": 8, "column": 16}));
+    assert_eq!(
+        d["end_location"],
+        serde_json::json!({"row": 8, "column": 16})
+    );
     assert_eq!(d["noqa_row"], 8);
     assert!(d["fix"].is_null() && d["url"].is_null());
     assert!(std::path::Path::new(d["filename"].as_str().unwrap()).is_absolute());
@@ -70,18 +82,37 @@ fn bad_files_get_gpu999_and_the_other_files_are_still_checked() {
     fs::write(dir.path().join("c_nul.py"), b"x = 1\n\0\n").unwrap();
     fs::write(dir.path().join("d_hazard.py"), HAZARD).unwrap();
     #[cfg(unix)]
-    std::os::unix::fs::symlink(dir.path().join("missing.py"), dir.path().join("e_broken_link.py")).unwrap();
+    std::os::unix::fs::symlink(
+        dir.path().join("missing.py"),
+        dir.path().join("e_broken_link.py"),
+    )
+    .unwrap();
     let out = gpulint(&["check", "--output-format", "concise", "."], dir.path());
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains("a_syntax.py:1:12: GPU999 Syntax error:"), "{text}");
-    assert!(text.contains("b_latin1.py:2:6: GPU999 Unreadable file: the file is not valid UTF-8"), "{text}");
-    assert!(text.contains("c_nul.py:2:1: GPU999 Unreadable file: the file contains a NUL byte"), "{text}");
+    assert!(
+        text.contains("a_syntax.py:1:12: GPU999 Syntax error:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("b_latin1.py:2:6: GPU999 Unreadable file: the file is not valid UTF-8"),
+        "{text}"
+    );
+    assert!(
+        text.contains("c_nul.py:2:1: GPU999 Unreadable file: the file contains a NUL byte"),
+        "{text}"
+    );
     assert!(text.contains("d_hazard.py:8:6: GPU001"), "{text}");
     #[cfg(unix)]
-    assert!(text.contains("e_broken_link.py:1:1: GPU999 Unreadable file:"), "{text}");
+    assert!(
+        text.contains("e_broken_link.py:1:1: GPU999 Unreadable file:"),
+        "{text}"
+    );
 
-    let missing = gpulint(&["check", "--output-format", "concise", "nope.py"], dir.path());
+    let missing = gpulint(
+        &["check", "--output-format", "concise", "nope.py"],
+        dir.path(),
+    );
     assert!(stdout(&missing).contains("nope.py:1:1: GPU999 Unreadable file:"));
 }
 
@@ -121,8 +152,19 @@ fn gitignored_and_environment_folders_are_skipped() {
 fn rule_prints_its_docs_and_rules_lists_every_rule() {
     let dir = tempfile::tempdir().unwrap();
     let doc = stdout(&gpulint(&["rule", "GPU003"], dir.path()));
-    assert!(doc.starts_with("# process-group-before-set-device (GPU003)"), "{doc}");
-    for section in ["## What it does", "## Why is this bad?", "## When it is not a bug", "## Example", "Use instead:", "## Fix", "## References"] {
+    assert!(
+        doc.starts_with("# process-group-before-set-device (GPU003)"),
+        "{doc}"
+    );
+    for section in [
+        "## What it does",
+        "## Why is this bad?",
+        "## When it is not a bug",
+        "## Example",
+        "Use instead:",
+        "## Fix",
+        "## References",
+    ] {
         assert!(doc.contains(section), "missing {section}");
     }
     let list = stdout(&gpulint(&["rules"], dir.path()));

@@ -27,10 +27,15 @@ pub fn expected(dir: &Path) -> Findings {
     let mut out = Findings::new();
     for path in python_files(dir) {
         let text = std::fs::read_to_string(&path).expect("fixture is UTF-8");
-        let rel = path.strip_prefix(dir).expect("under dir").display().to_string();
+        let rel = path
+            .strip_prefix(dir)
+            .expect("under dir")
+            .display()
+            .to_string();
         for (i, line) in text.lines().enumerate() {
             if let Some((_, codes)) = line.split_once("# expect:") {
-                let mut codes: Vec<String> = codes.split(',').map(|c| c.trim().to_string()).collect();
+                let mut codes: Vec<String> =
+                    codes.split(',').map(|c| c.trim().to_string()).collect();
                 codes.sort();
                 out.insert((rel.clone(), i as u32 + 1), codes);
             }
@@ -66,7 +71,11 @@ pub fn found(dir: &Path) -> Findings {
     for m in messages.as_array().expect("an array") {
         let file = PathBuf::from(m["filename"].as_str().expect("filename"));
         let file = std::fs::canonicalize(&file).unwrap_or(file);
-        let rel = file.strip_prefix(&base).expect("inside dir").display().to_string();
+        let rel = file
+            .strip_prefix(&base)
+            .expect("inside dir")
+            .display()
+            .to_string();
         let row = m["location"]["row"].as_u64().expect("row") as u32;
         let code = m["code"].as_str().expect("code");
         let code = if code == "GPU003" {

@@ -23,15 +23,28 @@ fn corpus_has_enough_cases_of_each_kind() {
             files
                 .iter()
                 .filter(|p| p.parent().is_some_and(|d| d.ends_with(rule)))
-                .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(prefix)))
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with(prefix))
+                })
                 .count()
         };
         assert!(count("pos_") >= 5, "{rule}: too few positive cases");
         assert!(count("neg_") >= 5, "{rule}: too few negative cases");
     }
-    let positives = files.iter().filter(|p| p.to_string_lossy().contains("/pos_")).count();
-    let negatives = files.iter().filter(|p| p.to_string_lossy().contains("/neg_")).count();
-    assert!(positives >= 20 && negatives >= 20, "{positives} positive, {negatives} negative");
+    let positives = files
+        .iter()
+        .filter(|p| p.to_string_lossy().contains("/pos_"))
+        .count();
+    let negatives = files
+        .iter()
+        .filter(|p| p.to_string_lossy().contains("/neg_"))
+        .count();
+    assert!(
+        positives >= 20 && negatives >= 20,
+        "{positives} positive, {negatives} negative"
+    );
 }
 
 #[test]
@@ -39,9 +52,16 @@ fn negative_cases_carry_no_markers_and_positive_cases_do() {
     let dir = root().join("corpus");
     let expected = expected(&dir);
     for path in python_files(&dir) {
-        let rel = path.strip_prefix(&dir).expect("under corpus").display().to_string();
+        let rel = path
+            .strip_prefix(&dir)
+            .expect("under corpus")
+            .display()
+            .to_string();
         let marked = expected.keys().any(|(file, _)| *file == rel);
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
         assert_eq!(marked, name.starts_with("pos_"), "{rel}");
     }
 }

@@ -20,13 +20,22 @@ fn full_output() {
         "gpu002/pos_module_model_cuda0_spawn.py",
         "gpu003/pos_set_device_right_after_init.py",
     ] {
-        insta::assert_snapshot!(format!("full__{}", file.replace(['/', '.'], "_")), render("full", file));
+        insta::assert_snapshot!(
+            format!("full__{}", file.replace(['/', '.'], "_")),
+            render("full", file)
+        );
     }
 }
 
 #[test]
 fn json_output() {
-    for file in ["gpu001/pos_collate_fn_cuda.py", "gpu003/pos_set_device_after_barrier.py"] {
-        insta::assert_snapshot!(format!("json__{}", file.replace(['/', '.'], "_")), render("json", file));
+    for file in [
+        "gpu001/pos_collate_fn_cuda.py",
+        "gpu003/pos_set_device_after_barrier.py",
+    ] {
+        insta::assert_snapshot!(
+            format!("json__{}", file.replace(['/', '.'], "_")),
+            render("json", file)
+        );
     }
 }

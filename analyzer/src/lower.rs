@@ -193,12 +193,19 @@ impl Lower {
         }
     }
 
-    fn params(&mut self, params: Option<&ast::Parameters>) -> (Vec<Param>, Option<String>, Option<String>) {
+    fn params(
+        &mut self,
+        params: Option<&ast::Parameters>,
+    ) -> (Vec<Param>, Option<String>, Option<String>) {
         let Some(p) = params else {
             return (Vec::new(), None, None);
         };
         let mut out = Vec::new();
-        for (list, keyword_only) in [(&p.posonlyargs, false), (&p.args, false), (&p.kwonlyargs, true)] {
+        for (list, keyword_only) in [
+            (&p.posonlyargs, false),
+            (&p.args, false),
+            (&p.kwonlyargs, true),
+        ] {
             for param in list.iter() {
                 out.push(Param {
                     name: param.parameter.name.to_string(),
@@ -215,7 +222,11 @@ impl Lower {
     }
 
     fn function_def(&mut self, f: &ast::StmtFunctionDef) -> FuncId {
-        let decorators = f.decorator_list.iter().map(|d| self.expr(&d.expression)).collect();
+        let decorators = f
+            .decorator_list
+            .iter()
+            .map(|d| self.expr(&d.expression))
+            .collect();
         let (params, vararg, kwarg) = self.params(Some(&f.parameters));
         let id = FuncId(self.module.functions.len() as u32);
         self.module.functions.push(Function {
@@ -238,7 +249,11 @@ impl Lower {
     }
 
     fn class_def(&mut self, c: &ast::StmtClassDef) -> ClassId {
-        let decorators = c.decorator_list.iter().map(|d| self.expr(&d.expression)).collect();
+        let decorators = c
+            .decorator_list
+            .iter()
+            .map(|d| self.expr(&d.expression))
+            .collect();
         let (bases, keywords) = match c.arguments.as_deref() {
             Some(args) => (self.exprs(&args.args), self.keywords(&args.keywords)),
             None => (Vec::new(), Vec::new()),
@@ -317,7 +332,9 @@ impl Lower {
             },
             E::StringLiteral(s) => ExprKind::Str(s.value.to_str().to_string()),
             E::NumberLiteral(n) => match &n.value {
-                ast::Number::Int(i) => i.as_i64().map_or(ExprKind::Other(Vec::new()), ExprKind::Int),
+                ast::Number::Int(i) => i
+                    .as_i64()
+                    .map_or(ExprKind::Other(Vec::new()), ExprKind::Int),
                 _ => ExprKind::Other(Vec::new()),
             },
             E::BooleanLiteral(b) => ExprKind::Bool(b.value),
@@ -391,7 +408,12 @@ impl Lower {
             E::Dict(d) => ExprKind::Dict(
                 d.items
                     .iter()
-                    .map(|item| (item.key.as_ref().map(|k| self.expr(k)), self.expr(&item.value)))
+                    .map(|item| {
+                        (
+                            item.key.as_ref().map(|k| self.expr(k)),
+                            self.expr(&item.value),
+                        )
+                    })
                     .collect(),
             ),
             E::Named(n) => ExprKind::Named {
@@ -410,7 +432,11 @@ impl Lower {
         }
     }
 
-    fn comprehension(&mut self, generators: &[ast::Comprehension], elements: &[&ast::Expr]) -> ExprKind {
+    fn comprehension(
+        &mut self,
+        generators: &[ast::Comprehension],
+        elements: &[&ast::Expr],
+    ) -> ExprKind {
         ExprKind::Comprehension {
             generators: generators
                 .iter()

@@ -66,7 +66,10 @@ pub struct Class {
 
 impl Class {
     pub fn method(&self, name: &str) -> Option<FuncId> {
-        self.methods.iter().find(|(n, _)| n == name).map(|(_, id)| *id)
+        self.methods
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, id)| *id)
     }
 }
 

@@ -92,7 +92,9 @@ fn diagnostic(fork: &ForkFact) -> Option<Diagnostic> {
         _ => "CUDA was initialised",
     };
     let how = match fork.start_method {
-        StartMethod::Forkserver => "are forked from a forkserver that imported the main module".to_string(),
+        StartMethod::Forkserver => {
+            "are forked from a forkserver that imported the main module".to_string()
+        }
         _ => "are forked".to_string(),
     };
     let subject = fork.kind.describe();
@@ -108,7 +110,10 @@ fn diagnostic(fork: &ForkFact) -> Option<Diagnostic> {
     }
     if let (Some(src), StartMethod::Fork) = (fork.start_method_source, fork.start_method) {
         if src != fork.span && src != init.span {
-            related.push(Related { span: src, message: "the start method is set to fork here".into() });
+            related.push(Related {
+                span: src,
+                message: "the start method is set to fork here".into(),
+            });
         }
     }
     Some(Diagnostic {
@@ -118,7 +123,11 @@ fn diagnostic(fork: &ForkFact) -> Option<Diagnostic> {
         message: format!(
             "{} {how} after {state}, and {} uses CUDA",
             capitalise(subject),
-            if fork.child_code.is_empty() { "the child" } else { &fork.child_code }
+            if fork.child_code.is_empty() {
+                "the child"
+            } else {
+                &fork.child_code
+            }
         ),
         span: fork.span,
         label: format!("{subject} {how} here"),

@@ -8,7 +8,8 @@ pub static RULE: Rule = Rule {
     code: "GPU002",
     name: "device-pinned-global",
     severity: Severity::Error,
-    summary: "A global model or tensor pinned to one GPU is used by workers that each chose their own",
+    summary:
+        "A global model or tensor pinned to one GPU is used by workers that each chose their own",
     docs: DOCS,
     check: Some(check),
 };

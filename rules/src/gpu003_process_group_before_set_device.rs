@@ -88,7 +88,10 @@ fn diagnostic(group: &ProcessGroupFact) -> Option<Diagnostic> {
         });
     }
     if let Some(late) = group.late_bind {
-        related.push(Related { span: late, message: "the device is bound only here".into() });
+        related.push(Related {
+            span: late,
+            message: "the device is bound only here".into(),
+        });
     }
     let (severity, message) = match (&group.early_use, group.late_bind) {
         (None, Some(_)) => (

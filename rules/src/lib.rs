@@ -79,7 +79,11 @@ pub fn rule(code_or_name: &str) -> Option<&'static Rule> {
 
 /// Runs every rule over one module's facts.
 pub fn check(facts: &Facts) -> Vec<Diagnostic> {
-    let mut out: Vec<Diagnostic> = RULES.iter().filter_map(|r| r.check).flat_map(|c| c(facts)).collect();
+    let mut out: Vec<Diagnostic> = RULES
+        .iter()
+        .filter_map(|r| r.check)
+        .flat_map(|c| c(facts))
+        .collect();
     out.sort_by_key(|d| (d.span.start, d.code));
     out.dedup_by(|a, b| a.span == b.span && a.code == b.code);
     out
@@ -94,10 +98,19 @@ mod tests {
     #[test]
     fn every_rule_has_the_documented_sections() {
         for rule in RULES {
-            for section in ["## What it does", "## Why is this bad?", "## Example", "## References"] {
+            for section in [
+                "## What it does",
+                "## Why is this bad?",
+                "## Example",
+                "## References",
+            ] {
                 assert!(rule.docs.contains(section), "{} lacks {section}", rule.code);
             }
-            assert!(rule.code.starts_with("GPU") && rule.code.len() == 6, "{}", rule.code);
+            assert!(
+                rule.code.starts_with("GPU") && rule.code.len() == 6,
+                "{}",
+                rule.code
+            );
         }
     }
 

@@ -45,7 +45,10 @@ pub fn write(out: &mut impl Write, ordered: &[(&FileReport, &Diagnostic)]) -> an
             let filename = absolute(&report.path).display().to_string();
             let at = |offset| {
                 let lc = report.lines.line_col(&report.text, offset);
-                Location { row: lc.line, column: lc.column }
+                Location {
+                    row: lc.line,
+                    column: lc.column,
+                }
             };
             Message {
                 code: d.code,

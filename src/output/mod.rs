@@ -12,11 +12,22 @@ use gpulint_rules::{Diagnostic, Severity};
 use crate::check::FileReport;
 use crate::cli::{Color, OutputFormat};
 
-pub fn write(out: &mut impl Write, reports: &[FileReport], format: OutputFormat, color: bool) -> anyhow::Result<()> {
-    let mut ordered: Vec<(&FileReport, &Diagnostic)> =
-        reports.iter().flat_map(|r| r.diagnostics.iter().map(move |d| (r, d))).collect();
+pub fn write(
+    out: &mut impl Write,
+    reports: &[FileReport],
+    format: OutputFormat,
+    color: bool,
+) -> anyhow::Result<()> {
+    let mut ordered: Vec<(&FileReport, &Diagnostic)> = reports
+        .iter()
+        .flat_map(|r| r.diagnostics.iter().map(move |d| (r, d)))
+        .collect();
     ordered.sort_by(|(ra, da), (rb, db)| {
-        (ra.path.as_path(), start(ra, da), da.code).cmp(&(rb.path.as_path(), start(rb, db), db.code))
+        (ra.path.as_path(), start(ra, da), da.code).cmp(&(
+            rb.path.as_path(),
+            start(rb, db),
+            db.code,
+        ))
     });
     for report in reports {
         if let Some(message) = &report.internal_error {

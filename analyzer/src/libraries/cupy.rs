@@ -3,23 +3,69 @@
 use super::{CudaCall, CudaPrefix, Init};
 
 pub const CUDA_CALLS: &[CudaCall] = &[
-    CudaCall { name: "cupy.cuda.runtime.getDeviceCount", init: Init::Driver, reason: "calls the runtime, which runs `cuInit`" },
-    CudaCall { name: "cupy.cuda.is_available", init: Init::Driver, reason: "calls the runtime, which runs `cuInit`" },
-    CudaCall { name: "numba.cuda.is_available", init: Init::Driver, reason: "initialises the driver" },
-    CudaCall { name: "numba.cuda.detect", init: Init::Driver, reason: "initialises the driver" },
-    CudaCall { name: "pycuda.driver.init", init: Init::Driver, reason: "is `cuInit`" },
-    CudaCall { name: "pycuda.driver.Device", init: Init::Driver, reason: "needs the initialised driver" },
-    CudaCall { name: "pycuda.driver.mem_alloc", init: Init::Context, reason: "allocates device memory" },
-    CudaCall { name: "pycuda.gpuarray.to_gpu", init: Init::Context, reason: "allocates device memory" },
-    CudaCall { name: "pycuda.gpuarray.zeros", init: Init::Context, reason: "allocates device memory" },
-    CudaCall { name: "pycuda.gpuarray.empty", init: Init::Context, reason: "allocates device memory" },
+    CudaCall {
+        name: "cupy.cuda.runtime.getDeviceCount",
+        init: Init::Driver,
+        reason: "calls the runtime, which runs `cuInit`",
+    },
+    CudaCall {
+        name: "cupy.cuda.is_available",
+        init: Init::Driver,
+        reason: "calls the runtime, which runs `cuInit`",
+    },
+    CudaCall {
+        name: "numba.cuda.is_available",
+        init: Init::Driver,
+        reason: "initialises the driver",
+    },
+    CudaCall {
+        name: "numba.cuda.detect",
+        init: Init::Driver,
+        reason: "initialises the driver",
+    },
+    CudaCall {
+        name: "pycuda.driver.init",
+        init: Init::Driver,
+        reason: "is `cuInit`",
+    },
+    CudaCall {
+        name: "pycuda.driver.Device",
+        init: Init::Driver,
+        reason: "needs the initialised driver",
+    },
+    CudaCall {
+        name: "pycuda.driver.mem_alloc",
+        init: Init::Context,
+        reason: "allocates device memory",
+    },
+    CudaCall {
+        name: "pycuda.gpuarray.to_gpu",
+        init: Init::Context,
+        reason: "allocates device memory",
+    },
+    CudaCall {
+        name: "pycuda.gpuarray.zeros",
+        init: Init::Context,
+        reason: "allocates device memory",
+    },
+    CudaCall {
+        name: "pycuda.gpuarray.empty",
+        init: Init::Context,
+        reason: "allocates device memory",
+    },
 ];
 
 pub const CUDA_PREFIXES: &[CudaPrefix] = &[
     CudaPrefix {
         prefix: "cupy.",
         init: Init::Context,
-        except: &["cupy.get_array_module", "cupy.fuse", "cupy.RawKernel", "cupy.ElementwiseKernel", "cupy.ReductionKernel"],
+        except: &[
+            "cupy.get_array_module",
+            "cupy.fuse",
+            "cupy.RawKernel",
+            "cupy.ElementwiseKernel",
+            "cupy.ReductionKernel",
+        ],
         reason: "CuPy creates a context for any array or device call",
     },
     CudaPrefix {
@@ -30,6 +76,8 @@ pub const CUDA_PREFIXES: &[CudaPrefix] = &[
     },
 ];
 
-pub const IMPORTS: &[CudaCall] = &[
-    CudaCall { name: "pycuda.autoinit", init: Init::Context, reason: "creates a context on device 0 at import" },
-];
+pub const IMPORTS: &[CudaCall] = &[CudaCall {
+    name: "pycuda.autoinit",
+    init: Init::Context,
+    reason: "creates a context on device 0 at import",
+}];

@@ -2,9 +2,11 @@
 
 use super::{CudaCall, Init};
 
-pub const CUDA_CALLS: &[CudaCall] = &[
-    CudaCall { name: "vllm.LLM", init: Init::Context, reason: "builds a CUDA engine in this process" },
-];
+pub const CUDA_CALLS: &[CudaCall] = &[CudaCall {
+    name: "vllm.LLM",
+    init: Init::Context,
+    reason: "builds a CUDA engine in this process",
+}];
 
 /// `from_pretrained` on anything from these packages places the model on CUDA when given `device_map=`.
 pub const DEVICE_MAP_LOADERS: &[&str] = &["transformers.", "diffusers.", "peft.", "optimum."];

@@ -57,25 +57,87 @@ pub fn import_effect(module: &str) -> Option<(Init, &'static str)> {
         .map(|row| (row.init, row.reason))
 }
 
+/// Top-level packages whose import makes a module worth analysing: every table row lives under one of
+/// them. (`os` forks too, but only through `os.fork`/`os.forkpty`, checked by name.)
+pub const RELEVANT_PACKAGES: &[&str] = &[
+    "torch",
+    "torchvision",
+    "multiprocessing",
+    "multiprocess",
+    "concurrent",
+    "cupy",
+    "numba",
+    "pycuda",
+    "transformers",
+    "diffusers",
+    "peft",
+    "optimum",
+    "sentence_transformers",
+    "accelerate",
+    "vllm",
+    "datasets",
+    "daemon",
+    "ray",
+];
+
 /// Spellings that name the same object: the first is rewritten to the second before any lookup.
 const ALIASES: &[(&str, &str)] = &[
     ("torch.multiprocessing.Process", "multiprocessing.Process"),
     ("torch.multiprocessing.Pool", "multiprocessing.Pool"),
-    ("torch.multiprocessing.get_context", "multiprocessing.get_context"),
-    ("torch.multiprocessing.set_start_method", "multiprocessing.set_start_method"),
-    ("torch.multiprocessing.get_start_method", "multiprocessing.get_start_method"),
+    (
+        "torch.multiprocessing.get_context",
+        "multiprocessing.get_context",
+    ),
+    (
+        "torch.multiprocessing.set_start_method",
+        "multiprocessing.set_start_method",
+    ),
+    (
+        "torch.multiprocessing.get_start_method",
+        "multiprocessing.get_start_method",
+    ),
     ("multiprocessing.pool.Pool", "multiprocessing.Pool"),
     ("multiprocessing.context.Process", "multiprocessing.Process"),
-    ("multiprocessing.process.BaseProcess", "multiprocessing.Process"),
-    ("torch.multiprocessing.spawn.spawn", "torch.multiprocessing.spawn"),
-    ("torch.multiprocessing.spawn.start_processes", "torch.multiprocessing.start_processes"),
-    ("concurrent.futures.process.ProcessPoolExecutor", "concurrent.futures.ProcessPoolExecutor"),
-    ("torch.utils.data.dataloader.DataLoader", "torch.utils.data.DataLoader"),
-    ("torch.utils.data.dataset.Dataset", "torch.utils.data.Dataset"),
-    ("torch.utils.data.dataset.IterableDataset", "torch.utils.data.IterableDataset"),
-    ("torch.nn.parallel.distributed.DistributedDataParallel", "torch.nn.parallel.DistributedDataParallel"),
-    ("torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.DistributedDataParallel"),
-    ("torch.distributed.distributed_c10d.init_process_group", "torch.distributed.init_process_group"),
+    (
+        "multiprocessing.process.BaseProcess",
+        "multiprocessing.Process",
+    ),
+    (
+        "torch.multiprocessing.spawn.spawn",
+        "torch.multiprocessing.spawn",
+    ),
+    (
+        "torch.multiprocessing.spawn.start_processes",
+        "torch.multiprocessing.start_processes",
+    ),
+    (
+        "concurrent.futures.process.ProcessPoolExecutor",
+        "concurrent.futures.ProcessPoolExecutor",
+    ),
+    (
+        "torch.utils.data.dataloader.DataLoader",
+        "torch.utils.data.DataLoader",
+    ),
+    (
+        "torch.utils.data.dataset.Dataset",
+        "torch.utils.data.Dataset",
+    ),
+    (
+        "torch.utils.data.dataset.IterableDataset",
+        "torch.utils.data.IterableDataset",
+    ),
+    (
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+    ),
+    (
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+    ),
+    (
+        "torch.distributed.distributed_c10d.init_process_group",
+        "torch.distributed.init_process_group",
+    ),
     ("pycuda.driver", "pycuda.driver"),
 ];
 

@@ -33,7 +33,10 @@ impl<'m> Args<'m> {
         self.pos.iter().map(|(v, _)| v.clone()).collect()
     }
     pub fn kw_values(&self) -> Vec<(String, Value)> {
-        self.kw.iter().map(|(k, v, _)| (k.clone(), v.clone())).collect()
+        self.kw
+            .iter()
+            .map(|(k, v, _)| (k.clone(), v.clone()))
+            .collect()
     }
     fn any(&self, f: impl Fn(&Value) -> bool) -> bool {
         self.pos.iter().any(|(v, _)| f(v)) || self.kw.iter().any(|(_, v, _)| f(v))
@@ -41,16 +44,12 @@ impl<'m> Args<'m> {
 }
 
 /// A name that says it holds a device or an ordinal: `device`, `self.device`, `gpu_id`, `local_rank`.
+/// Its index is unknown here, so it counts as chosen per worker.
 fn names_a_device(expr: &Expr) -> Option<DeviceIndex> {
     let dotted = expr.dotted()?.to_ascii_lowercase();
     let last = dotted.rsplit('.').next().unwrap_or(&dotted);
-    if last.contains("rank") || last.contains("gpu") || last.contains("device_id") {
-        Some(DeviceIndex::PerWorker)
-    } else if last.contains("device") || last == "dev" || last.contains("cuda") {
-        Some(DeviceIndex::PerWorker)
-    } else {
-        None
-    }
+    let hints = ["rank", "gpu", "device", "cuda"];
+    (hints.iter().any(|h| last.contains(h)) || last == "dev").then_some(DeviceIndex::PerWorker)
 }
 
 impl<'m> Interp<'m> {
@@ -84,17 +83,27 @@ impl<'m> Interp<'m> {
             pos: args.iter().map(|e| (self.eval(e), e)).collect(),
             kw: keywords
                 .iter()
-                .map(|k| (k.name.clone().unwrap_or_default(), self.eval(&k.value), &k.value))
+                .map(|k| {
+                    (
+                        k.name.clone().unwrap_or_default(),
+                        self.eval(&k.value),
+                        &k.value,
+                    )
+                })
                 .collect(),
         };
-        if let (Some((Value::Sequence(items), "append" | "extend")), ExprKind::Attribute { value, .. }) =
-            (&receiver, &func.kind)
+        if let (
+            Some((Value::Sequence(items), "append" | "extend")),
+            ExprKind::Attribute { value, .. },
+        ) = (&receiver, &func.kind)
         {
             // `workers.append(p)`: later loops over `workers` see `p`.
             if let ExprKind::Name(list) = &value.kind {
                 let mut items = items.clone();
                 match (&receiver, args.pos.first()) {
-                    (Some((_, "extend")), Some((Value::Sequence(more), _))) => items.extend(more.iter().cloned()),
+                    (Some((_, "extend")), Some((Value::Sequence(more), _))) => {
+                        items.extend(more.iter().cloned())
+                    }
                     (_, Some((v, _))) => items.push(v.clone()),
                     _ => {}
                 }
@@ -116,9 +125,13 @@ impl<'m> Interp<'m> {
             Value::Function(id, captures) => {
                 self.call_function(*id, captures.clone(), None, args.values(), args.kw_values())
             }
-            Value::BoundMethod(id, recv) => {
-                self.call_function(*id, None, Some((**recv).clone()), args.values(), args.kw_values())
-            }
+            Value::BoundMethod(id, recv) => self.call_function(
+                *id,
+                None,
+                Some((**recv).clone()),
+                args.values(),
+                args.kw_values(),
+            ),
             Value::Class(id) => self.instantiate(*id, args),
             Value::Object(id) => match self.heap.get(id.0 as usize).cloned() {
                 Some(Object::Partial { func, args: bound }) => {
@@ -134,7 +147,13 @@ impl<'m> Interp<'m> {
                     v
                 }
                 Some(Object::Instance { class, .. }) => match self.find_method(class, "__call__") {
-                    Some(call) => self.call_function(call, None, Some(callee.clone()), args.values(), args.kw_values()),
+                    Some(call) => self.call_function(
+                        call,
+                        None,
+                        Some(callee.clone()),
+                        args.values(),
+                        args.kw_values(),
+                    ),
                     None => Value::Unknown,
                 },
                 _ => Value::Unknown,
@@ -154,7 +173,9 @@ impl<'m> Interp<'m> {
     /// Calls a callable with positional values only (pool functions, transforms, partials).
     pub(super) fn call_plain(&mut self, callee: &Value, values: Vec<Value>) -> Value {
         match callee {
-            Value::Function(id, captures) => self.call_function(*id, captures.clone(), None, values, Vec::new()),
+            Value::Function(id, captures) => {
+                self.call_function(*id, captures.clone(), None, values, Vec::new())
+            }
             Value::BoundMethod(id, recv) => {
                 self.call_function(*id, None, Some((**recv).clone()), values, Vec::new())
             }
@@ -172,13 +193,18 @@ impl<'m> Interp<'m> {
                     v
                 }
                 Some(Object::Instance { class, .. }) => match self.find_method(class, "__call__") {
-                    Some(call) => self.call_function(call, None, Some(callee.clone()), values, Vec::new()),
+                    Some(call) => {
+                        self.call_function(call, None, Some(callee.clone()), values, Vec::new())
+                    }
                     None => Value::Unknown,
                 },
                 _ => Value::Unknown,
             },
             Value::Class(id) => {
-                let obj = self.alloc(Object::Instance { class: *id, attrs: HashMap::new() });
+                let obj = self.alloc(Object::Instance {
+                    class: *id,
+                    attrs: HashMap::new(),
+                });
                 if let Some(init) = self.find_method(*id, "__init__") {
                     self.call_function(init, None, Some(obj.clone()), values, Vec::new());
                 }
@@ -189,9 +215,18 @@ impl<'m> Interp<'m> {
     }
 
     fn instantiate(&mut self, class: ClassId, args: &Args<'m>) -> Value {
-        let obj = self.alloc(Object::Instance { class, attrs: HashMap::new() });
+        let obj = self.alloc(Object::Instance {
+            class,
+            attrs: HashMap::new(),
+        });
         if let Some(init) = self.find_method(class, "__init__") {
-            self.call_function(init, None, Some(obj.clone()), args.values(), args.kw_values());
+            self.call_function(
+                init,
+                None,
+                Some(obj.clone()),
+                args.values(),
+                args.kw_values(),
+            );
         }
         obj
     }
@@ -257,17 +292,24 @@ impl<'m> Interp<'m> {
                         None => Value::Unknown,
                     }
                 }
-                Some(Object::Accelerator) if attr == "device" => Value::Device(Device::Cuda(DeviceIndex::PerWorker)),
+                Some(Object::Accelerator) if attr == "device" => {
+                    Value::Device(Device::Cuda(DeviceIndex::PerWorker))
+                }
                 _ => Value::Unknown,
             },
             Value::Class(id) => match self.class_attr(*id, attr) {
                 Some(v) => v,
-                None => self.find_method(*id, attr).map_or(Value::Unknown, |f| Value::Function(f, None)),
+                None => self
+                    .find_method(*id, attr)
+                    .map_or(Value::Unknown, |f| Value::Function(f, None)),
             },
             Value::Cuda(obj) => match attr {
                 "device" => Value::Device(Device::Cuda(obj.index)),
                 "shape" | "dtype" | "ndim" | "is_cuda" | "training" | "T" => Value::Unknown,
-                _ => Value::Cuda(CudaObject { global: None, ..obj.clone() }),
+                _ => Value::Cuda(CudaObject {
+                    global: None,
+                    ..obj.clone()
+                }),
             },
             _ => Value::Unknown,
         }
@@ -317,15 +359,26 @@ impl<'m> Interp<'m> {
             let mut out = Vec::new();
             for (v, e) in &args.pos {
                 let _ = v;
-                out.push(self.new_cuda_object(e.span, DeviceIndex::PerWorker, "`accelerator.prepare` moves it to CUDA".into()));
+                out.push(self.new_cuda_object(
+                    e.span,
+                    DeviceIndex::PerWorker,
+                    "`accelerator.prepare` moves it to CUDA".into(),
+                ));
             }
-            return Some(if out.len() == 1 { out.remove(0) } else { Value::Sequence(out) });
+            return Some(if out.len() == 1 {
+                out.remove(0)
+            } else {
+                Value::Sequence(out)
+            });
         }
         match method {
             "cuda" => {
                 let index = match args.get(0, "device") {
                     None => DeviceIndex::Current,
-                    Some((v, e)) => self.device_arg(v, e).and_then(Device::cuda_index).unwrap_or(DeviceIndex::PerWorker),
+                    Some((v, e)) => self
+                        .device_arg(v, e)
+                        .and_then(Device::cuda_index)
+                        .unwrap_or(DeviceIndex::PerWorker),
                 };
                 Some(self.new_cuda_object(span, index, "`.cuda()` creates a CUDA context".into()))
             }
@@ -335,24 +388,33 @@ impl<'m> Interp<'m> {
                     .or_else(|| args.pos.first().map(|(v, e)| (v, *e)))
                     .and_then(|(v, e)| self.device_arg(v, e));
                 Some(match device {
-                    Some(Device::Cuda(index)) => {
-                        self.new_cuda_object(span, index, "`.to(...)` a CUDA device creates a CUDA context".into())
-                    }
+                    Some(Device::Cuda(index)) => self.new_cuda_object(
+                        span,
+                        index,
+                        "`.to(...)` a CUDA device creates a CUDA context".into(),
+                    ),
                     Some(_) => Value::Unknown,
                     None => match recv {
-                        Value::Cuda(obj) => Value::Cuda(CudaObject { global: None, ..obj.clone() }),
+                        Value::Cuda(obj) => Value::Cuda(CudaObject {
+                            global: None,
+                            ..obj.clone()
+                        }),
                         _ => Value::Unknown,
                     },
                 })
             }
             m if torch::TO_CPU_METHODS.contains(&m) => Some(Value::Unknown),
             m if huggingface::DATASET_FORKING_METHODS.contains(&m)
-                && (matches!(self.object(recv), Some(Object::HfDataset)) || args.kw("num_proc").is_some()) =>
+                && (matches!(self.object(recv), Some(Object::HfDataset))
+                    || args.kw("num_proc").is_some()) =>
             {
                 Some(self.dataset_map(span, recv, args))
             }
             _ => match recv {
-                Value::Cuda(obj) => Some(Value::Cuda(CudaObject { global: None, ..obj.clone() })),
+                Value::Cuda(obj) => Some(Value::Cuda(CudaObject {
+                    global: None,
+                    ..obj.clone()
+                })),
                 _ if matches!(callee, Value::Unknown) => Some(passthrough(args)),
                 _ => None,
             },
@@ -366,15 +428,23 @@ impl<'m> Interp<'m> {
             return self.call_process_api(span, name, args, None);
         }
         if let Some((_, layer)) = processes::GET_CONTEXT.iter().find(|(n, _)| *n == name) {
-            let start = match args.get(0, "method").and_then(|(v, _)| v.as_str().and_then(StartMethod::parse)) {
+            let start = match args
+                .get(0, "method")
+                .and_then(|(v, _)| v.as_str().and_then(StartMethod::parse))
+            {
                 Some(m) => m,
                 None => self.resolve_start(*layer, None).0,
             };
             return Value::Context(*layer, start);
         }
         if let Some((_, layer)) = processes::SET_START_METHOD.iter().find(|(n, _)| *n == name) {
-            if let Some(m) = args.get(0, "method").and_then(|(v, _)| v.as_str().and_then(StartMethod::parse)) {
-                self.proc().start_methods.insert(super::process::layer_key(*layer), (m, span));
+            if let Some(m) = args
+                .get(0, "method")
+                .and_then(|(v, _)| v.as_str().and_then(StartMethod::parse))
+            {
+                self.proc()
+                    .start_methods
+                    .insert(super::process::layer_key(*layer), (m, span));
             }
             return Value::None;
         }
@@ -386,7 +456,10 @@ impl<'m> Interp<'m> {
             "functools.partial" => {
                 let mut values = args.values().into_iter();
                 let func = values.next().unwrap_or_default();
-                return self.alloc(Object::Partial { func, args: values.collect() });
+                return self.alloc(Object::Partial {
+                    func,
+                    args: values.collect(),
+                });
             }
             "torchvision.transforms.Compose" | "torchvision.transforms.v2.Compose" => {
                 let steps = match args.get(0, "transforms") {
@@ -396,13 +469,18 @@ impl<'m> Interp<'m> {
                 return self.alloc(Object::Compose(steps));
             }
             "os.getenv" | "os.environ.get" => {
-                return match args.get(0, "key").and_then(|(v, _)| v.as_str().map(str::to_string)) {
+                return match args
+                    .get(0, "key")
+                    .and_then(|(v, _)| v.as_str().map(str::to_string))
+                {
                     Some(key) => self.read_env(&key),
                     None => Value::Unknown,
                 };
             }
             "os.environ.setdefault" | "os.putenv" => {
-                if let (Some((Value::Str(k), _)), Some((v, _))) = (args.pos.first(), args.pos.get(1)) {
+                if let (Some((Value::Str(k), _)), Some((v, _))) =
+                    (args.pos.first(), args.pos.get(1))
+                {
                     let (k, v) = (k.clone(), v.clone());
                     self.write_env(&k, &v, span);
                 }
@@ -412,20 +490,25 @@ impl<'m> Interp<'m> {
                 return match args.pos.first() {
                     Some((Value::Rank, _)) => Value::Rank,
                     Some((Value::Int(i), _)) if name == "builtins.int" => Value::Int(*i),
-                    Some((Value::Str(s), _)) if name == "builtins.int" => s.parse().map_or(Value::Unknown, Value::Int),
+                    Some((Value::Str(s), _)) if name == "builtins.int" => {
+                        s.parse().map_or(Value::Unknown, Value::Int)
+                    }
                     Some((Value::Int(i), _)) => Value::Str(i.to_string()),
                     Some((Value::Str(s), _)) => Value::Str(s.clone()),
                     _ => Value::Unknown,
                 };
             }
-            "builtins.enumerate" | "builtins.iter" | "builtins.zip" | "builtins.list" | "tqdm.tqdm"
-            | "tqdm.auto.tqdm" | "builtins.next" => {
+            "builtins.enumerate" | "builtins.iter" | "builtins.zip" | "builtins.list"
+            | "tqdm.tqdm" | "tqdm.auto.tqdm" | "builtins.next" => {
                 let mut out = Vec::new();
                 for (v, e) in &args.pos {
                     out.push(self.iterate_value(v, e.span));
                 }
                 return match name {
-                    "builtins.enumerate" => Value::Sequence(vec![Value::Sequence(vec![Value::Unknown, out.pop().unwrap_or_default()])]),
+                    "builtins.enumerate" => Value::Sequence(vec![Value::Sequence(vec![
+                        Value::Unknown,
+                        out.pop().unwrap_or_default(),
+                    ])]),
                     "builtins.zip" => Value::Sequence(vec![Value::Sequence(out)]),
                     _ => Value::Sequence(out),
                 };
@@ -444,20 +527,29 @@ impl<'m> Interp<'m> {
         }
         if self.proc_ref().default_cuda.is_some() && torch::creates_parameters(name) {
             let short = name.rsplit('.').next().unwrap_or(name);
-            return self.new_cuda_object(span, DeviceIndex::Current, format!("`{short}` creates its parameters on CUDA, the default device"));
+            return self.new_cuda_object(
+                span,
+                DeviceIndex::Current,
+                format!("`{short}` creates its parameters on CUDA, the default device"),
+            );
         }
         if let Some(v) = self.call_huggingface(span, name, args) {
             return v;
         }
         if let Some((mut init, reason)) = libraries::cuda_call(name) {
             if name == "torch.cuda.is_available"
-                && self.proc_ref().env.get(torch::NVML_CHECK_ENV).is_some_and(|v| v == "1")
+                && self
+                    .proc_ref()
+                    .env
+                    .get(torch::NVML_CHECK_ENV)
+                    .is_some_and(|v| v == "1")
             {
                 init = Init::None;
             }
             let short = name.rsplit('.').next().unwrap_or(name);
             let what = format!("`{short}` {reason}");
-            let fails = init == Init::Context || (init == Init::Driver && !torch::SAFE_IN_FORKED_CHILD.contains(&name));
+            let fails = init == Init::Context
+                || (init == Init::Driver && !torch::SAFE_IN_FORKED_CHILD.contains(&name));
             if init == Init::Context && !name.starts_with("torch.") {
                 return self.new_cuda_object(span, DeviceIndex::Current, what);
             }
@@ -493,7 +585,9 @@ impl<'m> Interp<'m> {
 
     fn iterate_value(&mut self, v: &Value, span: Span) -> Value {
         match v {
-            Value::Object(id) if matches!(self.heap.get(id.0 as usize), Some(Object::Loader { .. })) => {
+            Value::Object(id)
+                if matches!(self.heap.get(id.0 as usize), Some(Object::Loader { .. })) =>
+            {
                 self.iterate_loader(*id, span)
             }
             Value::Sequence(items) => items.iter().cloned().fold(Value::Unknown, Value::join),
@@ -505,9 +599,16 @@ impl<'m> Interp<'m> {
     fn call_torch(&mut self, span: Span, name: &str, args: &Args<'m>) -> Option<Value> {
         if torch::DEVICE_BINDERS.contains(&name) {
             let arg = args.get(0, "device");
-            let index = arg.and_then(|(v, e)| self.device_arg(v, e)).and_then(Device::cuda_index);
+            let index = arg
+                .and_then(|(v, e)| self.device_arg(v, e))
+                .and_then(Device::cuda_index);
             let short = name.rsplit('.').next().unwrap_or(name);
-            self.cuda_event(span, Init::Context, format!("`{short}` creates a context on the device"), true);
+            self.cuda_event(
+                span,
+                Init::Context,
+                format!("`{short}` creates a context on the device"),
+                true,
+            );
             let process = self.proc();
             if process.bound.is_none() {
                 if let Some(group) = &mut process.group {
@@ -523,10 +624,12 @@ impl<'m> Interp<'m> {
         if name == torch::DEVICE {
             let first = args.get(0, "type");
             let device = match (first, args.get(1, "index")) {
-                (Some((Value::Str(kind), _)), Some((index, _))) if kind == "cuda" => Some(Device::Cuda(match index {
-                    Value::Int(i) => DeviceIndex::Fixed(*i),
-                    _ => DeviceIndex::PerWorker,
-                })),
+                (Some((Value::Str(kind), _)), Some((index, _))) if kind == "cuda" => {
+                    Some(Device::Cuda(match index {
+                        Value::Int(i) => DeviceIndex::Fixed(*i),
+                        _ => DeviceIndex::PerWorker,
+                    }))
+                }
                 (Some((v, e)), None) => self.device_arg(v, e),
                 _ => None,
             };
@@ -536,9 +639,11 @@ impl<'m> Interp<'m> {
             let device = args.kw("device").and_then(|(v, e)| self.device_arg(v, e));
             let short = name.rsplit('.').next().unwrap_or(name);
             return Some(match device {
-                Some(Device::Cuda(index)) => {
-                    self.new_cuda_object(span, index, format!("`{short}(device=...)` allocates on CUDA"))
-                }
+                Some(Device::Cuda(index)) => self.new_cuda_object(
+                    span,
+                    index,
+                    format!("`{short}(device=...)` allocates on CUDA"),
+                ),
                 Some(_) => Value::Unknown,
                 None => match self.proc_ref().default_cuda {
                     Some(_) => self.new_cuda_object(
@@ -592,7 +697,9 @@ impl<'m> Interp<'m> {
             self.init_process_group(span, args);
             return Some(Value::None);
         }
-        if torch::COLLECTIVES.contains(&name) || (name == torch::DDP && args.kw("device_ids").is_none()) {
+        if torch::COLLECTIVES.contains(&name)
+            || (name == torch::DDP && args.kw("device_ids").is_none())
+        {
             let short = name.rsplit('.').next().unwrap_or(name);
             let explicit = args.kw("device_ids").is_some() || args.kw("device").is_some();
             let process = self.proc();
@@ -612,7 +719,9 @@ impl<'m> Interp<'m> {
     fn init_process_group(&mut self, span: Span, args: &Args<'m>) {
         let backend = match args.get(0, "backend") {
             None | Some((Value::None, _)) => Some(Backend::Default),
-            Some((Value::Str(s), _)) if s.to_ascii_lowercase().contains("nccl") => Some(Backend::Nccl),
+            Some((Value::Str(s), _)) if s.to_ascii_lowercase().contains("nccl") => {
+                Some(Backend::Nccl)
+            }
             Some((Value::Str(_), _)) => None,
             Some(_) => Some(Backend::Default),
         };
@@ -623,13 +732,20 @@ impl<'m> Interp<'m> {
         if process.bound.is_some() || device_id {
             return;
         }
-        process.group = Some(super::process::PendingGroup { span, backend, early_use: None, late_bind: None });
+        process.group = Some(super::process::PendingGroup {
+            span,
+            backend,
+            early_use: None,
+            late_bind: None,
+        });
     }
 
     /// Hugging Face, sentence-transformers, accelerate and vLLM loaders.
     fn call_huggingface(&mut self, span: Span, name: &str, args: &Args<'m>) -> Option<Value> {
         if name.ends_with(".from_pretrained")
-            && huggingface::DEVICE_MAP_LOADERS.iter().any(|p| name.starts_with(p))
+            && huggingface::DEVICE_MAP_LOADERS
+                .iter()
+                .any(|p| name.starts_with(p))
         {
             return Some(match args.kw("device_map") {
                 Some((Value::None, _)) | None => Value::Unknown,
@@ -655,28 +771,35 @@ impl<'m> Interp<'m> {
                     Value::Int(i) if *i < 0 => Some(Device::Cpu),
                     _ => self.device_arg(v, e),
                 })
-                .or_else(|| args.kw("device_map").map(|_| Device::Cuda(DeviceIndex::Current)));
+                .or_else(|| {
+                    args.kw("device_map")
+                        .map(|_| Device::Cuda(DeviceIndex::Current))
+                });
             return Some(match device {
-                Some(Device::Cuda(index)) => {
-                    self.new_cuda_object(span, index, "`pipeline(device=...)` loads the model onto CUDA".into())
-                }
+                Some(Device::Cuda(index)) => self.new_cuda_object(
+                    span,
+                    index,
+                    "`pipeline(device=...)` loads the model onto CUDA".into(),
+                ),
                 _ => Value::Unknown,
             });
         }
         if name == huggingface::SENTENCE_TRANSFORMER {
-            return Some(match args.kw("device").map(|(v, e)| self.device_arg(v, e)) {
-                None => self.new_cuda_object(
-                    span,
-                    DeviceIndex::Current,
-                    "`SentenceTransformer(...)` loads onto CUDA when it is available".into(),
-                ),
-                Some(Some(Device::Cuda(index))) => self.new_cuda_object(
-                    span,
-                    index,
-                    "`SentenceTransformer(device=...)` loads onto CUDA".into(),
-                ),
-                Some(_) => Value::Unknown,
-            });
+            return Some(
+                match args.kw("device").map(|(v, e)| self.device_arg(v, e)) {
+                    None => self.new_cuda_object(
+                        span,
+                        DeviceIndex::Current,
+                        "`SentenceTransformer(...)` loads onto CUDA when it is available".into(),
+                    ),
+                    Some(Some(Device::Cuda(index))) => self.new_cuda_object(
+                        span,
+                        index,
+                        "`SentenceTransformer(device=...)` loads onto CUDA".into(),
+                    ),
+                    Some(_) => Value::Unknown,
+                },
+            );
         }
         if name == huggingface::ACCELERATOR {
             return Some(self.alloc(Object::Accelerator));
@@ -700,12 +823,20 @@ impl<'m> Interp<'m> {
         };
         match row.api {
             ProcessApi::Process => {
-                let target = args.get(usize::MAX, "target").map(|(v, _)| v.clone()).unwrap_or_default();
+                let target = args
+                    .get(usize::MAX, "target")
+                    .map(|(v, _)| v.clone())
+                    .unwrap_or_default();
                 let values = match args.kw("args") {
                     Some((Value::Sequence(items), _)) => items.clone(),
                     _ => Vec::new(),
                 };
-                self.alloc(Object::Process { target, args: values, start: context, layer: row.layer })
+                self.alloc(Object::Process {
+                    target,
+                    args: values,
+                    start: context,
+                    layer: row.layer,
+                })
             }
             ProcessApi::Pool => self.pool(span, row.layer, args, context),
             ProcessApi::Executor => {
@@ -715,7 +846,11 @@ impl<'m> Interp<'m> {
                         _ => None,
                     })
                 });
-                self.alloc(Object::Executor { span, start, started_with: None })
+                self.alloc(Object::Executor {
+                    span,
+                    start,
+                    started_with: None,
+                })
             }
             ProcessApi::OsFork => self.alloc(Object::ForkResult { span }),
             ProcessApi::TorchSpawn | ProcessApi::StartProcesses => {
@@ -732,12 +867,18 @@ pub(super) fn passthrough(args: &Args) -> Value {
     if args.any(|v| matches!(v, Value::Cuda(_))) {
         for (v, _) in &args.pos {
             if let Value::Cuda(obj) = v {
-                return Value::Cuda(CudaObject { global: None, ..obj.clone() });
+                return Value::Cuda(CudaObject {
+                    global: None,
+                    ..obj.clone()
+                });
             }
         }
         for (_, v, _) in &args.kw {
             if let Value::Cuda(obj) = v {
-                return Value::Cuda(CudaObject { global: None, ..obj.clone() });
+                return Value::Cuda(CudaObject {
+                    global: None,
+                    ..obj.clone()
+                });
             }
         }
     }

@@ -17,7 +17,11 @@ type Entry = (Value, Vec<Value>);
 
 impl<'m> Interp<'m> {
     /// The start method a fork point uses: explicit, else `set_start_method` so far, else the default.
-    pub(super) fn resolve_start(&self, layer: Layer, explicit: Option<(StartMethod, Span)>) -> (StartMethod, Option<Span>) {
+    pub(super) fn resolve_start(
+        &self,
+        layer: Layer,
+        explicit: Option<(StartMethod, Span)>,
+    ) -> (StartMethod, Option<Span>) {
         if let Some((m, span)) = explicit {
             return (m, Some(span));
         }
@@ -28,7 +32,11 @@ impl<'m> Interp<'m> {
     }
 
     /// The process a child starts as; for spawn and forkserver, after re-importing the module.
-    fn child_process(&mut self, start: StartMethod, parent_init: Option<CudaInitSite>) -> (Process, Option<CudaInitSite>) {
+    fn child_process(
+        &mut self,
+        start: StartMethod,
+        parent_init: Option<CudaInitSite>,
+    ) -> (Process, Option<CudaInitSite>) {
         let id = self.new_process_id();
         match start {
             StartMethod::Fork => {
@@ -45,7 +53,12 @@ impl<'m> Interp<'m> {
                 (child, parent_init)
             }
             StartMethod::Spawn | StartMethod::Forkserver => {
-                let fresh = Process { id, per_worker: true, reimport: true, ..Process::default() };
+                let fresh = Process {
+                    id,
+                    per_worker: true,
+                    reimport: true,
+                    ..Process::default()
+                };
                 self.procs.push(fresh);
                 self.globals.clear();
                 let m = self.m;
@@ -55,7 +68,14 @@ impl<'m> Interp<'m> {
                 imported.reimport = false;
                 let server_init = imported.cuda.clone();
                 imported.first_cuda_use = None;
-                (imported, if start == StartMethod::Forkserver { server_init } else { None })
+                (
+                    imported,
+                    if start == StartMethod::Forkserver {
+                        server_init
+                    } else {
+                        None
+                    },
+                )
             }
         }
     }
@@ -127,7 +147,11 @@ impl<'m> Interp<'m> {
             child_code: "the child branch".into(),
         });
         child.fork_fact = Some(index);
-        let saved = (self.globals.clone(), self.heap.clone(), self.frames.last().map(|f| f.locals.clone()));
+        let saved = (
+            self.globals.clone(),
+            self.heap.clone(),
+            self.frames.last().map(|f| f.locals.clone()),
+        );
         self.procs.push(child);
         self.exec_block(body);
         let child = self.procs.pop().unwrap_or_default();
@@ -182,7 +206,11 @@ impl<'m> Interp<'m> {
         }
         match &test.kind {
             ExprKind::Not(inner) => fork_of(inner).map(|s| (s, true)),
-            ExprKind::Compare { left, ops, comparators } if comparators.len() == 1 => {
+            ExprKind::Compare {
+                left,
+                ops,
+                comparators,
+            } if comparators.len() == 1 => {
                 let zero = |e: &Expr| matches!(e.kind, ExprKind::Int(0));
                 if zero(&comparators[0]) {
                     let span = fork_of(left)?;
@@ -207,22 +235,46 @@ impl<'m> Interp<'m> {
     }
 
     /// `.start()` on a process, and pool/executor methods that run a function in the workers.
-    pub(super) fn call_process_method(&mut self, span: Span, recv: &Value, method: &str, args: &Args<'m>) -> Option<Value> {
+    pub(super) fn call_process_method(
+        &mut self,
+        span: Span,
+        recv: &Value,
+        method: &str,
+        args: &Args<'m>,
+    ) -> Option<Value> {
         let Value::Object(id) = recv else { return None };
         let object = self.heap.get(id.0 as usize)?.clone();
         match (object, method) {
-            (Object::Process { target, args: values, start, layer }, "start") => {
+            (
+                Object::Process {
+                    target,
+                    args: values,
+                    start,
+                    layer,
+                },
+                "start",
+            ) => {
                 let start = self.resolve_start(layer, start);
                 let code = self.describe(&target);
-                self.run_child(span, ForkKind::ProcessStart, start, self.proc_ref().cuda.clone(), vec![(target, values)], code);
+                self.run_child(
+                    span,
+                    ForkKind::ProcessStart,
+                    start,
+                    self.proc_ref().cuda.clone(),
+                    vec![(target, values)],
+                    code,
+                );
                 Some(Value::None)
             }
             (Object::Instance { class, .. }, "start") => {
                 let bases = self.library_bases(class);
-                let explicit = bases.iter().find_map(|b| b.strip_prefix("context:").and_then(StartMethod::parse));
+                let explicit = bases
+                    .iter()
+                    .find_map(|b| b.strip_prefix("context:").and_then(StartMethod::parse));
                 let layer = if bases.iter().any(|b| b.starts_with("multiprocess.")) {
                     Layer::Multiprocess
-                } else if explicit.is_some() || bases.iter().any(|b| b == "multiprocessing.Process") {
+                } else if explicit.is_some() || bases.iter().any(|b| b == "multiprocessing.Process")
+                {
                     Layer::Multiprocessing
                 } else {
                     return None;
@@ -240,15 +292,47 @@ impl<'m> Interp<'m> {
                 );
                 Some(Value::None)
             }
-            (Object::Pool { span: pool_span, start, layer, forked_with, refork }, m) if POOL_METHODS.contains(&m) => {
+            (
+                Object::Pool {
+                    span: pool_span,
+                    start,
+                    layer,
+                    forked_with,
+                    refork,
+                },
+                m,
+            ) if POOL_METHODS.contains(&m) => {
                 let (func, values) = self.pool_call(m, args);
                 let start = self.resolve_start(layer, start);
-                let parent = if refork { self.proc_ref().cuda.clone() } else { forked_with };
+                let parent = if refork {
+                    self.proc_ref().cuda.clone()
+                } else {
+                    forked_with
+                };
                 let code = self.describe(&func);
-                let (_, results) = self.run_child(pool_span, ForkKind::Pool, start, parent, vec![(func, values)], code);
-                Some(results.into_iter().next().map_or(Value::Unknown, |r| Value::Sequence(vec![r])))
+                let (_, results) = self.run_child(
+                    pool_span,
+                    ForkKind::Pool,
+                    start,
+                    parent,
+                    vec![(func, values)],
+                    code,
+                );
+                Some(
+                    results
+                        .into_iter()
+                        .next()
+                        .map_or(Value::Unknown, |r| Value::Sequence(vec![r])),
+                )
             }
-            (Object::Executor { span: ex_span, start, started_with }, m @ ("submit" | "map")) => {
+            (
+                Object::Executor {
+                    span: ex_span,
+                    start,
+                    started_with,
+                },
+                m @ ("submit" | "map"),
+            ) => {
                 let parent = match started_with {
                     Some(parent) => parent,
                     None => {
@@ -262,7 +346,14 @@ impl<'m> Interp<'m> {
                 let (func, values) = self.pool_call(m, args);
                 let start = self.resolve_start(Layer::Multiprocessing, start);
                 let code = self.describe(&func);
-                self.run_child(ex_span, ForkKind::Executor, start, parent, vec![(func, values)], code);
+                self.run_child(
+                    ex_span,
+                    ForkKind::Executor,
+                    start,
+                    parent,
+                    vec![(func, values)],
+                    code,
+                );
                 Some(Value::Unknown)
             }
             _ => None,
@@ -271,7 +362,11 @@ impl<'m> Interp<'m> {
 
     /// The function a pool method runs and the arguments one call of it gets.
     fn pool_call(&self, method: &str, args: &Args<'m>) -> (Value, Vec<Value>) {
-        let func = args.get(0, "func").or_else(|| args.kw("fn")).map(|(v, _)| v.clone()).unwrap_or_default();
+        let func = args
+            .get(0, "func")
+            .or_else(|| args.kw("fn"))
+            .map(|(v, _)| v.clone())
+            .unwrap_or_default();
         let values = match method {
             "submit" => args.pos.iter().skip(1).map(|(v, _)| v.clone()).collect(),
             "apply" | "apply_async" => match args.get(1, "args") {
@@ -286,7 +381,9 @@ impl<'m> Interp<'m> {
                 _ => Vec::new(),
             },
             _ => match args.get(1, "iterable") {
-                Some((Value::Sequence(items), _)) => vec![items.iter().cloned().fold(Value::Unknown, Value::join)],
+                Some((Value::Sequence(items), _)) => {
+                    vec![items.iter().cloned().fold(Value::Unknown, Value::join)]
+                }
                 _ => vec![Value::Unknown],
             },
         };
@@ -294,29 +391,51 @@ impl<'m> Interp<'m> {
     }
 
     /// `Pool(...)`: the workers fork now; an `initializer` runs in each.
-    pub(super) fn pool(&mut self, span: Span, layer: Layer, args: &Args<'m>, context: Option<(StartMethod, Span)>) -> Value {
+    pub(super) fn pool(
+        &mut self,
+        span: Span,
+        layer: Layer,
+        args: &Args<'m>,
+        context: Option<(StartMethod, Span)>,
+    ) -> Value {
         let start = self.resolve_start(layer, context);
         let parent = self.proc_ref().cuda.clone();
-        let refork = matches!(args.get(3, "maxtasksperchild"), Some((v, _)) if !matches!(v, Value::None));
+        let refork =
+            matches!(args.get(3, "maxtasksperchild"), Some((v, _)) if !matches!(v, Value::None));
         let initializer = args.get(1, "initializer").map(|(v, _)| v.clone());
         let initargs = match args.get(2, "initargs") {
             Some((Value::Sequence(items), _)) => items.clone(),
             _ => Vec::new(),
         };
         let entries = initializer.map(|f| vec![(f, initargs)]).unwrap_or_default();
-        let code = entries.first().map_or_else(|| "its tasks".to_string(), |(f, _)| self.describe(f));
+        let code = entries
+            .first()
+            .map_or_else(|| "its tasks".to_string(), |(f, _)| self.describe(f));
         let (_, _) = self.run_child(span, ForkKind::Pool, start, parent.clone(), entries, code);
         let forked_with = if start.0 == StartMethod::Forkserver {
-            self.facts.forks.iter().find(|f| f.span == span).and_then(|f| f.parent_init.clone())
+            self.facts
+                .forks
+                .iter()
+                .find(|f| f.span == span)
+                .and_then(|f| f.parent_init.clone())
         } else {
             parent
         };
-        self.alloc(Object::Pool { span, start: context, layer, forked_with, refork })
+        self.alloc(Object::Pool {
+            span,
+            start: context,
+            layer,
+            forked_with,
+            refork,
+        })
     }
 
     /// `torch.multiprocessing.spawn(fn, args, nprocs)` / `start_processes(..., start_method=...)`.
     pub(super) fn start_processes(&mut self, span: Span, api: ProcessApi, args: &Args<'m>) {
-        let func = args.get(0, "fn").map(|(v, _)| v.clone()).unwrap_or_default();
+        let func = args
+            .get(0, "fn")
+            .map(|(v, _)| v.clone())
+            .unwrap_or_default();
         let mut values = vec![Value::Rank];
         if let Some((Value::Sequence(items), _)) = args.get(1, "args") {
             values.extend(items.iter().cloned());
@@ -324,28 +443,52 @@ impl<'m> Interp<'m> {
         let start = match api {
             ProcessApi::TorchSpawn => (StartMethod::Spawn, Some(span)),
             _ => match args.get(5, "start_method") {
-                Some((Value::Str(s), e)) => (StartMethod::parse(s).unwrap_or(StartMethod::Spawn), Some(e.span)),
+                Some((Value::Str(s), e)) => (
+                    StartMethod::parse(s).unwrap_or(StartMethod::Spawn),
+                    Some(e.span),
+                ),
                 _ => (StartMethod::Spawn, None),
             },
         };
         let code = self.describe(&func);
-        self.run_child(span, ForkKind::StartProcesses, start, self.proc_ref().cuda.clone(), vec![(func, values)], code);
+        self.run_child(
+            span,
+            ForkKind::StartProcesses,
+            start,
+            self.proc_ref().cuda.clone(),
+            vec![(func, values)],
+            code,
+        );
     }
 
     /// `ds.map(fn, num_proc=N)` on a Hugging Face dataset: forks through `multiprocess`.
     pub(super) fn dataset_map(&mut self, span: Span, recv: &Value, args: &Args<'m>) -> Value {
-        let func = args.get(0, "function").map(|(v, _)| v.clone()).unwrap_or_default();
+        let func = args
+            .get(0, "function")
+            .map(|(v, _)| v.clone())
+            .unwrap_or_default();
         let forks = match args.kw("num_proc") {
             None | Some((Value::None, _)) => false,
             Some((Value::Int(n), _)) => *n > 1,
             Some(_) => true,
         };
         let with_rank = matches!(args.kw("with_rank"), Some((Value::Bool(true), _)));
-        let values = if with_rank { vec![Value::Unknown, Value::Rank] } else { vec![Value::Unknown] };
+        let values = if with_rank {
+            vec![Value::Unknown, Value::Rank]
+        } else {
+            vec![Value::Unknown]
+        };
         if forks {
             let start = self.resolve_start(Layer::Multiprocess, None);
             let code = self.describe(&func);
-            self.run_child(span, ForkKind::DatasetMap, start, self.proc_ref().cuda.clone(), vec![(func, values)], code);
+            self.run_child(
+                span,
+                ForkKind::DatasetMap,
+                start,
+                self.proc_ref().cuda.clone(),
+                vec![(func, values)],
+                code,
+            );
         } else if matches!(self.object(recv), Some(Object::HfDataset)) {
             self.call_plain(&func, values);
         }
@@ -361,11 +504,13 @@ impl<'m> Interp<'m> {
             Some((Value::Int(n), _)) => *n > 0,
             Some(_) => true,
         };
-        let start = args.get(11, "multiprocessing_context").and_then(|(v, e)| match v {
-            Value::Str(s) => StartMethod::parse(s).map(|m| (m, e.span)),
-            Value::Context(_, m) => Some((*m, e.span)),
-            _ => None,
-        });
+        let start = args
+            .get(11, "multiprocessing_context")
+            .and_then(|(v, e)| match v {
+                Value::Str(s) => StartMethod::parse(s).map(|m| (m, e.span)),
+                Value::Context(_, m) => Some((*m, e.span)),
+                _ => None,
+            });
         let loader = self.alloc(Object::Loader {
             span,
             dataset: value(args.get(0, "dataset")),
@@ -385,7 +530,13 @@ impl<'m> Interp<'m> {
 
     /// One `iter()` of a loader: its workers start (or, without workers, the dataset runs here).
     pub(super) fn iterate_loader(&mut self, id: super::value::ObjId, span: Span) -> Value {
-        let Some(Object::Loader { workers, dataset, collate, .. }) = self.heap.get(id.0 as usize).cloned() else {
+        let Some(Object::Loader {
+            workers,
+            dataset,
+            collate,
+            ..
+        }) = self.heap.get(id.0 as usize).cloned()
+        else {
             return Value::Unknown;
         };
         if !workers {
@@ -398,28 +549,51 @@ impl<'m> Interp<'m> {
         }
         let batch = self.loader_workers(id);
         if let Value::Cuda(_) = batch {
-            self.cuda_event(span, Init::Context, "receiving CUDA tensors from the DataLoader's workers creates a context".into(), true);
+            self.cuda_event(
+                span,
+                Init::Context,
+                "receiving CUDA tensors from the DataLoader's workers creates a context".into(),
+                true,
+            );
         }
         batch
     }
 
     /// Forks a loader's workers with the parent as it is now; returns the batch they yield.
     fn loader_workers(&mut self, id: super::value::ObjId) -> Value {
-        let Some(Object::Loader { span, dataset, collate, worker_init, start, child, .. }) =
-            self.heap.get(id.0 as usize).cloned()
+        let Some(Object::Loader {
+            span,
+            dataset,
+            collate,
+            worker_init,
+            start,
+            child,
+            ..
+        }) = self.heap.get(id.0 as usize).cloned()
         else {
             return Value::Unknown;
         };
         let start = self.resolve_start(Layer::Multiprocessing, start);
         let parent = self.proc_ref().cuda.clone();
-        if let Some((first_use, batch)) = child {
-            let code = self.facts.forks.iter().find(|f| f.span == span).map(|f| f.child_code.clone()).unwrap_or_default();
+        if let Some(cached) = child {
+            let (first_use, batch) = *cached;
+            let code = self
+                .facts
+                .forks
+                .iter()
+                .find(|f| f.span == span)
+                .map(|f| f.child_code.clone())
+                .unwrap_or_default();
             self.add_fork_fact(ForkFact {
                 span,
                 kind: ForkKind::DataLoader,
                 start_method: start.0,
                 start_method_source: start.1,
-                parent_init: if start.0 == StartMethod::Fork { parent } else { None },
+                parent_init: if start.0 == StartMethod::Fork {
+                    parent
+                } else {
+                    None
+                },
                 child_use: first_use,
                 child_code: code,
             });
@@ -429,13 +603,22 @@ impl<'m> Interp<'m> {
         if !matches!(worker_init, Value::Unknown | Value::None) {
             entries.insert(0, (worker_init.clone(), vec![Value::Rank]));
         }
-        let code = entries.iter().map(|(f, _)| self.describe(f)).collect::<Vec<_>>().join(", ");
+        let code = entries
+            .iter()
+            .map(|(f, _)| self.describe(f))
+            .collect::<Vec<_>>()
+            .join(", ");
         let has_collate = !matches!(collate, Value::Unknown | Value::None);
-        let (first_use, results) = self.run_child(span, ForkKind::DataLoader, start, parent, entries, code);
-        let batch = if has_collate { results.last().cloned() } else { results.first().cloned() };
+        let (first_use, results) =
+            self.run_child(span, ForkKind::DataLoader, start, parent, entries, code);
+        let batch = if has_collate {
+            results.last().cloned()
+        } else {
+            results.first().cloned()
+        };
         let batch = batch.unwrap_or_default();
         if let Some(Object::Loader { child, .. }) = self.object_mut(id) {
-            *child = Some((first_use, batch.clone()));
+            *child = Some(Box::new((first_use, batch.clone())));
         }
         batch
     }
@@ -449,7 +632,10 @@ impl<'m> Interp<'m> {
                     .iter()
                     .find_map(|m| self.find_method(*class, m));
                 if let Some(f) = method {
-                    entries.push((Value::BoundMethod(f, Box::new(dataset.clone())), vec![Value::Unknown]));
+                    entries.push((
+                        Value::BoundMethod(f, Box::new(dataset.clone())),
+                        vec![Value::Unknown],
+                    ));
                 }
             }
             Some(Object::LibraryDataset { transforms }) => {
@@ -477,7 +663,9 @@ impl<'m> Interp<'m> {
             Value::Object(_) => match self.object(callee) {
                 Some(Object::Partial { func, .. }) => self.describe(func),
                 Some(Object::Compose(_)) => "its transforms".into(),
-                Some(Object::Instance { class, .. }) => format!("`{}.__call__`", self.m.class(*class).name),
+                Some(Object::Instance { class, .. }) => {
+                    format!("`{}.__call__`", self.m.class(*class).name)
+                }
                 _ => "the child's code".into(),
             },
             _ => "the child's code".into(),

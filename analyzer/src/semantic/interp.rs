@@ -39,15 +39,26 @@ impl<'m> Interp<'m> {
                 for name in names {
                     self.import_effect(&name.name, stmt.span);
                     match &name.asname {
-                        Some(alias) => self.store(alias, Value::Qualified(name.name.clone()), stmt.span),
+                        Some(alias) => {
+                            self.store(alias, Value::Qualified(name.name.clone()), stmt.span)
+                        }
                         None => {
-                            let top = name.name.split('.').next().unwrap_or(&name.name).to_string();
+                            let top = name
+                                .name
+                                .split('.')
+                                .next()
+                                .unwrap_or(&name.name)
+                                .to_string();
                             self.store(&top, Value::Qualified(top.clone()), stmt.span);
                         }
                     }
                 }
             }
-            StmtKind::ImportFrom { module, level, names } => {
+            StmtKind::ImportFrom {
+                module,
+                level,
+                names,
+            } => {
                 for name in names {
                     if name.name == "*" {
                         continue;
@@ -68,8 +79,11 @@ impl<'m> Interp<'m> {
             StmtKind::Def(id) => {
                 let func = self.m.function(*id);
                 let captures = self.frames.last().map(|f| {
-                    let mut all: HashMap<String, Value> =
-                        f.captures.as_ref().map(|c| (**c).clone()).unwrap_or_default();
+                    let mut all: HashMap<String, Value> = f
+                        .captures
+                        .as_ref()
+                        .map(|c| (**c).clone())
+                        .unwrap_or_default();
                     all.extend(f.locals.iter().map(|(k, v)| (k.clone(), v.clone())));
                     Rc::new(all)
                 });
@@ -84,8 +98,15 @@ impl<'m> Interp<'m> {
                         let v = self.eval(value);
                         for t in targets {
                             if let ExprKind::Name(name) = &t.kind {
-                                let v = self.as_global(v.clone(), &format!("{}.{name}", class.name), s.span);
-                                self.class_attrs.entry(*id).or_default().insert(name.clone(), v);
+                                let v = self.as_global(
+                                    v.clone(),
+                                    &format!("{}.{name}", class.name),
+                                    s.span,
+                                );
+                                self.class_attrs
+                                    .entry(*id)
+                                    .or_default()
+                                    .insert(name.clone(), v);
                             }
                         }
                     }
@@ -106,7 +127,12 @@ impl<'m> Interp<'m> {
                 self.eval(e);
             }
             StmtKind::If { test, body, orelse } => return self.exec_if(test, body, orelse),
-            StmtKind::For { target, iter, body, orelse } => {
+            StmtKind::For {
+                target,
+                iter,
+                body,
+                orelse,
+            } => {
                 let iterable = self.eval(iter);
                 let item = self.iterate(&iterable, iter.span);
                 self.assign(target, item, stmt.span);
@@ -136,7 +162,12 @@ impl<'m> Interp<'m> {
                     None => return self.exec_block(body),
                 }
             }
-            StmtKind::Try { body, handlers, orelse, finally } => {
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finally,
+            } => {
                 self.exec_block(body);
                 for handler in handlers {
                     let before = self.snapshot();
@@ -192,7 +223,11 @@ impl<'m> Interp<'m> {
         }
         let tested = self.eval(test);
         if let Some((fork_span, child_is_body)) = self.fork_test(test, &tested) {
-            let (child, parent) = if child_is_body { (body, orelse) } else { (orelse, body) };
+            let (child, parent) = if child_is_body {
+                (body, orelse)
+            } else {
+                (orelse, body)
+            };
             self.run_forked_block(fork_span, crate::facts::ForkKind::OsFork, child);
             let flow = self.exec_block(parent);
             // `if os.fork(): sys.exit()` daemonises: what follows runs in the child.
@@ -228,7 +263,11 @@ impl<'m> Interp<'m> {
     /// Runs a loop body twice, so effects of one iteration are seen by the next (epoch 2 forks after
     /// epoch 1 initialised CUDA).
     fn exec_loop(&mut self, body: &'m [Stmt]) {
-        let passes = if self.loop_depth < MAX_LOOP_DEPTH { 2 } else { 1 };
+        let passes = if self.loop_depth < MAX_LOOP_DEPTH {
+            2
+        } else {
+            1
+        };
         self.loop_depth += 1;
         for _ in 0..passes {
             let before = self.snapshot();
@@ -310,12 +349,18 @@ impl<'m> Interp<'m> {
                     Value::Class(id) => {
                         let name = format!("{}.{attr}", self.m.class(id).name);
                         let value = self.as_global(value, &name, span);
-                        self.class_attrs.entry(id).or_default().insert(attr.clone(), value);
+                        self.class_attrs
+                            .entry(id)
+                            .or_default()
+                            .insert(attr.clone(), value);
                     }
                     _ => {}
                 }
             }
-            ExprKind::Subscript { value: container, index } => {
+            ExprKind::Subscript {
+                value: container,
+                index,
+            } => {
                 let owner = self.eval_quiet(container);
                 let key = self.eval(index);
                 if let (Value::Qualified(q), Some(k)) = (&owner, key.as_str()) {
@@ -409,7 +454,11 @@ impl<'m> Interp<'m> {
                 }
                 v
             }
-            ExprKind::Call { func, args, keywords } => self.eval_call(expr, func, args, keywords),
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => self.eval_call(expr, func, args, keywords),
             ExprKind::Str(s) => Value::Str(s.clone()),
             ExprKind::Int(i) => Value::Int(*i),
             ExprKind::Bool(b) => Value::Bool(*b),
@@ -420,7 +469,9 @@ impl<'m> Interp<'m> {
                     Value::Str(template.clone())
                 } else if template.starts_with("cuda:{}") {
                     match values.first() {
-                        Some(Value::Int(i)) if template == "cuda:{}" => Value::Str(format!("cuda:{i}")),
+                        Some(Value::Int(i)) if template == "cuda:{}" => {
+                            Value::Str(format!("cuda:{i}"))
+                        }
                         _ => Value::Device(Device::Cuda(DeviceIndex::PerWorker)),
                     }
                 } else if values.iter().any(|v| matches!(v, Value::Rank)) && template == "{}" {
@@ -439,7 +490,9 @@ impl<'m> Interp<'m> {
                 let b = self.eval(orelse);
                 a.join(b)
             }
-            ExprKind::Compare { left, comparators, .. } => {
+            ExprKind::Compare {
+                left, comparators, ..
+            } => {
                 self.eval(left);
                 for c in comparators {
                     self.eval(c);
@@ -481,7 +534,10 @@ impl<'m> Interp<'m> {
                 v
             }
             ExprKind::Starred(inner) => self.eval(inner),
-            ExprKind::Comprehension { generators, elements } => {
+            ExprKind::Comprehension {
+                generators,
+                elements,
+            } => {
                 for g in generators {
                     let iterable = self.eval(&g.iter);
                     let item = self.iterate(&iterable, g.iter.span);
@@ -509,7 +565,10 @@ impl<'m> Interp<'m> {
                 items.get(i as usize).cloned().unwrap_or_default()
             }
             (Value::Sequence(items), _) => items.iter().cloned().fold(Value::Unknown, Value::join),
-            (Value::Cuda(obj), _) => Value::Cuda(CudaObject { global: None, ..obj.clone() }),
+            (Value::Cuda(obj), _) => Value::Cuda(CudaObject {
+                global: None,
+                ..obj.clone()
+            }),
             _ => Value::Unknown,
         }
     }
@@ -520,7 +579,10 @@ impl<'m> Interp<'m> {
             self.proc().per_worker = true;
             return Value::Rank;
         }
-        self.proc_ref().env.get(key).map_or(Value::Unknown, |v| Value::Str(v.clone()))
+        self.proc_ref()
+            .env
+            .get(key)
+            .map_or(Value::Unknown, |v| Value::Str(v.clone()))
     }
 
     /// The value produced by iterating `iterable` once (and, for a DataLoader, its workers' start).
@@ -531,7 +593,10 @@ impl<'m> Interp<'m> {
                 Some(Object::Loader { .. }) => self.iterate_loader(*id, span),
                 _ => Value::Unknown,
             },
-            Value::Cuda(obj) => Value::Cuda(CudaObject { global: None, ..obj.clone() }),
+            Value::Cuda(obj) => Value::Cuda(CudaObject {
+                global: None,
+                ..obj.clone()
+            }),
             _ => Value::Unknown,
         }
     }
@@ -543,21 +608,40 @@ impl<'m> Interp<'m> {
     }
 
     /// A CUDA effect in the running process: the state moves on, and a forked child records a use.
-    pub(super) fn cuda_event(&mut self, span: Span, init: Init, what: String, fails_in_child: bool) {
+    pub(super) fn cuda_event(
+        &mut self,
+        span: Span,
+        init: Init,
+        what: String,
+        fails_in_child: bool,
+    ) {
         if init == Init::None {
             return;
         }
         let process = self.proc();
         if fails_in_child && process.first_cuda_use.is_none() {
-            process.first_cuda_use = Some(crate::facts::CudaUse { span, what: what.clone() });
+            process.first_cuda_use = Some(crate::facts::CudaUse {
+                span,
+                what: what.clone(),
+            });
         }
         if process.cuda.is_none() {
-            process.cuda = Some(crate::facts::CudaInitSite { span, level: init, what });
+            process.cuda = Some(crate::facts::CudaInitSite {
+                span,
+                level: init,
+                what,
+            });
         }
     }
 
     /// A read of a CUDA object: a use in this process, and for a worker, maybe a pinned global.
-    pub(super) fn use_cuda_object(&mut self, obj: &CudaObject, span: Span, name: &str, global: bool) {
+    pub(super) fn use_cuda_object(
+        &mut self,
+        obj: &CudaObject,
+        span: Span,
+        name: &str,
+        global: bool,
+    ) {
         let id = self.proc_ref().id;
         let what = if obj.process == id {
             format!("uses `{name}`, a CUDA object")
@@ -572,7 +656,8 @@ impl<'m> Interp<'m> {
             if process.pinned_use.is_none() {
                 let device = match obj.index {
                     DeviceIndex::Fixed(i) => format!("cuda:{i}"),
-                    _ => "the current device (cuda:0 in every worker that has not chosen one)".to_string(),
+                    _ => "the current device (cuda:0 in every worker that has not chosen one)"
+                        .to_string(),
                 };
                 process.pinned_use = Some(super::process::PinnedUse {
                     name: gname.clone(),
@@ -585,7 +670,12 @@ impl<'m> Interp<'m> {
     }
 
     /// Creates a CUDA object in the running process; an implicit-device allocation is noted for GPU003.
-    pub(super) fn new_cuda_object(&mut self, span: Span, index: DeviceIndex, what: String) -> Value {
+    pub(super) fn new_cuda_object(
+        &mut self,
+        span: Span,
+        index: DeviceIndex,
+        what: String,
+    ) -> Value {
         self.cuda_event(span, Init::Context, what.clone(), true);
         let process = self.proc();
         let pinned = match index {
@@ -624,7 +714,10 @@ impl<'m> Interp<'m> {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Value {
-        if self.fuel == 0 || self.frames.len() >= MAX_CALL_DEPTH || self.frames.iter().any(|f| f.func == id) {
+        if self.fuel == 0
+            || self.frames.len() >= MAX_CALL_DEPTH
+            || self.frames.iter().any(|f| f.func == id)
+        {
             return Value::Unknown;
         }
         self.entered.insert(id);
@@ -632,14 +725,23 @@ impl<'m> Interp<'m> {
         let mut locals = HashMap::new();
         let mut positional = receiver.into_iter().chain(args);
         for param in &func.params {
-            let given = kwargs.iter().find(|(k, _)| *k == param.name).map(|(_, v)| v.clone());
+            let given = kwargs
+                .iter()
+                .find(|(k, _)| *k == param.name)
+                .map(|(_, v)| v.clone());
             let v = match (param.keyword_only, given) {
                 (_, Some(v)) => v,
                 (false, None) => match positional.next() {
                     Some(v) => v,
-                    None => param.default.as_ref().map_or(Value::Unknown, |d| self.eval(d)),
+                    None => param
+                        .default
+                        .as_ref()
+                        .map_or(Value::Unknown, |d| self.eval(d)),
                 },
-                (true, None) => param.default.as_ref().map_or(Value::Unknown, |d| self.eval(d)),
+                (true, None) => param
+                    .default
+                    .as_ref()
+                    .map_or(Value::Unknown, |d| self.eval(d)),
             };
             locals.insert(param.name.clone(), v);
         }
@@ -668,7 +770,12 @@ fn derived(values: Vec<Value>) -> Value {
     let mut rank = false;
     for v in values {
         match v {
-            Value::Cuda(obj) => return Value::Cuda(CudaObject { global: None, ..obj }),
+            Value::Cuda(obj) => {
+                return Value::Cuda(CudaObject {
+                    global: None,
+                    ..obj
+                })
+            }
             Value::Rank => rank = true,
             _ => {}
         }

@@ -44,6 +44,9 @@ impl Default for Settings {
 
 /// Runs the semantic model over one module.
 pub fn analyze(module: &Module, settings: Settings) -> Facts {
+    if !names::is_relevant(module) {
+        return Facts::default();
+    }
     let mut interp = Interp::new(module, settings);
     interp.run();
     interp.facts
@@ -84,7 +87,7 @@ enum Object {
         workers: bool,
         start: Option<(StartMethod, Span)>,
         /// The child's result, once run: its first CUDA use and the batch it yields.
-        child: Option<(Option<crate::facts::CudaUse>, Value)>,
+        child: Option<Box<(Option<crate::facts::CudaUse>, Value)>>,
     },
     /// A dataset from a library, with its transforms (`torchvision.datasets.ImageFolder(transform=...)`).
     LibraryDataset {
@@ -116,6 +119,8 @@ struct Frame {
 
 /// Bounds the work on one module, so a pathological file ends instead of exploding.
 const FUEL: u64 = 2_000_000;
+/// The share of it one uncalled function may spend as an entry point.
+const ENTRY_FUEL: u64 = 50_000;
 const MAX_CALL_DEPTH: usize = 24;
 const MAX_PROCESS_DEPTH: usize = 4;
 const MAX_LOOP_DEPTH: u32 = 3;
@@ -157,7 +162,9 @@ impl<'m> Interp<'m> {
     }
 
     fn proc(&mut self) -> &mut Process {
-        self.procs.last_mut().expect("the process stack is never empty")
+        self.procs
+            .last_mut()
+            .expect("the process stack is never empty")
     }
 
     fn proc_ref(&self) -> &Process {
@@ -174,7 +181,11 @@ impl<'m> Interp<'m> {
         let m = self.m;
         self.exec_block(&m.body);
         let main = self.procs.pop().unwrap_or_default();
-        let (globals, heap, class_attrs) = (self.globals.clone(), self.heap.clone(), self.class_attrs.clone());
+        let (globals, heap, class_attrs) = (
+            self.globals.clone(),
+            self.heap.clone(),
+            self.class_attrs.clone(),
+        );
         let mut end_of_main = main.clone();
         self.finish_process(main);
 
@@ -198,8 +209,10 @@ impl<'m> Interp<'m> {
                     process.per_worker = true;
                 }
                 self.procs.push(process);
-                self.fuel = self.fuel.max(FUEL / 4);
+                let remaining = self.fuel;
+                self.fuel = remaining.min(ENTRY_FUEL);
                 self.run_entry(id);
+                self.fuel = remaining - (remaining.min(ENTRY_FUEL) - self.fuel);
                 let process = self.procs.pop().unwrap_or_default();
                 self.finish_process(process);
             }
@@ -262,8 +275,15 @@ impl<'m> Interp<'m> {
                 });
             }
         }
-        if let (true, Some(choice), Some(used)) = (process.per_worker, process.choice, process.pinned_use) {
-            if !self.facts.pinned_globals.iter().any(|f| f.binding == used.binding) {
+        if let (true, Some(choice), Some(used)) =
+            (process.per_worker, process.choice, process.pinned_use)
+        {
+            if !self
+                .facts
+                .pinned_globals
+                .iter()
+                .any(|f| f.binding == used.binding)
+            {
                 self.facts.pinned_globals.push(PinnedGlobalFact {
                     binding: used.binding,
                     name: used.name,
@@ -277,9 +297,16 @@ impl<'m> Interp<'m> {
 
     fn add_group_fact(&mut self, fact: ProcessGroupFact) {
         let severity = |f: &ProcessGroupFact| f.early_use.is_some() || f.late_bind.is_none();
-        match self.facts.process_groups.iter_mut().find(|f| f.span == fact.span) {
+        match self
+            .facts
+            .process_groups
+            .iter_mut()
+            .find(|f| f.span == fact.span)
+        {
             Some(old) => {
-                if severity(&fact) && !severity(old) || (old.early_use.is_none() && fact.early_use.is_some()) {
+                if severity(&fact) && !severity(old)
+                    || (old.early_use.is_none() && fact.early_use.is_some())
+                {
                     *old = fact;
                 } else {
                     old.cuda_used |= fact.cuda_used;

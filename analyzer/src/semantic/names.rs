@@ -25,7 +25,11 @@ pub fn resolve_imports(module: &Module) -> HashMap<String, String> {
                     };
                 }
             }
-            StmtKind::ImportFrom { module: Some(m), level: 0, names } => {
+            StmtKind::ImportFrom {
+                module: Some(m),
+                level: 0,
+                names,
+            } => {
                 for n in names {
                     let bound = n.asname.clone().unwrap_or_else(|| n.name.clone());
                     out.insert(bound, format!("{m}.{}", n.name));
@@ -37,9 +41,58 @@ pub fn resolve_imports(module: &Module) -> HashMap<String, String> {
     out
 }
 
+/// Whether the module imports a package the library tables know, or calls `fork` by name; other
+/// modules cannot produce a fact and are not interpreted.
+pub(super) fn is_relevant(module: &Module) -> bool {
+    fn imports_relevant(stmts: &[Stmt], module: &Module) -> bool {
+        stmts.iter().any(|s| match &s.kind {
+            StmtKind::Import(names) => names.iter().any(|n| relevant_root(&n.name)),
+            StmtKind::ImportFrom {
+                module: Some(m),
+                level: 0,
+                ..
+            } => relevant_root(m),
+            StmtKind::Def(f) => imports_relevant(&module.function(*f).body, module),
+            StmtKind::Class(c) => imports_relevant(&module.class(*c).body, module),
+            StmtKind::If { body, orelse, .. }
+            | StmtKind::For { body, orelse, .. }
+            | StmtKind::While { body, orelse, .. } => {
+                imports_relevant(body, module) || imports_relevant(orelse, module)
+            }
+            StmtKind::With { body, .. } => imports_relevant(body, module),
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finally,
+            } => {
+                imports_relevant(body, module)
+                    || handlers.iter().any(|h| imports_relevant(h, module))
+                    || imports_relevant(orelse, module)
+                    || imports_relevant(finally, module)
+            }
+            _ => false,
+        })
+    }
+    fn relevant_root(name: &str) -> bool {
+        let root = name.split('.').next().unwrap_or(name);
+        crate::libraries::RELEVANT_PACKAGES.contains(&root)
+    }
+    if imports_relevant(&module.body, module) {
+        return true;
+    }
+    let names = referenced_names(module);
+    names.contains("fork") || names.contains("forkpty")
+}
+
 /// `if __name__ == "__main__":` (either operand order).
 pub fn is_main_guard(test: &Expr) -> bool {
-    let ExprKind::Compare { left, ops, comparators } = &test.kind else {
+    let ExprKind::Compare {
+        left,
+        ops,
+        comparators,
+    } = &test.kind
+    else {
         return false;
     };
     if ops.as_slice() != [CmpOp::Eq] || comparators.len() != 1 {
@@ -63,7 +116,11 @@ pub(super) fn referenced_names(module: &Module) -> HashSet<&str> {
                 out.insert(attr.as_str());
                 expr(value, out);
             }
-            ExprKind::Call { func, args, keywords } => {
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => {
                 expr(func, out);
                 args.iter().for_each(|a| expr(a, out));
                 keywords.iter().for_each(|k| expr(&k.value, out));
@@ -77,7 +134,9 @@ pub(super) fn referenced_names(module: &Module) -> HashSet<&str> {
                 expr(body, out);
                 expr(orelse, out);
             }
-            ExprKind::Compare { left, comparators, .. } => {
+            ExprKind::Compare {
+                left, comparators, ..
+            } => {
                 expr(left, out);
                 comparators.iter().for_each(|a| expr(a, out));
             }
@@ -97,7 +156,10 @@ pub(super) fn referenced_names(module: &Module) -> HashSet<&str> {
                 expr(target, out);
                 expr(value, out);
             }
-            ExprKind::Comprehension { generators, elements } => {
+            ExprKind::Comprehension {
+                generators,
+                elements,
+            } => {
                 for g in generators {
                     expr(&g.iter, out);
                     g.conditions.iter().for_each(|a| expr(a, out));
@@ -128,7 +190,12 @@ pub(super) fn referenced_names(module: &Module) -> HashSet<&str> {
                     block(body, out);
                     block(orelse, out);
                 }
-                StmtKind::For { target, iter, body, orelse } => {
+                StmtKind::For {
+                    target,
+                    iter,
+                    body,
+                    orelse,
+                } => {
                     expr(target, out);
                     expr(iter, out);
                     block(body, out);
@@ -138,7 +205,12 @@ pub(super) fn referenced_names(module: &Module) -> HashSet<&str> {
                     items.iter().for_each(|i| expr(&i.context, out));
                     block(body, out);
                 }
-                StmtKind::Try { body, handlers, orelse, finally } => {
+                StmtKind::Try {
+                    body,
+                    handlers,
+                    orelse,
+                    finally,
+                } => {
                     block(body, out);
                     handlers.iter().for_each(|h| block(h, out));
                     block(orelse, out);
@@ -157,7 +229,10 @@ pub(super) fn referenced_names(module: &Module) -> HashSet<&str> {
     block(&module.body, &mut out);
     for f in &module.functions {
         block(&f.body, &mut out);
-        f.params.iter().filter_map(|p| p.default.as_ref()).for_each(|d| expr(d, &mut out));
+        f.params
+            .iter()
+            .filter_map(|p| p.default.as_ref())
+            .for_each(|d| expr(d, &mut out));
         f.decorators.iter().for_each(|d| expr(d, &mut out));
     }
     for c in &module.classes {
@@ -202,11 +277,16 @@ impl<'m> Interp<'m> {
 /// `@ray.remote(num_gpus=...)` on the function or its class: Ray narrows visibility to its GPUs.
 pub(super) fn narrowing_decorator(interp: &Interp, id: FuncId) -> Option<Span> {
     let func = interp.m.function(id);
-    let class_decorators = func.class.map(|c| interp.m.class(c).decorators.as_slice()).unwrap_or(&[]);
+    let class_decorators = func
+        .class
+        .map(|c| interp.m.class(c).decorators.as_slice())
+        .unwrap_or(&[]);
     func.decorators
         .iter()
         .chain(class_decorators)
-        .find(|d| interp.qualified(d).as_deref() == Some(RAY_REMOTE) && d.keyword("num_gpus").is_some())
+        .find(|d| {
+            interp.qualified(d).as_deref() == Some(RAY_REMOTE) && d.keyword("num_gpus").is_some()
+        })
         .map(|d| d.span)
 }
 
@@ -238,7 +318,9 @@ mod tests {
             ("if name == '__main__':\n    pass\n", false),
         ] {
             let m = parse(src).unwrap().module;
-            let StmtKind::If { test, .. } = &m.body[0].kind else { panic!("not an if") };
+            let StmtKind::If { test, .. } = &m.body[0].kind else {
+                panic!("not an if")
+            };
             assert_eq!(is_main_guard(test), expected, "{src}");
         }
     }

@@ -7,7 +7,10 @@ use crate::libraries::Init;
 use crate::lower::parse;
 
 fn facts(source: &str) -> Facts {
-    analyze(&parse(source).expect("valid Python").module, Settings::default())
+    analyze(
+        &parse(source).expect("valid Python").module,
+        Settings::default(),
+    )
 }
 
 fn only_fork(source: &str) -> ForkFact {
@@ -20,14 +23,18 @@ const CHILD: &str = "import torch\nimport multiprocessing as mp\nimport torch.mu
 
 #[test]
 fn set_start_method_before_the_fork_changes_the_default_context() {
-    let fork = only_fork(&format!("{CHILD}mp.set_start_method('spawn')\ntorch.cuda.init()\nmp.Process(target=work).start()\n"));
+    let fork = only_fork(&format!(
+        "{CHILD}mp.set_start_method('spawn')\ntorch.cuda.init()\nmp.Process(target=work).start()\n"
+    ));
     assert_eq!(fork.start_method, StartMethod::Spawn);
     assert!(fork.start_method_source.is_some());
 }
 
 #[test]
 fn set_start_method_after_the_fork_does_not() {
-    let fork = only_fork(&format!("{CHILD}torch.cuda.init()\nmp.Process(target=work).start()\nmp.set_start_method('spawn')\n"));
+    let fork = only_fork(&format!(
+        "{CHILD}torch.cuda.init()\nmp.Process(target=work).start()\nmp.set_start_method('spawn')\n"
+    ));
     assert_eq!(fork.start_method, StartMethod::Fork);
     assert_eq!(fork.parent_init.map(|i| i.level), Some(Init::Context));
     assert!(fork.child_use.is_some());
@@ -35,9 +42,13 @@ fn set_start_method_after_the_fork_does_not() {
 
 #[test]
 fn torch_multiprocessing_shares_the_multiprocessing_layer_but_multiprocess_does_not() {
-    let shared = only_fork(&format!("{CHILD}tmp.set_start_method('spawn')\nmp.Process(target=work).start()\n"));
+    let shared = only_fork(&format!(
+        "{CHILD}tmp.set_start_method('spawn')\nmp.Process(target=work).start()\n"
+    ));
     assert_eq!(shared.start_method, StartMethod::Spawn);
-    let other = only_fork(&format!("{CHILD}multiprocess.set_start_method('spawn')\nmp.Process(target=work).start()\n"));
+    let other = only_fork(&format!(
+        "{CHILD}multiprocess.set_start_method('spawn')\nmp.Process(target=work).start()\n"
+    ));
     assert_eq!(other.start_method, StartMethod::Fork);
 }
 
@@ -49,9 +60,13 @@ fn a_context_held_in_a_variable_or_global_decides_the_start_method() {
 
 #[test]
 fn is_available_initialises_the_driver_and_device_count_does_not() {
-    let fork = only_fork(&format!("{CHILD}torch.cuda.is_available()\nmp.Process(target=work).start()\n"));
+    let fork = only_fork(&format!(
+        "{CHILD}torch.cuda.is_available()\nmp.Process(target=work).start()\n"
+    ));
     assert_eq!(fork.parent_init.map(|i| i.level), Some(Init::Driver));
-    let fork = only_fork(&format!("{CHILD}torch.cuda.device_count()\nmp.Process(target=work).start()\n"));
+    let fork = only_fork(&format!(
+        "{CHILD}torch.cuda.device_count()\nmp.Process(target=work).start()\n"
+    ));
     assert!(fork.parent_init.is_none());
 }
 
@@ -69,7 +84,11 @@ fn dataloader_workers_run_the_dataset_and_collate_code() {
     let src = "import torch\nfrom torch.utils.data import DataLoader, Dataset\n\nclass D(Dataset):\n    def __getitem__(self, i):\n        return torch.ones(2)\n\ndef collate(items):\n    return items[0].cuda()\n\nmodel = torch.nn.Linear(2, 2).cuda()\nloader = DataLoader(D(), num_workers=2, collate_fn=collate)\n";
     let fork = only_fork(src);
     assert_eq!(fork.kind, ForkKind::DataLoader);
-    assert!(fork.child_code.contains("D.__getitem__") && fork.child_code.contains("collate"), "{}", fork.child_code);
+    assert!(
+        fork.child_code.contains("D.__getitem__") && fork.child_code.contains("collate"),
+        "{}",
+        fork.child_code
+    );
     assert!(fork.child_use.is_some());
 }
 
@@ -78,7 +97,10 @@ fn the_process_group_records_what_happened_before_the_device_was_bound() {
     let src = "import os, torch\nimport torch.distributed as dist\n\ndef main():\n    dist.init_process_group('nccl')\n    dist.barrier()\n    torch.cuda.set_device(int(os.environ['LOCAL_RANK']))\n\nmain()\n";
     let facts = facts(src);
     let group = &facts.process_groups[0];
-    assert!(group.early_use.as_ref().is_some_and(|u| u.what.contains("barrier")));
+    assert!(group
+        .early_use
+        .as_ref()
+        .is_some_and(|u| u.what.contains("barrier")));
     assert!(group.late_bind.is_some());
     let bound = facts_of_bound();
     assert!(bound.process_groups.is_empty(), "{bound:#?}");

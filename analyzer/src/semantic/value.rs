@@ -126,19 +126,25 @@ impl Value {
             (Value::Sequence(a), Value::Sequence(b)) if a.len() == b.len() => {
                 Value::Sequence(a.into_iter().zip(b).map(|(x, y)| x.join(y)).collect())
             }
-            (Value::Sequence(a), Value::Sequence(b)) => Value::Sequence(if a.len() > b.len() { a } else { b }),
+            (Value::Sequence(a), Value::Sequence(b)) => {
+                Value::Sequence(if a.len() > b.len() { a } else { b })
+            }
             (a, b) => {
                 let cuda = |v: &Value| matches!(v.device(), Some(Device::Cuda(_)));
                 match (a.device(), b.device()) {
-                    (Some(da @ Device::Cuda(_)), Some(_)) if !cuda(&b) || same(&a, &b) => Value::Device(da),
+                    (Some(da @ Device::Cuda(_)), Some(_)) if !cuda(&b) || same(&a, &b) => {
+                        Value::Device(da)
+                    }
                     (Some(_), Some(db @ Device::Cuda(_))) => Value::Device(db),
                     _ if same(&a, &b) => a,
                     (_, _) if matches!(a, Value::Unknown) => b,
                     // Two objects (the processes a loop appended): one stands for both.
-                    (_, _) if matches!(
-                        (&a, &b),
-                        (Value::Object(_), Value::Object(_)) | (Value::Function(..), Value::Function(..))
-                    ) =>
+                    (_, _)
+                        if matches!(
+                            (&a, &b),
+                            (Value::Object(_), Value::Object(_))
+                                | (Value::Function(..), Value::Function(..))
+                        ) =>
                     {
                         a
                     }
@@ -172,8 +178,14 @@ mod tests {
 
     #[test]
     fn device_strings_parse() {
-        assert_eq!(Device::parse("cuda"), Some(Device::Cuda(DeviceIndex::Current)));
-        assert_eq!(Device::parse("cuda:1"), Some(Device::Cuda(DeviceIndex::Fixed(1))));
+        assert_eq!(
+            Device::parse("cuda"),
+            Some(Device::Cuda(DeviceIndex::Current))
+        );
+        assert_eq!(
+            Device::parse("cuda:1"),
+            Some(Device::Cuda(DeviceIndex::Fixed(1)))
+        );
         assert_eq!(Device::parse("cpu"), Some(Device::Cpu));
         assert_eq!(Device::parse("hello"), None);
     }
@@ -181,7 +193,10 @@ mod tests {
     #[test]
     fn a_join_keeps_the_cuda_side() {
         let joined = Value::Str("cuda".into()).join(Value::Str("cpu".into()));
-        assert!(matches!(joined, Value::Device(Device::Cuda(DeviceIndex::Current))));
+        assert!(matches!(
+            joined,
+            Value::Device(Device::Cuda(DeviceIndex::Current))
+        ));
         let joined = Value::Unknown.join(Value::Int(3));
         assert!(matches!(joined, Value::Int(3)));
     }

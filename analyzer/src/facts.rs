@@ -34,17 +34,17 @@ pub enum ForkKind {
 }
 
 impl ForkKind {
-    /// How messages name it.
+    /// How messages name it: the subject of "... forks".
     pub fn describe(self) -> &'static str {
         match self {
-            ForkKind::ProcessStart => "this process start",
-            ForkKind::Pool => "this pool's workers",
-            ForkKind::Executor => "this executor's workers",
+            ForkKind::ProcessStart => "This `start()`",
+            ForkKind::Pool => "This pool",
+            ForkKind::Executor => "This executor",
             ForkKind::OsFork => "`os.fork()`",
-            ForkKind::DataLoader => "this DataLoader's workers",
-            ForkKind::DatasetMap => "this `map` with `num_proc`",
+            ForkKind::DataLoader => "This DataLoader",
+            ForkKind::DatasetMap => "This `num_proc` dataset operation",
             ForkKind::StartProcesses => "`start_processes`",
-            ForkKind::DaemonContext => "this daemon context",
+            ForkKind::DaemonContext => "This daemon context",
         }
     }
 

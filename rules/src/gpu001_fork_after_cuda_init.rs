@@ -92,10 +92,8 @@ fn diagnostic(fork: &ForkFact) -> Option<Diagnostic> {
         _ => "CUDA was initialised",
     };
     let how = match fork.start_method {
-        StartMethod::Forkserver => {
-            "are forked from a forkserver that imported the main module".to_string()
-        }
-        _ => "are forked".to_string(),
+        StartMethod::Forkserver => "from a forkserver that imported the main module",
+        _ => "by fork",
     };
     let subject = fork.kind.describe();
     let mut related = vec![Related {
@@ -116,33 +114,27 @@ fn diagnostic(fork: &ForkFact) -> Option<Diagnostic> {
             });
         }
     }
+    let code = if fork.child_code.is_empty() {
+        "the child's code"
+    } else {
+        &fork.child_code
+    };
     Some(Diagnostic {
         code: RULE.code,
         name: RULE.name,
         severity: RULE.severity,
         message: format!(
-            "{} {how} after {state}, and {} uses CUDA",
-            capitalise(subject),
-            if fork.child_code.is_empty() {
-                "the child"
-            } else {
-                &fork.child_code
-            }
+            "{subject} starts a child process {how} after {state}, and {code} uses CUDA in the child"
         ),
         span: fork.span,
-        label: format!("{subject} {how} here"),
+        label: match fork.start_method {
+            StartMethod::Forkserver => format!("the child is forked here, {how}"),
+            _ => "the child process is forked here".to_string(),
+        },
         related,
         help: format!(
             "{}; or initialise CUDA only after the fork; or keep the child on the CPU",
             fork.kind.spawn_fix()
         ),
     })
-}
-
-fn capitalise(s: &str) -> String {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),
-        None => String::new(),
-    }
 }

@@ -98,9 +98,13 @@ fn diagnostic(group: &ProcessGroupFact) -> Option<Diagnostic> {
             Severity::Warning,
             format!("The {backend} is created before this rank's device is bound; it works only while nothing touches the GPU in between"),
         ),
-        (Some(_), _) => (
+        (Some(_), Some(_)) => (
             Severity::Error,
             format!("The {backend} is created, and used, before this rank's device is bound: every rank runs on GPU 0"),
+        ),
+        (Some(_), None) => (
+            Severity::Error,
+            format!("The {backend} is created and used, but this rank never binds its device: every rank runs on GPU 0"),
         ),
         (None, None) => (
             Severity::Error,

@@ -53,6 +53,46 @@ pub const CUDA_CALLS: &[CudaCall] = &[
         init: Init::Context,
         reason: "allocates device memory",
     },
+    CudaCall {
+        name: "pycuda.compiler.SourceModule",
+        init: Init::Context,
+        reason: "compiles and loads a module into the current context",
+    },
+    CudaCall {
+        name: "pycuda.driver.In",
+        init: Init::Context,
+        reason: "copies the array to the device at the kernel launch",
+    },
+    CudaCall {
+        name: "pycuda.driver.Out",
+        init: Init::Context,
+        reason: "copies the array from the device after the kernel launch",
+    },
+    CudaCall {
+        name: "pycuda.driver.InOut",
+        init: Init::Context,
+        reason: "copies the array to and from the device around the kernel launch",
+    },
+    CudaCall {
+        name: "pycuda.driver.Context",
+        init: Init::Context,
+        reason: "manages CUDA contexts",
+    },
+    CudaCall {
+        name: "pycuda.driver.to_device",
+        init: Init::Context,
+        reason: "allocates device memory",
+    },
+    CudaCall {
+        name: "pycuda.driver.memcpy_htod",
+        init: Init::Context,
+        reason: "copies to device memory",
+    },
+    CudaCall {
+        name: "pycuda.driver.memcpy_dtoh",
+        init: Init::Context,
+        reason: "copies from device memory",
+    },
 ];
 
 pub const CUDA_PREFIXES: &[CudaPrefix] = &[

@@ -77,21 +77,34 @@ impl<'m> Interp<'m> {
                 }
                 (Some((recv, attr.as_str())), callee)
             }
-            _ => (None, self.eval(func)),
+            _ => {
+                let callee = self.eval(func);
+                // `get_model()(x)`: calling a CUDA model returned by another call uses it.
+                if let Value::Cuda(obj) = &callee {
+                    self.use_cuda_object(
+                        obj,
+                        func.span,
+                        "the returned model",
+                        obj.global.is_some(),
+                    );
+                }
+                (None, callee)
+            }
         };
-        let args = Args {
-            pos: args.iter().map(|e| (self.eval(e), e)).collect(),
-            kw: keywords
-                .iter()
-                .map(|k| {
-                    (
-                        k.name.clone().unwrap_or_default(),
-                        self.eval(&k.value),
-                        &k.value,
-                    )
-                })
-                .collect(),
-        };
+        let pos = args.iter().map(|e| (self.eval(e), e)).collect();
+        let mut kw = Vec::new();
+        for k in keywords {
+            let value = self.eval(&k.value);
+            match (&k.name, value) {
+                (Some(name), value) => kw.push((name.clone(), value, &k.value)),
+                // `**kwargs` from a known dict: its keys are keywords of the call.
+                (None, Value::Mapping(entries)) => {
+                    kw.extend(entries.into_iter().map(|(name, v)| (name, v, &k.value)));
+                }
+                (None, _) => {}
+            }
+        }
+        let args = Args { pos, kw };
         if let (
             Some((Value::Sequence(items), "append" | "extend")),
             ExprKind::Attribute { value, .. },
@@ -403,6 +416,11 @@ impl<'m> Interp<'m> {
                     },
                 })
             }
+            "make_context" => Some(self.new_cuda_object(
+                span,
+                DeviceIndex::Current,
+                "`make_context()` creates a CUDA context".into(),
+            )),
             m if torch::TO_CPU_METHODS.contains(&m) => Some(Value::Unknown),
             m if huggingface::DATASET_FORKING_METHODS.contains(&m)
                 && (matches!(self.object(recv), Some(Object::HfDataset))
@@ -453,6 +471,9 @@ impl<'m> Interp<'m> {
             return Value::Unknown;
         }
         match name {
+            "builtins.dict" if args.pos.is_empty() => {
+                return Value::Mapping(args.kw_values());
+            }
             "functools.partial" => {
                 let mut values = args.values().into_iter();
                 let func = values.next().unwrap_or_default();

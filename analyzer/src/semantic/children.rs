@@ -115,8 +115,18 @@ impl<'m> Interp<'m> {
         child.fork_fact = Some(index);
         self.procs.push(child);
         let mut results = Vec::new();
+        let mut user = None;
         for (callee, args) in entries {
             results.push(self.call_plain(&callee, args));
+            if user.is_none() && self.proc_ref().first_cuda_use.is_some() {
+                user = Some(self.describe(&callee));
+            }
+        }
+        // Name the code that used CUDA, not every entry the child ran.
+        if let (Some(user), Some(fact)) = (user, self.facts.forks.get_mut(index)) {
+            if fact.child_use.is_none() {
+                fact.child_code = user;
+            }
         }
         let child = self.procs.pop().unwrap_or_default();
         let first_use = child.first_cuda_use.clone();

@@ -78,6 +78,7 @@ impl<'m> Interp<'m> {
             }
             StmtKind::Def(id) => {
                 let func = self.m.function(*id);
+                self.eval_decorators(&func.decorators);
                 let captures = self.frames.last().map(|f| {
                     let mut all: HashMap<String, Value> = f
                         .captures
@@ -91,6 +92,7 @@ impl<'m> Interp<'m> {
             }
             StmtKind::Class(id) => {
                 let class = self.m.class(*id);
+                self.eval_decorators(&class.decorators);
                 let bases: Vec<Value> = class.bases.iter().map(|b| self.eval(b)).collect();
                 self.class_bases.insert(*id, bases);
                 for s in &class.body {
@@ -217,6 +219,20 @@ impl<'m> Interp<'m> {
         Flow::Normal
     }
 
+    /// Decorator arguments run when the definition does (`@skipIf(not torch.cuda.is_available())`).
+    fn eval_decorators(&mut self, decorators: &'m [Expr]) {
+        for d in decorators {
+            if let ExprKind::Call { args, keywords, .. } = &d.kind {
+                for a in args {
+                    self.eval(a);
+                }
+                for k in keywords {
+                    self.eval(&k.value);
+                }
+            }
+        }
+    }
+
     fn exec_if(&mut self, test: &'m Expr, body: &'m [Stmt], orelse: &'m [Stmt]) -> Flow {
         if is_main_guard(test) && self.proc_ref().reimport {
             return self.exec_block(orelse);
@@ -244,9 +260,16 @@ impl<'m> Interp<'m> {
         self.restore(before);
         let flow_else = self.exec_block(orelse);
         match (flow_body, flow_else) {
-            (Flow::Jump, Flow::Normal) => Flow::Normal,
+            // The branch that jumped (`return`, `continue`, `raise`) no longer binds names here, but what
+            // it did to the process happened on that path: the caller or the next iteration sees it.
+            (Flow::Jump, Flow::Normal) => {
+                self.join_process(after_body.1);
+                Flow::Normal
+            }
             (Flow::Normal, Flow::Jump) => {
+                let after_else = self.proc_ref().clone();
                 self.restore(after_body);
+                self.join_process(after_else);
                 Flow::Normal
             }
             (Flow::Jump, Flow::Jump) => {
@@ -296,6 +319,15 @@ impl<'m> Interp<'m> {
             None => self.globals = scope,
         }
         *self.proc() = process;
+    }
+
+    /// Joins what another path did to the process, unless that path ended the process.
+    fn join_process(&mut self, other: Process) {
+        if !other.exited {
+            let exited = self.proc_ref().exited;
+            self.proc().join(other);
+            self.proc().exited = exited;
+        }
     }
 
     /// Joins another path's state into the current one.
@@ -441,7 +473,8 @@ impl<'m> Interp<'m> {
                     .lookup(name)
                     .unwrap_or_else(|| Value::Qualified(format!("builtins.{name}")));
                 if let Value::Cuda(obj) = &v {
-                    let global = self.is_global_name(name);
+                    // A local holding a global's object (`m = get_model()`) uses that global too.
+                    let global = self.is_global_name(name) || obj.global.is_some();
                     self.use_cuda_object(obj, expr.span, name, global);
                 }
                 v
@@ -520,13 +553,16 @@ impl<'m> Interp<'m> {
                 Value::Sequence(items.iter().map(|e| self.eval(e)).collect())
             }
             ExprKind::Dict(items) => {
+                let mut mapping = Some(Vec::new());
                 for (k, v) in items {
-                    if let Some(k) = k {
-                        self.eval(k);
+                    let key = k.as_ref().map(|k| self.eval(k));
+                    let value = self.eval(v);
+                    match (key, &mut mapping) {
+                        (Some(Value::Str(key)), Some(entries)) => entries.push((key, value)),
+                        _ => mapping = None,
                     }
-                    self.eval(v);
                 }
-                Value::Unknown
+                mapping.map_or(Value::Unknown, Value::Mapping)
             }
             ExprKind::Named { target, value } => {
                 let v = self.eval(value);
@@ -569,6 +605,10 @@ impl<'m> Interp<'m> {
                 global: None,
                 ..obj.clone()
             }),
+            (Value::Mapping(entries), Value::Str(k)) => entries
+                .iter()
+                .find(|(key, _)| key == k)
+                .map_or(Value::Unknown, |(_, v)| v.clone()),
             _ => Value::Unknown,
         }
     }
@@ -677,6 +717,11 @@ impl<'m> Interp<'m> {
         what: String,
     ) -> Value {
         self.cuda_event(span, Init::Context, what.clone(), true);
+        let what = if index == DeviceIndex::Current && !what.contains("default device") {
+            format!("{what}, on the current device")
+        } else {
+            what
+        };
         let process = self.proc();
         let pinned = match index {
             DeviceIndex::Fixed(_) => true,
@@ -689,10 +734,7 @@ impl<'m> Interp<'m> {
         if index == DeviceIndex::Current && process.bound.is_none() {
             if let Some(group) = &mut process.group {
                 if group.late_bind.is_none() && group.early_use.is_none() {
-                    group.early_use = Some(crate::facts::CudaUse {
-                        span,
-                        what: format!("{what} on the implicit device"),
-                    });
+                    group.early_use = Some(crate::facts::CudaUse { span, what });
                 }
             }
         }
@@ -759,7 +801,12 @@ impl<'m> Interp<'m> {
         let frame = self.frames.pop();
         let result = frame.map(|f| f.returns).unwrap_or_default();
         if self.is_cached(id) {
-            return self.as_global(result, &func.name, func.name_span);
+            // A memoised result is a global: its binding is where the object was placed on CUDA.
+            let site = match &result {
+                Value::Cuda(obj) => obj.site,
+                _ => func.name_span,
+            };
+            return self.as_global(result, &format!("{}()", func.name), site);
         }
         result
     }

@@ -68,6 +68,12 @@ pub fn layer_key(layer: Layer) -> LayerKey {
 impl Process {
     /// Merges the state of another path through the same code (the other branch of an `if`).
     pub fn join(&mut self, other: Process) {
+        // A path that became a forked child (`if os.fork(): sys.exit()` in a helper) stays one.
+        if self.fork_fact.is_none() && other.fork_fact.is_some() {
+            self.id = other.id;
+            self.fork_fact = other.fork_fact;
+            self.first_cuda_use = other.first_cuda_use.clone();
+        }
         if self.cuda.is_none() {
             self.cuda = other.cuda;
         }

@@ -94,6 +94,8 @@ pub enum Value {
     Cuda(CudaObject),
     /// A tuple or list.
     Sequence(Vec<Value>),
+    /// A dict with string keys (`dict(num_workers=4)`, `{"num_workers": 4}`), for `**kwargs`.
+    Mapping(Vec<(String, Value)>),
     /// A multiprocessing context from `get_context(method)`.
     Context(Layer, StartMethod),
 }
@@ -128,6 +130,16 @@ impl Value {
             }
             (Value::Sequence(a), Value::Sequence(b)) => {
                 Value::Sequence(if a.len() > b.len() { a } else { b })
+            }
+            // `{"num_workers": 2} if cuda else {}`: the keys either path may pass.
+            (Value::Mapping(mut a), Value::Mapping(b)) => {
+                for (k, v) in b {
+                    match a.iter_mut().find(|(key, _)| *key == k) {
+                        Some((_, mine)) => *mine = std::mem::take(mine).join(v),
+                        None => a.push((k, v)),
+                    }
+                }
+                Value::Mapping(a)
             }
             (a, b) => {
                 let cuda = |v: &Value| matches!(v.device(), Some(Device::Cuda(_)));

@@ -270,3 +270,42 @@ impl Expr {
         }
     }
 }
+
+impl StmtKind {
+    /// The expressions this statement evaluates itself (not those inside nested blocks).
+    pub fn expressions(&self) -> Vec<&Expr> {
+        match self {
+            StmtKind::Assign { targets, value } => targets.iter().chain([value]).collect(),
+            StmtKind::AugAssign { target, value } => vec![target, value],
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Raise(Some(e)) => vec![e],
+            StmtKind::If { test, .. } | StmtKind::While { test, .. } => vec![test],
+            StmtKind::For { target, iter, .. } => vec![target, iter],
+            StmtKind::With { items, .. } => items.iter().map(|i| &i.context).collect(),
+            StmtKind::Match { subject, .. } => vec![subject],
+            StmtKind::Other(items) => items.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The statement blocks nested in this one (not function or class bodies).
+    pub fn blocks(&self) -> Vec<&[Stmt]> {
+        match self {
+            StmtKind::If { body, orelse, .. }
+            | StmtKind::For { body, orelse, .. }
+            | StmtKind::While { body, orelse, .. } => vec![body, orelse],
+            StmtKind::With { body, .. } => vec![body],
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finally,
+            } => [body.as_slice()]
+                .into_iter()
+                .chain(handlers.iter().map(Vec::as_slice))
+                .chain([orelse.as_slice(), finally.as_slice()])
+                .collect(),
+            StmtKind::Match { cases, .. } => cases.iter().map(Vec::as_slice).collect(),
+            _ => Vec::new(),
+        }
+    }
+}

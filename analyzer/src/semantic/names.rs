@@ -54,24 +54,10 @@ pub(super) fn is_relevant(module: &Module) -> bool {
             } => relevant_root(m),
             StmtKind::Def(f) => imports_relevant(&module.function(*f).body, module),
             StmtKind::Class(c) => imports_relevant(&module.class(*c).body, module),
-            StmtKind::If { body, orelse, .. }
-            | StmtKind::For { body, orelse, .. }
-            | StmtKind::While { body, orelse, .. } => {
-                imports_relevant(body, module) || imports_relevant(orelse, module)
-            }
-            StmtKind::With { body, .. } => imports_relevant(body, module),
-            StmtKind::Try {
-                body,
-                handlers,
-                orelse,
-                finally,
-            } => {
-                imports_relevant(body, module)
-                    || handlers.iter().any(|h| imports_relevant(h, module))
-                    || imports_relevant(orelse, module)
-                    || imports_relevant(finally, module)
-            }
-            _ => false,
+            other => other
+                .blocks()
+                .into_iter()
+                .any(|b| imports_relevant(b, module)),
         })
     }
     fn relevant_root(name: &str) -> bool {
@@ -175,55 +161,8 @@ pub(super) fn referenced_names(module: &Module) -> HashSet<&str> {
     }
     fn block<'a>(stmts: &'a [Stmt], out: &mut HashSet<&'a str>) {
         for s in stmts {
-            match &s.kind {
-                StmtKind::Assign { targets, value } => {
-                    targets.iter().for_each(|t| expr(t, out));
-                    expr(value, out);
-                }
-                StmtKind::AugAssign { target, value } => {
-                    expr(target, out);
-                    expr(value, out);
-                }
-                StmtKind::Expr(e) => expr(e, out),
-                StmtKind::If { test, body, orelse } | StmtKind::While { test, body, orelse } => {
-                    expr(test, out);
-                    block(body, out);
-                    block(orelse, out);
-                }
-                StmtKind::For {
-                    target,
-                    iter,
-                    body,
-                    orelse,
-                } => {
-                    expr(target, out);
-                    expr(iter, out);
-                    block(body, out);
-                    block(orelse, out);
-                }
-                StmtKind::With { items, body } => {
-                    items.iter().for_each(|i| expr(&i.context, out));
-                    block(body, out);
-                }
-                StmtKind::Try {
-                    body,
-                    handlers,
-                    orelse,
-                    finally,
-                } => {
-                    block(body, out);
-                    handlers.iter().for_each(|h| block(h, out));
-                    block(orelse, out);
-                    block(finally, out);
-                }
-                StmtKind::Match { subject, cases } => {
-                    expr(subject, out);
-                    cases.iter().for_each(|c| block(c, out));
-                }
-                StmtKind::Return(Some(e)) | StmtKind::Raise(Some(e)) => expr(e, out),
-                StmtKind::Other(items) => items.iter().for_each(|a| expr(a, out)),
-                _ => {}
-            }
+            s.kind.expressions().into_iter().for_each(|e| expr(e, out));
+            s.kind.blocks().into_iter().for_each(|b| block(b, out));
         }
     }
     block(&module.body, &mut out);

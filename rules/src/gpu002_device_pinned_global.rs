@@ -64,8 +64,9 @@ Keep globals on the CPU (or load them lazily inside the worker, after it bound i
 them to the worker's device there.
 
 ## References
-- numz/ComfyUI-SeedVR2_VideoUpscaler issue 30 (every spawned worker re-created the model on GPU 0).
-- PyTorch forum "Multiprocessing inference uses more memory of GPU0" (a pinned model pickled into workers).
+- SeedVR2 video upscaler, issue 30 (every spawned worker re-created the model on GPU 0).
+- discuss.pytorch.org/t/multprocessing-inference-uses-more-memory-of-gpu0/133162 (a model pickled
+  into spawned workers brings a GPU 0 context with it).
 - PyTorch, "Multiprocessing best practices" (spawned children re-run the module's top level).
 "#;
 

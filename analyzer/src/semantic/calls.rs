@@ -38,9 +38,6 @@ impl<'m> Args<'m> {
             .map(|(k, v, _)| (k.clone(), v.clone()))
             .collect()
     }
-    fn any(&self, f: impl Fn(&Value) -> bool) -> bool {
-        self.pos.iter().any(|(v, _)| f(v)) || self.kw.iter().any(|(_, v, _)| f(v))
-    }
 }
 
 /// A name that says it holds a device or an ordinal: `device`, `self.device`, `gpu_id`, `local_rank`.
@@ -174,10 +171,6 @@ impl<'m> Interp<'m> {
             Value::Qualified(name) => {
                 let name = libraries::canonical(name).to_string();
                 self.call_library(span, &name, args)
-            }
-            Value::Context(layer, method) => {
-                let _ = (layer, method);
-                Value::Unknown
             }
             _ => passthrough(args),
         }
@@ -370,8 +363,7 @@ impl<'m> Interp<'m> {
         }
         if matches!(self.object(recv), Some(Object::Accelerator)) && method == "prepare" {
             let mut out = Vec::new();
-            for (v, e) in &args.pos {
-                let _ = v;
+            for (_, e) in &args.pos {
                 out.push(self.new_cuda_object(
                     e.span,
                     DeviceIndex::PerWorker,
@@ -441,8 +433,7 @@ impl<'m> Interp<'m> {
 
     /// A call to a library function by qualified name.
     fn call_library(&mut self, span: Span, name: &str, args: &Args<'m>) -> Value {
-        if let Some(row) = processes::process_api(name) {
-            let _ = row;
+        if processes::process_api(name).is_some() {
             return self.call_process_api(span, name, args, None);
         }
         if let Some((_, layer)) = processes::GET_CONTEXT.iter().find(|(n, _)| *n == name) {
@@ -885,22 +876,17 @@ impl<'m> Interp<'m> {
 
 /// The result of a call we do not model: a CUDA argument makes a CUDA result (tensor ops, wrappers).
 pub(super) fn passthrough(args: &Args) -> Value {
-    if args.any(|v| matches!(v, Value::Cuda(_))) {
-        for (v, _) in &args.pos {
-            if let Value::Cuda(obj) = v {
-                return Value::Cuda(CudaObject {
-                    global: None,
-                    ..obj.clone()
-                });
-            }
-        }
-        for (_, v, _) in &args.kw {
-            if let Value::Cuda(obj) = v {
-                return Value::Cuda(CudaObject {
-                    global: None,
-                    ..obj.clone()
-                });
-            }
+    let values = args
+        .pos
+        .iter()
+        .map(|(v, _)| v)
+        .chain(args.kw.iter().map(|(_, v, _)| v));
+    for v in values {
+        if let Value::Cuda(obj) = v {
+            return Value::Cuda(CudaObject {
+                global: None,
+                ..obj.clone()
+            });
         }
     }
     Value::Unknown

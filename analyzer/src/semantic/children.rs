@@ -421,7 +421,7 @@ impl<'m> Interp<'m> {
         let code = entries
             .first()
             .map_or_else(|| "its tasks".to_string(), |(f, _)| self.describe(f));
-        let (_, _) = self.run_child(span, ForkKind::Pool, start, parent.clone(), entries, code);
+        self.run_child(span, ForkKind::Pool, start, parent.clone(), entries, code);
         let forked_with = if start.0 == StartMethod::Forkserver {
             self.facts
                 .forks

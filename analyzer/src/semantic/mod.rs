@@ -186,7 +186,7 @@ impl<'m> Interp<'m> {
             self.heap.clone(),
             self.class_attrs.clone(),
         );
-        let mut end_of_main = main.clone();
+        let end_of_main = main.clone();
         self.finish_process(main);
 
         let referenced = names::referenced_names(m);
@@ -217,7 +217,6 @@ impl<'m> Interp<'m> {
                 self.finish_process(process);
             }
         }
-        end_of_main.exited = true;
     }
 
     /// Calls `id` with unknown arguments; a method gets an instance built by its class's `__init__`.

@@ -54,21 +54,6 @@ impl LineIndex {
             column: column as u32 + 1,
         }
     }
-
-    /// The byte range of 1-based `line`, without its line break.
-    pub fn line_span(&self, text: &str, line: u32) -> Option<Span> {
-        let i = (line as usize).checked_sub(1)?;
-        let start = *self.line_starts.get(i)?;
-        let end = self
-            .line_starts
-            .get(i + 1)
-            .map_or(text.len() as u32, |next| next - 1);
-        Some(Span::new(start, end.max(start)))
-    }
-
-    pub fn line_count(&self) -> usize {
-        self.line_starts.len()
-    }
 }
 
 #[cfg(test)]
@@ -83,6 +68,5 @@ mod tests {
         assert_eq!(index.line_col(text, 3), LineCol { line: 2, column: 1 });
         // 'x' follows a two-byte character: byte 5, character column 2.
         assert_eq!(index.line_col(text, 5), LineCol { line: 2, column: 2 });
-        assert_eq!(index.line_span(text, 2), Some(Span::new(3, 10)));
     }
 }

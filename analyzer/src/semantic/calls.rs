@@ -131,60 +131,36 @@ impl<'m> Interp<'m> {
 
     /// Calls a callable value.
     pub(super) fn call_value(&mut self, span: Span, callee: &Value, args: &Args<'m>) -> Value {
-        match callee {
-            Value::Function(id, captures) => {
-                self.call_function(*id, captures.clone(), None, args.values(), args.kw_values())
-            }
-            Value::BoundMethod(id, recv) => self.call_function(
-                *id,
-                None,
-                Some((**recv).clone()),
-                args.values(),
-                args.kw_values(),
-            ),
-            Value::Class(id) => self.instantiate(*id, args),
-            Value::Object(id) => match self.heap.get(id.0 as usize).cloned() {
-                Some(Object::Partial { func, args: bound }) => {
-                    let mut all = bound;
-                    all.extend(args.values());
-                    self.call_plain(&func, all)
-                }
-                Some(Object::Compose(steps)) => {
-                    let mut v = args.pos.first().map(|(v, _)| v.clone()).unwrap_or_default();
-                    for step in steps {
-                        v = self.call_plain(&step, vec![v]);
-                    }
-                    v
-                }
-                Some(Object::Instance { class, .. }) => match self.find_method(class, "__call__") {
-                    Some(call) => self.call_function(
-                        call,
-                        None,
-                        Some(callee.clone()),
-                        args.values(),
-                        args.kw_values(),
-                    ),
-                    None => Value::Unknown,
-                },
-                _ => Value::Unknown,
-            },
-            Value::Qualified(name) => {
-                let name = libraries::canonical(name).to_string();
-                self.call_library(span, &name, args)
-            }
-            _ => passthrough(args),
+        if let Value::Qualified(name) = callee {
+            let name = libraries::canonical(name).to_string();
+            return self.call_library(span, &name, args);
         }
+        self.call_callable(callee, args.values(), args.kw_values())
+            .unwrap_or_else(|| passthrough(args))
     }
 
     /// Calls a callable with positional values only (pool functions, transforms, partials).
     pub(super) fn call_plain(&mut self, callee: &Value, values: Vec<Value>) -> Value {
-        match callee {
+        self.call_callable(callee, values, Vec::new())
+            .unwrap_or_default()
+    }
+
+    /// Calls something the module defined (a function, method, class, partial, transform chain or
+    /// callable instance); `None` when the callee is not one of those.
+    fn call_callable(
+        &mut self,
+        callee: &Value,
+        values: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Option<Value> {
+        Some(match callee {
             Value::Function(id, captures) => {
-                self.call_function(*id, captures.clone(), None, values, Vec::new())
+                self.call_function(*id, captures.clone(), None, values, kwargs)
             }
             Value::BoundMethod(id, recv) => {
-                self.call_function(*id, None, Some((**recv).clone()), values, Vec::new())
+                self.call_function(*id, None, Some((**recv).clone()), values, kwargs)
             }
+            Value::Class(id) => self.instantiate(*id, values, kwargs),
             Value::Object(id) => match self.heap.get(id.0 as usize).cloned() {
                 Some(Object::Partial { func, args }) => {
                     let mut all = args;
@@ -200,39 +176,29 @@ impl<'m> Interp<'m> {
                 }
                 Some(Object::Instance { class, .. }) => match self.find_method(class, "__call__") {
                     Some(call) => {
-                        self.call_function(call, None, Some(callee.clone()), values, Vec::new())
+                        self.call_function(call, None, Some(callee.clone()), values, kwargs)
                     }
                     None => Value::Unknown,
                 },
                 _ => Value::Unknown,
             },
-            Value::Class(id) => {
-                let obj = self.alloc(Object::Instance {
-                    class: *id,
-                    attrs: HashMap::new(),
-                });
-                if let Some(init) = self.find_method(*id, "__init__") {
-                    self.call_function(init, None, Some(obj.clone()), values, Vec::new());
-                }
-                obj
-            }
-            _ => Value::Unknown,
-        }
+            _ => return None,
+        })
     }
 
-    fn instantiate(&mut self, class: ClassId, args: &Args<'m>) -> Value {
+    /// A new instance of a module class, built by its `__init__`.
+    pub(super) fn instantiate(
+        &mut self,
+        class: ClassId,
+        values: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Value {
         let obj = self.alloc(Object::Instance {
             class,
             attrs: HashMap::new(),
         });
         if let Some(init) = self.find_method(class, "__init__") {
-            self.call_function(
-                init,
-                None,
-                Some(obj.clone()),
-                args.values(),
-                args.kw_values(),
-            );
+            self.call_function(init, None, Some(obj.clone()), values, kwargs);
         }
         obj
     }

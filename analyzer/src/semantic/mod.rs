@@ -16,7 +16,7 @@ mod process;
 mod tests;
 pub mod value;
 
-pub use names::{is_main_guard, resolve_imports};
+pub use names::is_main_guard;
 
 use std::collections::{HashMap, HashSet};
 
@@ -223,16 +223,14 @@ impl<'m> Interp<'m> {
     fn run_entry(&mut self, id: FuncId) {
         let func = self.m.function(id);
         let receiver = func.class.map(|class| {
-            let obj = self.alloc(Object::Instance {
-                class,
-                attrs: HashMap::new(),
-            });
-            if func.name != "__init__" {
-                if let Some(init) = self.find_method(class, "__init__") {
-                    self.call_function(init, None, Some(obj.clone()), Vec::new(), Vec::new());
-                }
+            if func.name == "__init__" {
+                self.alloc(Object::Instance {
+                    class,
+                    attrs: HashMap::new(),
+                })
+            } else {
+                self.instantiate(class, Vec::new(), Vec::new())
             }
-            obj
         });
         self.call_function(id, None, receiver, Vec::new(), Vec::new());
     }

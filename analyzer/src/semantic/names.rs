@@ -1,45 +1,12 @@
 //! Name-level helpers: import resolution, the main guard, decorators, and which functions are called.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use super::value::Value;
 use super::Interp;
 use crate::libraries::processes::RAY_REMOTE;
 use crate::model::{CmpOp, Expr, ExprKind, FuncId, Module, Stmt, StmtKind};
 use crate::source::Span;
-
-/// The qualified name each module-level import binds: `import torch.multiprocessing as mp` binds
-/// `mp` to `torch.multiprocessing`; `from torch import cuda as tc` binds `tc` to `torch.cuda`.
-pub fn resolve_imports(module: &Module) -> HashMap<String, String> {
-    let mut out = HashMap::new();
-    for stmt in &module.body {
-        match &stmt.kind {
-            StmtKind::Import(names) => {
-                for n in names {
-                    match &n.asname {
-                        Some(alias) => out.insert(alias.clone(), n.name.clone()),
-                        None => {
-                            let top = n.name.split('.').next().unwrap_or(&n.name).to_string();
-                            out.insert(top.clone(), top)
-                        }
-                    };
-                }
-            }
-            StmtKind::ImportFrom {
-                module: Some(m),
-                level: 0,
-                names,
-            } => {
-                for n in names {
-                    let bound = n.asname.clone().unwrap_or_else(|| n.name.clone());
-                    out.insert(bound, format!("{m}.{}", n.name));
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
 
 /// Whether the module imports a package the library tables know, or calls `fork` by name; other
 /// modules cannot produce a fact and are not interpreted.
@@ -233,20 +200,6 @@ pub(super) fn narrowing_decorator(interp: &Interp, id: FuncId) -> Option<Span> {
 mod tests {
     use super::*;
     use crate::lower::parse;
-
-    #[test]
-    fn imports_resolve_to_qualified_names_through_aliases() {
-        let m = parse(
-            "import torch.multiprocessing as mp\nfrom torch import cuda as tc\nimport os.path\nfrom concurrent.futures import ProcessPoolExecutor as PPE\n",
-        )
-        .unwrap()
-        .module;
-        let names = resolve_imports(&m);
-        assert_eq!(names["mp"], "torch.multiprocessing");
-        assert_eq!(names["tc"], "torch.cuda");
-        assert_eq!(names["os"], "os");
-        assert_eq!(names["PPE"], "concurrent.futures.ProcessPoolExecutor");
-    }
 
     #[test]
     fn main_guard_is_recognised_in_either_order() {

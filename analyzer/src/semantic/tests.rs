@@ -113,3 +113,26 @@ fn keyword_arguments_from_a_known_dict_reach_the_call() {
     let fork = only_fork(src);
     assert!(fork.parent_init.is_some() && fork.child_use.is_some());
 }
+
+#[test]
+fn imports_resolve_to_qualified_names_through_aliases() {
+    // `mp.Pool` is `torch.multiprocessing.Pool` is `multiprocessing.Pool`; `tc.init` is `torch.cuda.init`.
+    let src = "import torch.multiprocessing as mp\nfrom torch import cuda as tc\nfrom concurrent.futures import ProcessPoolExecutor as PPE\n\ndef work(x):\n    tc.synchronize()\n\ntc.init()\nwith mp.Pool(2) as pool:\n    pool.map(work, [1])\nPPE(2).submit(work, 1)\n";
+    let facts = facts(src);
+    let kinds: Vec<ForkKind> = facts.forks.iter().map(|f| f.kind).collect();
+    assert_eq!(kinds, [ForkKind::Pool, ForkKind::Executor]);
+    for fork in &facts.forks {
+        assert!(
+            fork.parent_init
+                .as_ref()
+                .is_some_and(|i| i.what.contains("`init`")),
+            "{fork:#?}"
+        );
+        assert!(
+            fork.child_use
+                .as_ref()
+                .is_some_and(|u| u.what.contains("`synchronize`")),
+            "{fork:#?}"
+        );
+    }
+}

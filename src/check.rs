@@ -1,114 +1,106 @@
-//! Checks files in parallel: read, parse, analyse, run the rules. Each file is independent; a file
-//! that cannot be read or parsed becomes a GPU999 diagnostic and the others go on.
+//! Checks files in parallel: read and parse them and the project modules they import (once each),
+//! analyse each checked file as a main program, run the rules. A file that cannot be read or parsed
+//! becomes a GPU999 diagnostic and the others go on.
 
+use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use gpulint_analyzer::lower;
+use gpulint_analyzer::program::{FileError, Input, Program};
 use gpulint_analyzer::semantic::{self, Settings};
-use gpulint_analyzer::source::{LineIndex, Span};
+use gpulint_analyzer::source::{FileId, Span};
 use gpulint_rules::Diagnostic;
 use rayon::prelude::*;
 
 use crate::discover::Found;
 
-/// What checking one file produced.
-pub struct FileReport {
-    pub path: PathBuf,
-    /// The file's text (lossy for a file that is not UTF-8), for excerpts and positions.
-    pub text: String,
-    pub lines: LineIndex,
+/// What a run produced: the program (paths and texts of every file a diagnostic may point into),
+/// the findings, and any bug in gpulint itself, by file.
+pub struct Checked {
+    pub program: Program,
     pub diagnostics: Vec<Diagnostic>,
-    /// A bug in gpulint itself while checking this file.
-    pub internal_error: Option<String>,
+    pub internal_errors: Vec<(PathBuf, String)>,
 }
 
 /// Deep nesting is parsed and analysed recursively: give each worker thread room for it.
 const STACK_SIZE: usize = 256 << 20;
 
-pub fn check_files(files: Vec<Found>) -> anyhow::Result<Vec<FileReport>> {
+pub fn check(found: Vec<Found>, settings: Settings) -> anyhow::Result<Checked> {
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(STACK_SIZE)
         .build()?;
-    Ok(pool.install(|| files.into_par_iter().map(check_found).collect()))
+    Ok(pool.install(|| check_in_pool(found, settings)))
 }
 
-fn check_found(found: Found) -> FileReport {
-    match found {
-        Found::Error(path, reason) => report(
-            path,
-            String::new(),
-            vec![gpulint_rules::unreadable_file(&reason)],
-        ),
-        Found::File(path) => match std::fs::read(&path) {
-            Err(err) => report(
-                path,
-                String::new(),
-                vec![gpulint_rules::unreadable_file(&err.to_string())],
-            ),
-            Ok(bytes) => {
-                let outcome = catch_unwind(AssertUnwindSafe(|| check_bytes(&bytes)));
-                match outcome {
-                    Ok((text, diagnostics)) => report(path, text, diagnostics),
-                    Err(panic) => {
-                        let message = panic
-                            .downcast_ref::<&str>()
-                            .map(|s| s.to_string())
-                            .or_else(|| panic.downcast_ref::<String>().cloned())
-                            .unwrap_or_else(|| "unknown panic".into());
-                        let mut r = report(
-                            path,
-                            String::from_utf8_lossy(&bytes).into_owned(),
-                            Vec::new(),
-                        );
-                        r.internal_error = Some(message);
-                        r
-                    }
-                }
-            }
-        },
-    }
-}
-
-fn report(path: PathBuf, text: String, diagnostics: Vec<Diagnostic>) -> FileReport {
-    FileReport {
-        lines: LineIndex::new(&text),
-        path,
-        text,
-        diagnostics,
-        internal_error: None,
-    }
-}
-
-/// Checks one file's bytes; returns its text and findings.
-pub fn check_bytes(bytes: &[u8]) -> (String, Vec<Diagnostic>) {
-    if let Some(nul) = bytes.iter().position(|b| *b == 0) {
-        let text = String::from_utf8_lossy(&bytes[..nul]).into_owned();
-        let at = Span::new(text.len() as u32, text.len() as u32);
-        let mut d = gpulint_rules::unreadable_file("the file contains a NUL byte");
-        d.span = at;
-        return (String::from_utf8_lossy(bytes).replace('\0', " "), vec![d]);
-    }
-    let text = match String::from_utf8(bytes.to_vec()) {
-        Ok(text) => text,
-        Err(err) => {
-            let valid = err.utf8_error().valid_up_to() as u32;
-            let mut d = gpulint_rules::unreadable_file("the file is not valid UTF-8");
-            d.span = Span::new(valid, valid);
-            return (String::from_utf8_lossy(bytes).into_owned(), vec![d]);
-        }
-    };
-    let diagnostics = check_source(&text);
-    (text, diagnostics)
-}
-
-/// Checks Python source text.
-pub fn check_source(text: &str) -> Vec<Diagnostic> {
-    match lower::parse(text) {
-        Err(err) => vec![gpulint_rules::invalid_syntax(&err.message, err.span)],
-        Ok(lowered) => {
-            let facts = semantic::analyze(&lowered.module, Settings::default());
-            gpulint_rules::check(&facts)
+fn check_in_pool(found: Vec<Found>, settings: Settings) -> Checked {
+    let inputs = found
+        .into_iter()
+        .map(|f| match f {
+            Found::File(path) => Input::Path(path),
+            Found::Error(path, reason) => Input::Unreadable { path, reason },
+        })
+        .collect();
+    let program = Program::build(inputs);
+    let checked: Vec<FileId> = program
+        .files()
+        .filter(|(_, f)| f.checked)
+        .map(|(id, _)| id)
+        .collect();
+    let results: Vec<(FileId, Result<Vec<Diagnostic>, String>)> = checked
+        .into_par_iter()
+        .map(|id| (id, check_file(&program, id, settings)))
+        .collect();
+    let mut diagnostics = Vec::new();
+    let mut internal_errors = Vec::new();
+    for (id, result) in results {
+        match result {
+            Ok(found) => diagnostics.extend(found),
+            Err(message) => internal_errors.push((program.file(id).path.clone(), message)),
         }
     }
+    Checked {
+        diagnostics: merge(&program, diagnostics),
+        program,
+        internal_errors,
+    }
+}
+
+/// The findings of analysing `id` as the main program; they may point into files it imports.
+fn check_file(program: &Program, id: FileId, settings: Settings) -> Result<Vec<Diagnostic>, String> {
+    let file = program.file(id);
+    match &file.module {
+        Err(FileError::Unreadable(reason)) => {
+            Ok(vec![gpulint_rules::unreadable_file(reason, Span::new(id, 0, 0))])
+        }
+        Err(FileError::Binary { reason, offset }) => Ok(vec![gpulint_rules::unreadable_file(
+            reason,
+            Span::new(id, *offset, *offset),
+        )]),
+        Err(FileError::Syntax(err)) => Ok(vec![gpulint_rules::invalid_syntax(
+            &err.message,
+            err.span,
+        )]),
+        Ok(_) => catch_unwind(AssertUnwindSafe(|| {
+            gpulint_rules::check(&semantic::analyze(program, id, settings))
+        }))
+        .map_err(|panic| {
+            panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into())
+        }),
+    }
+}
+
+/// One diagnostic per place and rule: two main programs reaching the same fork report it once, with
+/// the more severe verdict (the first program, in path order, when they agree).
+fn merge(program: &Program, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    diagnostics.sort_by(|a, b| {
+        let key = |d: &Diagnostic| (&program.file(d.span.file).path, d.span.start, d.span.end, d.code);
+        key(a).cmp(&key(b)).then(b.severity.cmp(&a.severity))
+    });
+    let mut seen = HashSet::new();
+    diagnostics.retain(|d| seen.insert((d.span, d.code)));
+    diagnostics
 }

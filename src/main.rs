@@ -9,6 +9,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
+use gpulint_analyzer::program::{Input, Program};
+use gpulint_analyzer::semantic::Settings;
+use gpulint_analyzer::source::FileId;
 
 use cli::{Cli, Command};
 
@@ -29,16 +32,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(args) => {
             let files = discover::discover(&args.paths);
-            let reports = check::check_files(files)?;
+            let checked = check::check(files, Settings::default())?;
             output::write(
                 &mut out,
-                &reports,
+                &checked,
                 args.output_format,
                 output::use_color(args.color),
             )?;
             out.flush()?;
-            let internal = reports.iter().any(|r| r.internal_error.is_some());
-            let findings = reports.iter().any(|r| !r.diagnostics.is_empty());
+            let internal = !checked.internal_errors.is_empty();
+            let findings = !checked.diagnostics.is_empty();
             Ok(ExitCode::from(if internal {
                 2
             } else if findings {
@@ -57,10 +60,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             None => anyhow::bail!("unknown rule `{code}`; `gpulint rules` lists them"),
         },
         Command::Facts { path } => {
-            let text = std::fs::read_to_string(&path)?;
-            let lowered =
-                gpulint_analyzer::lower::parse(&text).map_err(|e| anyhow::anyhow!(e.message))?;
-            let facts = gpulint_analyzer::semantic::analyze(&lowered.module, Default::default());
+            let program = Program::build(vec![Input::Path(path)]);
+            let main = FileId(0);
+            if let Err(err) = &program.file(main).module {
+                anyhow::bail!("{err:?}");
+            }
+            let facts = gpulint_analyzer::semantic::analyze(&program, main, Settings::default());
             writeln!(out, "{facts:#?}")?;
             Ok(ExitCode::SUCCESS)
         }

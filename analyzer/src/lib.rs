@@ -4,5 +4,6 @@ pub mod facts;
 pub mod libraries;
 pub mod lower;
 pub mod model;
+pub mod program;
 pub mod semantic;
 pub mod source;

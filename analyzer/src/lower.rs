@@ -7,7 +7,7 @@ use ruff_python_ast::visitor::{walk_expr, Visitor};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::*;
-use crate::source::Span;
+use crate::source::{FileId, Span};
 
 /// A syntax error: the parser's message and where it is.
 #[derive(Debug, Clone)]
@@ -25,7 +25,8 @@ pub struct Lowered {
 /// Deeper expression nesting than this is reduced to `Other`, keeping the lowering's recursion bounded.
 const MAX_DEPTH: u32 = 200;
 
-pub fn parse(source: &str) -> Result<Lowered, SyntaxError> {
+pub fn parse(source: &str, file: FileId) -> Result<Lowered, SyntaxError> {
+    let span = |range: TextRange| Span::new(file, range.start().to_u32(), range.end().to_u32());
     let parsed = ruff_python_parser::parse_module(source).map_err(|e| SyntaxError {
         message: e.error.to_string(),
         span: span(e.location),
@@ -37,7 +38,10 @@ pub fn parse(source: &str) -> Result<Lowered, SyntaxError> {
         .map(|t| span(t.range()))
         .collect();
     let mut lower = Lower {
-        module: Module::default(),
+        module: Module {
+            file,
+            ..Module::default()
+        },
         class: None,
         function: None,
         depth: 0,
@@ -50,10 +54,6 @@ pub fn parse(source: &str) -> Result<Lowered, SyntaxError> {
     })
 }
 
-fn span(range: TextRange) -> Span {
-    Span::new(range.start().to_u32(), range.end().to_u32())
-}
-
 struct Lower {
     module: Module,
     class: Option<ClassId>,
@@ -62,6 +62,10 @@ struct Lower {
 }
 
 impl Lower {
+    fn span(&self, range: TextRange) -> Span {
+        Span::new(self.module.file, range.start().to_u32(), range.end().to_u32())
+    }
+
     fn suite(&mut self, stmts: &[ast::Stmt]) -> Vec<Stmt> {
         stmts.iter().map(|s| self.stmt(s)).collect()
     }
@@ -159,7 +163,7 @@ impl Lower {
             S::Continue(_) => StmtKind::Continue,
         };
         Stmt {
-            span: span(stmt.range()),
+            span: self.span(stmt.range()),
             kind,
         }
     }
@@ -188,7 +192,7 @@ impl Lower {
             },
         };
         Stmt {
-            span: span(range),
+            span: self.span(range),
             kind: StmtKind::If { test, body, orelse },
         }
     }
@@ -228,10 +232,13 @@ impl Lower {
             .map(|d| self.expr(&d.expression))
             .collect();
         let (params, vararg, kwarg) = self.params(Some(&f.parameters));
-        let id = FuncId(self.module.functions.len() as u32);
+        let id = FuncId {
+            file: self.module.file,
+            index: self.module.functions.len() as u32,
+        };
         self.module.functions.push(Function {
             name: f.name.to_string(),
-            name_span: span(f.name.range),
+            name_span: self.span(f.name.range),
             params,
             vararg,
             kwarg,
@@ -244,7 +251,7 @@ impl Lower {
         let body = self.suite(&f.body);
         self.class = outer_class;
         self.function = outer_fn;
-        self.module.functions[id.0 as usize].body = body;
+        self.module.functions[id.index as usize].body = body;
         id
     }
 
@@ -258,10 +265,13 @@ impl Lower {
             Some(args) => (self.exprs(&args.args), self.keywords(&args.keywords)),
             None => (Vec::new(), Vec::new()),
         };
-        let id = ClassId(self.module.classes.len() as u32);
+        let id = ClassId {
+            file: self.module.file,
+            index: self.module.classes.len() as u32,
+        };
         self.module.classes.push(Class {
             name: c.name.to_string(),
-            name_span: span(c.name.range),
+            name_span: self.span(c.name.range),
             bases,
             keywords,
             decorators,
@@ -279,7 +289,7 @@ impl Lower {
                 _ => None,
             })
             .collect();
-        let class = &mut self.module.classes[id.0 as usize];
+        let class = &mut self.module.classes[id.index as usize];
         class.body = body;
         class.methods = methods;
         id
@@ -304,7 +314,7 @@ impl Lower {
     }
 
     fn expr(&mut self, expr: &ast::Expr) -> Expr {
-        let sp = span(expr.range());
+        let sp = self.span(expr.range());
         if self.depth >= MAX_DEPTH {
             return Expr {
                 span: sp,
@@ -364,10 +374,13 @@ impl Lower {
             }
             E::Lambda(l) => {
                 let (params, vararg, kwarg) = self.params(l.parameters.as_deref());
-                let id = FuncId(self.module.functions.len() as u32);
+                let id = FuncId {
+            file: self.module.file,
+            index: self.module.functions.len() as u32,
+        };
                 self.module.functions.push(Function {
                     name: "<lambda>".to_string(),
-                    name_span: span(l.range),
+                    name_span: self.span(l.range),
                     params,
                     vararg,
                     kwarg,
@@ -379,7 +392,7 @@ impl Lower {
                 let outer = self.function.replace(id);
                 let body_expr = self.expr(&l.body);
                 self.function = outer;
-                self.module.functions[id.0 as usize].body = vec![Stmt {
+                self.module.functions[id.index as usize].body = vec![Stmt {
                     span: body_expr.span,
                     kind: StmtKind::Return(Some(body_expr)),
                 }];

@@ -3,28 +3,38 @@
 
 use crate::source::Span;
 
-/// Index of a function (or lambda) in [`Module::functions`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FuncId(pub u32);
+use crate::source::FileId;
 
-/// Index of a class in [`Module::classes`].
+/// A function (or lambda): its file, and its index in that module's [`Module::functions`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ClassId(pub u32);
+pub struct FuncId {
+    pub file: FileId,
+    pub index: u32,
+}
+
+/// A class: its file, and its index in that module's [`Module::classes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClassId {
+    pub file: FileId,
+    pub index: u32,
+}
 
 /// One parsed Python module.
 #[derive(Debug, Default)]
 pub struct Module {
+    pub file: FileId,
     pub body: Vec<Stmt>,
     pub functions: Vec<Function>,
     pub classes: Vec<Class>,
 }
 
 impl Module {
+    /// A function of this module (`id.file` is this module's file).
     pub fn function(&self, id: FuncId) -> &Function {
-        &self.functions[id.0 as usize]
+        &self.functions[id.index as usize]
     }
     pub fn class(&self, id: ClassId) -> &Class {
-        &self.classes[id.0 as usize]
+        &self.classes[id.index as usize]
     }
 }
 

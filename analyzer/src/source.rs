@@ -1,15 +1,20 @@
 //! Byte spans and the byte-offset → line/column map, built once per file.
 
+/// One source file of the program being analysed (an index into [`crate::program::Program`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct FileId(pub u32);
+
 /// A byte range in one source file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Span {
+    pub file: FileId,
     pub start: u32,
     pub end: u32,
 }
 
 impl Span {
-    pub fn new(start: u32, end: u32) -> Self {
-        Span { start, end }
+    pub fn new(file: FileId, start: u32, end: u32) -> Self {
+        Span { file, start, end }
     }
 }
 

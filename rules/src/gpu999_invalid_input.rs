@@ -50,13 +50,13 @@ pub fn invalid_syntax(message: &str, span: Span) -> Diagnostic {
 }
 
 /// A file that could not be read as UTF-8 text.
-pub fn unreadable_file(reason: &str) -> Diagnostic {
+pub fn unreadable_file(reason: &str, span: Span) -> Diagnostic {
     Diagnostic {
         code: RULE.code,
         name: "unreadable-file",
         severity: Severity::Error,
         message: format!("Unreadable file: {reason}"),
-        span: Span::default(),
+        span,
         label: reason.to_string(),
         related: Vec::new(),
         help: "the file was not checked".into(),

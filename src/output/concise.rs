@@ -2,17 +2,20 @@
 
 use std::io::Write;
 
+use gpulint_analyzer::program::Program;
 use gpulint_rules::Diagnostic;
 
-use crate::check::FileReport;
-
-pub fn write(out: &mut impl Write, ordered: &[(&FileReport, &Diagnostic)]) -> std::io::Result<()> {
-    for (report, d) in ordered {
-        let at = super::start(report, d);
+pub fn write(
+    out: &mut impl Write,
+    program: &Program,
+    ordered: &[&Diagnostic],
+) -> std::io::Result<()> {
+    for d in ordered {
+        let at = super::at(program, d.span);
         writeln!(
             out,
             "{}:{}:{}: {} {}",
-            report.path.display(),
+            super::path(program, d.span).display(),
             at.line,
             at.column,
             d.code,

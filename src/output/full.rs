@@ -1,29 +1,31 @@
-//! Source excerpts rendered by ariadne: the primary label, the related locations, and the fix.
+//! Source excerpts rendered by ariadne: the primary label, the related locations (in whichever file
+//! they are), and the fix.
 
 use std::io::Write;
 
-use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
+use ariadne::{sources, Color, Config, IndexType, Label, Report, ReportKind};
+use gpulint_analyzer::program::Program;
+use gpulint_analyzer::source::Span;
 use gpulint_rules::{Diagnostic, Severity};
-
-use crate::check::FileReport;
 
 pub fn write(
     out: &mut impl Write,
-    ordered: &[(&FileReport, &Diagnostic)],
+    program: &Program,
+    ordered: &[&Diagnostic],
     color: bool,
 ) -> std::io::Result<()> {
-    for (report, d) in ordered {
-        let name = report.path.display().to_string();
-        let len = report.text.len();
-        let range = |s: gpulint_analyzer::source::Span| {
-            (s.start as usize).min(len)..(s.end as usize).min(len)
-        };
+    let name = |span: Span| super::path(program, span).display().to_string();
+    let range = |span: Span| {
+        let len = program.file(span.file).text.len();
+        (span.start as usize).min(len)..(span.end as usize).min(len)
+    };
+    for d in ordered {
         let (kind, paint) = match d.severity {
             Severity::Error => (ReportKind::Error, Color::Red),
             Severity::Warning => (ReportKind::Warning, Color::Yellow),
             Severity::Info => (ReportKind::Advice, Color::Blue),
         };
-        let mut builder = Report::build(kind, (name.clone(), range(d.span)))
+        let mut builder = Report::build(kind, (name(d.span), range(d.span)))
             .with_config(
                 Config::default()
                     .with_color(color)
@@ -32,25 +34,30 @@ pub fn write(
             .with_code(format!("{} {}", d.code, d.name))
             .with_message(&d.message)
             .with_label(
-                Label::new((name.clone(), range(d.span)))
+                Label::new((name(d.span), range(d.span)))
                     .with_message(&d.label)
                     .with_color(paint)
                     .with_order(0),
             );
         for (i, related) in d.related.iter().enumerate() {
             builder = builder.with_label(
-                Label::new((name.clone(), range(related.span)))
+                Label::new((name(related.span), range(related.span)))
                     .with_message(&related.message)
                     .with_color(Color::Cyan)
                     .with_order(i as i32 + 1),
             );
         }
-        let rendered = builder.with_help(&d.help).finish();
+        let mut files: Vec<_> = std::iter::once(d.span.file)
+            .chain(d.related.iter().map(|r| r.span.file))
+            .collect();
+        files.sort();
+        files.dedup();
+        let cache = sources(files.into_iter().map(|f| {
+            let file = program.file(f);
+            (file.path.display().to_string(), file.text.as_str())
+        }));
         let mut buffer = Vec::new();
-        rendered.write(
-            (name.clone(), Source::from(report.text.as_str())),
-            &mut buffer,
-        )?;
+        builder.with_help(&d.help).finish().write(cache, &mut buffer)?;
         out.write_all(&buffer)?;
         writeln!(out)?;
     }

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use gpulint_rules::Diagnostic;
 use serde::Serialize;
 
-use crate::check::FileReport;
+use gpulint_analyzer::program::Program;
+use gpulint_analyzer::source::Span;
 
 #[derive(Serialize)]
 struct Location {
@@ -38,26 +39,31 @@ struct Message {
     related: Vec<RelatedLocation>,
 }
 
-pub fn write(out: &mut impl Write, ordered: &[(&FileReport, &Diagnostic)]) -> anyhow::Result<()> {
+pub fn write(
+    out: &mut impl Write,
+    program: &Program,
+    ordered: &[&Diagnostic],
+) -> anyhow::Result<()> {
+    let filename = |span: Span| absolute(super::path(program, span)).display().to_string();
+    let at = |span: Span, offset| {
+        let file = program.file(span.file);
+        let lc = file.lines.line_col(&file.text, offset);
+        Location {
+            row: lc.line,
+            column: lc.column,
+        }
+    };
     let messages: Vec<Message> = ordered
         .iter()
-        .map(|(report, d)| {
-            let filename = absolute(&report.path).display().to_string();
-            let at = |offset| {
-                let lc = report.lines.line_col(&report.text, offset);
-                Location {
-                    row: lc.line,
-                    column: lc.column,
-                }
-            };
+        .map(|d| {
             Message {
                 code: d.code,
                 name: d.name,
                 severity: d.severity.as_str(),
                 message: d.message.clone(),
-                location: at(d.span.start),
-                end_location: at(d.span.end),
-                noqa_row: super::start(report, d).line,
+                location: at(d.span, d.span.start),
+                end_location: at(d.span, d.span.end),
+                noqa_row: super::at(program, d.span).line,
                 fix: None,
                 url: None,
                 help: d.help.clone(),
@@ -65,13 +71,13 @@ pub fn write(out: &mut impl Write, ordered: &[(&FileReport, &Diagnostic)]) -> an
                     .related
                     .iter()
                     .map(|r| RelatedLocation {
-                        filename: filename.clone(),
-                        location: at(r.span.start),
-                        end_location: at(r.span.end),
+                        filename: filename(r.span),
+                        location: at(r.span, r.span.start),
+                        end_location: at(r.span, r.span.end),
                         message: r.message.clone(),
                     })
                     .collect(),
-                filename,
+                filename: filename(d.span),
             }
         })
         .collect();

@@ -6,44 +6,38 @@ mod json;
 
 use std::io::{IsTerminal, Write};
 
-use gpulint_analyzer::source::LineCol;
+use gpulint_analyzer::program::Program;
+use gpulint_analyzer::source::{LineCol, Span};
 use gpulint_rules::{Diagnostic, Severity};
 
-use crate::check::FileReport;
+use crate::check::Checked;
 use crate::cli::{Color, OutputFormat};
 
 pub fn write(
     out: &mut impl Write,
-    reports: &[FileReport],
+    checked: &Checked,
     format: OutputFormat,
     color: bool,
 ) -> anyhow::Result<()> {
-    let mut ordered: Vec<(&FileReport, &Diagnostic)> = reports
-        .iter()
-        .flat_map(|r| r.diagnostics.iter().map(move |d| (r, d)))
-        .collect();
-    ordered.sort_by(|(ra, da), (rb, db)| {
-        (ra.path.as_path(), start(ra, da), da.code).cmp(&(
-            rb.path.as_path(),
-            start(rb, db),
-            db.code,
-        ))
+    let program = &checked.program;
+    let mut ordered: Vec<&Diagnostic> = checked.diagnostics.iter().collect();
+    ordered.sort_by(|a, b| {
+        let key = |d: &Diagnostic| (path(program, d.span), at(program, d.span), d.code);
+        key(a).cmp(&key(b))
     });
-    for report in reports {
-        if let Some(message) = &report.internal_error {
-            eprintln!(
-                "gpulint: internal error while checking {}: {message} (please report this)",
-                report.path.display()
-            );
-        }
+    for (path, message) in &checked.internal_errors {
+        eprintln!(
+            "gpulint: internal error while checking {}: {message} (please report this)",
+            path.display()
+        );
     }
     match format {
-        OutputFormat::Full => full::write(out, &ordered, color)?,
-        OutputFormat::Concise => concise::write(out, &ordered)?,
-        OutputFormat::Json => json::write(out, &ordered)?,
+        OutputFormat::Full => full::write(out, program, &ordered, color)?,
+        OutputFormat::Concise => concise::write(out, program, &ordered)?,
+        OutputFormat::Json => json::write(out, program, &ordered)?,
     }
     if format != OutputFormat::Json {
-        summary(out, &ordered)?;
+        summary(out, program, &ordered)?;
     }
     Ok(())
 }
@@ -57,18 +51,29 @@ pub fn use_color(choice: Color) -> bool {
     }
 }
 
-fn start(report: &FileReport, d: &Diagnostic) -> LineCol {
-    report.lines.line_col(&report.text, d.span.start)
+/// The file a span is in, as shown.
+fn path(program: &Program, span: Span) -> &std::path::Path {
+    &program.file(span.file).path
 }
 
-fn summary(out: &mut impl Write, ordered: &[(&FileReport, &Diagnostic)]) -> std::io::Result<()> {
+/// Where a span starts.
+fn at(program: &Program, span: Span) -> LineCol {
+    let file = program.file(span.file);
+    file.lines.line_col(&file.text, span.start)
+}
+
+fn summary(
+    out: &mut impl Write,
+    program: &Program,
+    ordered: &[&Diagnostic],
+) -> std::io::Result<()> {
     if ordered.is_empty() {
         return writeln!(out, "All checks passed!");
     }
-    let count = |s: Severity| ordered.iter().filter(|(_, d)| d.severity == s).count();
+    let count = |s: Severity| ordered.iter().filter(|d| d.severity == s).count();
     let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
     let files = {
-        let mut paths: Vec<_> = ordered.iter().map(|(r, _)| &r.path).collect();
+        let mut paths: Vec<_> = ordered.iter().map(|d| path(program, d.span)).collect();
         paths.dedup();
         paths.len()
     };

@@ -212,7 +212,7 @@ impl<'m> Interp<'m> {
                 continue;
             }
             seen.push(c);
-            if let Some(f) = self.m.class(c).method(name) {
+            if let Some(f) = self.class(c).method(name) {
                 return Some(f);
             }
             for base in self.class_bases.get(&c).into_iter().flatten() {
@@ -250,6 +250,7 @@ impl<'m> Interp<'m> {
     pub(super) fn attribute(&mut self, owner: &Value, attr: &str) -> Value {
         match owner {
             Value::Qualified(q) => Value::Qualified(format!("{q}.{attr}")),
+            Value::Module(node) => self.module_attribute(*node, attr),
             Value::Object(id) => match self.heap.get(id.0 as usize) {
                 Some(Object::Instance { class, attrs }) => {
                     if let Some(v) = attrs.get(attr) {

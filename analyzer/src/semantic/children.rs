@@ -60,9 +60,9 @@ impl<'m> Interp<'m> {
                     ..Process::default()
                 };
                 self.procs.push(fresh);
+                // A new interpreter: every module is imported afresh, the main one first.
                 self.globals.clear();
-                let m = self.m;
-                self.exec_block(&m.body);
+                self.exec_module(self.main);
                 let mut imported = self.procs.pop().unwrap_or_default();
                 imported.exited = false;
                 imported.reimport = false;
@@ -291,7 +291,7 @@ impl<'m> Interp<'m> {
                 };
                 let run = self.find_method(class, "run")?;
                 let start = self.resolve_start(layer, explicit.map(|m| (m, span)));
-                let code = format!("`{}.run`", self.m.class(class).name);
+                let code = format!("`{}.run`", self.class(class).name);
                 self.run_child(
                     span,
                     ForkKind::ProcessStart,
@@ -663,10 +663,10 @@ impl<'m> Interp<'m> {
     pub(super) fn describe(&self, callee: &Value) -> String {
         match callee {
             Value::Function(id, _) | Value::BoundMethod(id, _) => {
-                let f = self.m.function(*id);
+                let f = self.func(*id);
                 match (f.name.as_str(), f.class) {
                     ("<lambda>", _) => "a lambda".into(),
-                    (name, Some(c)) => format!("`{}.{name}`", self.m.class(c).name),
+                    (name, Some(c)) => format!("`{}.{name}`", self.class(c).name),
                     (name, None) => format!("`{name}`"),
                 }
             }
@@ -674,7 +674,7 @@ impl<'m> Interp<'m> {
                 Some(Object::Partial { func, .. }) => self.describe(func),
                 Some(Object::Compose(_)) => "its transforms".into(),
                 Some(Object::Instance { class, .. }) => {
-                    format!("`{}.__call__`", self.m.class(*class).name)
+                    format!("`{}.__call__`", self.class(*class).name)
                 }
                 _ => "the child's code".into(),
             },

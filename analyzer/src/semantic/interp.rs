@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::imports::top_name;
 use super::names::is_main_guard;
 use super::process::Process;
 use super::value::{CudaObject, Device, DeviceIndex, Value};
@@ -37,19 +38,24 @@ impl<'m> Interp<'m> {
         match &stmt.kind {
             StmtKind::Import(names) => {
                 for name in names {
+                    if let Some(chain) = self.import_first_party(0, &name.name) {
+                        let bound = match &name.asname {
+                            Some(alias) => (alias.as_str(), chain.last()),
+                            None => (top_name(&name.name), chain.first()),
+                        };
+                        if let (name, Some(node)) = bound {
+                            self.store(name, Value::Module(*node), stmt.span);
+                        }
+                        continue;
+                    }
                     self.import_effect(&name.name, stmt.span);
                     match &name.asname {
                         Some(alias) => {
                             self.store(alias, Value::Qualified(name.name.clone()), stmt.span)
                         }
                         None => {
-                            let top = name
-                                .name
-                                .split('.')
-                                .next()
-                                .unwrap_or(&name.name)
-                                .to_string();
-                            self.store(&top, Value::Qualified(top.clone()), stmt.span);
+                            let top = top_name(&name.name);
+                            self.store(top, Value::Qualified(top.to_string()), stmt.span);
                         }
                     }
                 }
@@ -59,25 +65,34 @@ impl<'m> Interp<'m> {
                 level,
                 names,
             } => {
+                let base = module.as_deref().unwrap_or("");
+                let first_party = self.import_first_party(*level, base);
                 for name in names {
                     if name.name == "*" {
+                        if let Some(node) = first_party.as_ref().and_then(|c| c.last()) {
+                            self.import_star(*node, stmt.span);
+                        }
                         continue;
                     }
                     let bound = name.asname.as_deref().unwrap_or(&name.name);
-                    let value = match (module, level) {
-                        (Some(module), 0) => {
+                    let value = match (&first_party, module) {
+                        (Some(chain), _) => {
+                            let node = *chain.last().expect("a resolved import names a module");
+                            self.import_name(node, *level, base, &name.name)
+                        }
+                        (None, Some(module)) if *level == 0 => {
                             let full = format!("{module}.{}", name.name);
                             self.import_effect(&full, stmt.span);
                             Value::Qualified(full)
                         }
-                        // Relative imports name first-party modules, which this pass does not read.
+                        // A relative import of a module not in the program (not found on disk).
                         _ => Value::Unknown,
                     };
                     self.store(bound, value, stmt.span);
                 }
             }
             StmtKind::Def(id) => {
-                let func = self.m.function(*id);
+                let func = self.func(*id);
                 self.eval_decorators(&func.decorators);
                 let captures = self.frames.last().map(|f| {
                     let mut all: HashMap<String, Value> = f
@@ -91,7 +106,7 @@ impl<'m> Interp<'m> {
                 self.store(&func.name, Value::Function(*id, captures), stmt.span);
             }
             StmtKind::Class(id) => {
-                let class = self.m.class(*id);
+                let class = self.class(*id);
                 self.eval_decorators(&class.decorators);
                 let bases: Vec<Value> = class.bases.iter().map(|b| self.eval(b)).collect();
                 self.class_bases.insert(*id, bases);
@@ -234,7 +249,7 @@ impl<'m> Interp<'m> {
     }
 
     fn exec_if(&mut self, test: &'m Expr, body: &'m [Stmt], orelse: &'m [Stmt]) -> Flow {
-        if is_main_guard(test) && self.proc_ref().reimport {
+        if is_main_guard(test) && (self.proc_ref().reimport || self.cur != self.main) {
             return self.exec_block(orelse);
         }
         let tested = self.eval(test);
@@ -308,7 +323,7 @@ impl<'m> Interp<'m> {
     fn snapshot(&self) -> (HashMap<String, Value>, Process) {
         let scope = match self.frames.last() {
             Some(f) => f.locals.clone(),
-            None => self.globals.clone(),
+            None => self.globals.get(&self.cur).cloned().unwrap_or_default(),
         };
         (scope, self.proc_ref().clone())
     }
@@ -316,7 +331,9 @@ impl<'m> Interp<'m> {
     fn restore(&mut self, (scope, process): (HashMap<String, Value>, Process)) {
         match self.frames.last_mut() {
             Some(f) => f.locals = scope,
-            None => self.globals = scope,
+            None => {
+                self.globals.insert(self.cur, scope);
+            }
         }
         *self.proc() = process;
     }
@@ -334,7 +351,7 @@ impl<'m> Interp<'m> {
     fn join_with(&mut self, (scope, process): (HashMap<String, Value>, Process)) {
         let current = match self.frames.last_mut() {
             Some(f) => &mut f.locals,
-            None => &mut self.globals,
+            None => self.globals.entry(self.cur).or_default(),
         };
         for (name, other) in scope {
             let mine = current.remove(&name).unwrap_or_default();
@@ -350,7 +367,7 @@ impl<'m> Interp<'m> {
         };
         if to_global {
             let value = self.as_global(value, name, span);
-            self.globals.insert(name.to_string(), value);
+            self.scope_mut().insert(name.to_string(), value);
         } else if let Some(frame) = self.frames.last_mut() {
             frame.locals.insert(name.to_string(), value);
         }
@@ -379,7 +396,7 @@ impl<'m> Interp<'m> {
                         }
                     }
                     Value::Class(id) => {
-                        let name = format!("{}.{attr}", self.m.class(id).name);
+                        let name = format!("{}.{attr}", self.class(id).name);
                         let value = self.as_global(value, &name, span);
                         self.class_attrs
                             .entry(id)
@@ -442,7 +459,7 @@ impl<'m> Interp<'m> {
                 }
             }
         }
-        self.globals.get(name).cloned()
+        self.global(name).cloned()
     }
 
     /// Whether `name` resolves to a module-level binding here.
@@ -763,7 +780,9 @@ impl<'m> Interp<'m> {
             return Value::Unknown;
         }
         self.entered.insert(id);
-        let func = self.m.function(id);
+        let func = self.func(id);
+        // Defaults and the body see the globals of the module that defines the function.
+        let caller_module = std::mem::replace(&mut self.cur, id.file);
         let mut locals = HashMap::new();
         let mut positional = receiver.into_iter().chain(args);
         for param in &func.params {
@@ -798,6 +817,7 @@ impl<'m> Interp<'m> {
             returns: Value::Unknown,
         });
         self.exec_block(&func.body);
+        self.cur = caller_module;
         let frame = self.frames.pop();
         let result = frame.map(|f| f.returns).unwrap_or_default();
         if self.is_cached(id) {

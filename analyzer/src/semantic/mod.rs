@@ -9,6 +9,7 @@
 
 mod calls;
 mod children;
+mod imports;
 mod interp;
 mod names;
 mod process;
@@ -16,14 +17,15 @@ mod process;
 mod tests;
 pub mod value;
 
-pub use names::is_main_guard;
+pub use names::{is_main_guard, uses_modelled_library};
 
 use std::collections::{HashMap, HashSet};
 
 use crate::facts::{Facts, ForkFact, PinnedGlobalFact, ProcessGroupFact};
 use crate::libraries::processes::StartMethod;
-use crate::model::{ClassId, FuncId, Module};
-use crate::source::Span;
+use crate::model::{Class, ClassId, FuncId, Function};
+use crate::program::Program;
+use crate::source::{FileId, Span};
 use process::Process;
 use value::{Captures, ObjId, Value};
 
@@ -42,12 +44,13 @@ impl Default for Settings {
     }
 }
 
-/// Runs the semantic model over one module.
-pub fn analyze(module: &Module, settings: Settings) -> Facts {
-    if !names::is_relevant(module) {
+/// Runs the semantic model with `file` as the main program: its imports of the program's other
+/// modules run their top levels, and calls follow into them. Facts may point into any file.
+pub fn analyze(program: &Program, file: FileId, settings: Settings) -> Facts {
+    if !program.is_relevant(file) || program.module(file).is_none() {
         return Facts::default();
     }
-    let mut interp = Interp::new(module, settings);
+    let mut interp = Interp::new(program, file, settings);
     interp.run();
     interp.facts
 }
@@ -126,9 +129,14 @@ const MAX_PROCESS_DEPTH: usize = 4;
 const MAX_LOOP_DEPTH: u32 = 3;
 
 struct Interp<'m> {
-    m: &'m Module,
+    p: &'m Program,
+    /// The file run as `__main__`.
+    main: FileId,
+    /// The module whose globals the running code sees.
+    cur: FileId,
     settings: Settings,
-    globals: HashMap<String, Value>,
+    /// Each imported module's globals (present while it is being imported, too), in this process.
+    globals: HashMap<FileId, HashMap<String, Value>>,
     class_attrs: HashMap<ClassId, HashMap<String, Value>>,
     class_bases: HashMap<ClassId, Vec<Value>>,
     heap: Vec<Object>,
@@ -139,13 +147,16 @@ struct Interp<'m> {
     entered: HashSet<FuncId>,
     fuel: u64,
     loop_depth: u32,
+    import_depth: usize,
     facts: Facts,
 }
 
 impl<'m> Interp<'m> {
-    fn new(m: &'m Module, settings: Settings) -> Self {
+    fn new(p: &'m Program, main: FileId, settings: Settings) -> Self {
         Interp {
-            m,
+            p,
+            main,
+            cur: main,
             settings,
             globals: HashMap::new(),
             class_attrs: HashMap::new(),
@@ -157,8 +168,32 @@ impl<'m> Interp<'m> {
             entered: HashSet::new(),
             fuel: FUEL,
             loop_depth: 0,
+            import_depth: 0,
             facts: Facts::default(),
         }
+    }
+
+    fn func(&self, id: FuncId) -> &'m Function {
+        self.p
+            .module(id.file)
+            .expect("function ids come from parsed modules")
+            .function(id)
+    }
+
+    fn class(&self, id: ClassId) -> &'m Class {
+        self.p
+            .module(id.file)
+            .expect("class ids come from parsed modules")
+            .class(id)
+    }
+
+    /// A global of the running module.
+    fn global(&self, name: &str) -> Option<&Value> {
+        self.globals.get(&self.cur)?.get(name)
+    }
+
+    fn scope_mut(&mut self) -> &mut HashMap<String, Value> {
+        self.globals.entry(self.cur).or_default()
     }
 
     fn proc(&mut self) -> &mut Process {
@@ -178,8 +213,10 @@ impl<'m> Interp<'m> {
 
     /// The module as the main program, then every function nobody in it calls, as an entry of its own.
     fn run(&mut self) {
-        let m = self.m;
-        self.exec_block(&m.body);
+        let Some(m) = self.p.module(self.main) else {
+            return;
+        };
+        self.exec_module(self.main);
         let main = self.procs.pop().unwrap_or_default();
         let (globals, heap, class_attrs) = (
             self.globals.clone(),
@@ -190,10 +227,15 @@ impl<'m> Interp<'m> {
         self.finish_process(main);
 
         let referenced = names::referenced_names(m);
-        let order: Vec<FuncId> = (0..m.functions.len() as u32).map(FuncId).collect();
+        let order: Vec<FuncId> = (0..m.functions.len() as u32)
+            .map(|index| FuncId {
+                file: self.main,
+                index,
+            })
+            .collect();
         for partial in [false, true] {
             for &id in &order {
-                let func = m.function(id);
+                let func = self.func(id);
                 let is_root = !referenced.contains(func.name.as_str());
                 if self.entered.contains(&id) || func.name == "<lambda>" || is_root == partial {
                     continue;
@@ -221,7 +263,7 @@ impl<'m> Interp<'m> {
 
     /// Calls `id` with unknown arguments; a method gets an instance built by its class's `__init__`.
     fn run_entry(&mut self, id: FuncId) {
-        let func = self.m.function(id);
+        let func = self.func(id);
         let receiver = func.class.map(|class| {
             if func.name == "__init__" {
                 self.alloc(Object::Instance {

@@ -10,7 +10,7 @@ use crate::source::Span;
 
 /// Whether the module imports a package the library tables know, or calls `fork` by name; other
 /// modules cannot produce a fact and are not interpreted.
-pub(super) fn is_relevant(module: &Module) -> bool {
+pub fn uses_modelled_library(module: &Module) -> bool {
     fn imports_relevant(stmts: &[Stmt], module: &Module) -> bool {
         stmts.iter().any(|s| match &s.kind {
             StmtKind::Import(names) => names.iter().any(|n| relevant_root(&n.name)),
@@ -160,7 +160,7 @@ impl<'m> Interp<'m> {
             Some((h, r)) => (h, Some(r)),
             None => (dotted.as_str(), None),
         };
-        match self.globals.get(head) {
+        match self.global(head) {
             Some(Value::Qualified(q)) => Some(match rest {
                 Some(r) => format!("{q}.{r}"),
                 None => q.clone(),
@@ -171,7 +171,7 @@ impl<'m> Interp<'m> {
 
     /// Whether the function is memoised (`functools.lru_cache` / `functools.cache`): its result is global.
     pub(super) fn is_cached(&self, id: FuncId) -> bool {
-        self.m.function(id).decorators.iter().any(|d| {
+        self.func(id).decorators.iter().any(|d| {
             matches!(
                 self.qualified(d).as_deref(),
                 Some("functools.lru_cache" | "functools.cache")
@@ -182,10 +182,10 @@ impl<'m> Interp<'m> {
 
 /// `@ray.remote(num_gpus=...)` on the function or its class: Ray narrows visibility to its GPUs.
 pub(super) fn narrowing_decorator(interp: &Interp, id: FuncId) -> Option<Span> {
-    let func = interp.m.function(id);
+    let func = interp.func(id);
     let class_decorators = func
         .class
-        .map(|c| interp.m.class(c).decorators.as_slice())
+        .map(|c| interp.class(c).decorators.as_slice())
         .unwrap_or(&[]);
     func.decorators
         .iter()
@@ -209,7 +209,7 @@ mod tests {
             ("if __name__ != '__main__':\n    pass\n", false),
             ("if name == '__main__':\n    pass\n", false),
         ] {
-            let m = parse(src).unwrap().module;
+            let m = parse(src, Default::default()).unwrap().module;
             let StmtKind::If { test, .. } = &m.body[0].kind else {
                 panic!("not an if")
             };

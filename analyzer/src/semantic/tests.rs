@@ -4,13 +4,16 @@ use super::{analyze, Settings};
 use crate::facts::{Facts, ForkFact, ForkKind};
 use crate::libraries::processes::StartMethod;
 use crate::libraries::Init;
-use crate::lower::parse;
+use crate::program::{Input, Program};
+use crate::source::FileId;
 
 fn facts(source: &str) -> Facts {
-    analyze(
-        &parse(source).expect("valid Python").module,
-        Settings::default(),
-    )
+    let program = Program::build(vec![Input::Text {
+        path: "main.py".into(),
+        text: source.to_string(),
+    }]);
+    assert!(program.module(FileId(0)).is_some(), "valid Python");
+    analyze(&program, FileId(0), Settings::default())
 }
 
 fn only_fork(source: &str) -> ForkFact {

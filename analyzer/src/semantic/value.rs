@@ -87,6 +87,8 @@ pub enum Value {
     Device(Device),
     /// A module or library object, by qualified name (`torch.cuda`, `multiprocessing.Pool`).
     Qualified(String),
+    /// One of the program's own modules.
+    Module(crate::program::NodeId),
     Function(FuncId, Option<Captures>),
     BoundMethod(FuncId, Box<Value>),
     Class(ClassId),
@@ -176,6 +178,7 @@ fn same(a: &Value, b: &Value) -> bool {
         (Value::None, Value::None) | (Value::Rank, Value::Rank) => true,
         (Value::Device(x), Value::Device(y)) => x == y,
         (Value::Qualified(x), Value::Qualified(y)) => x == y,
+        (Value::Module(x), Value::Module(y)) => x == y,
         (Value::Function(x, _), Value::Function(y, _)) => x == y,
         (Value::Class(x), Value::Class(y)) => x == y,
         (Value::Object(x), Value::Object(y)) => x == y,

@@ -1,0 +1,492 @@
+//! The program: the files being checked and the first-party modules they import, each read and
+//! parsed once, with every import statement resolved to the project's own modules.
+//!
+//! Imports resolve as Python would find them on disk: relative imports from the importing file's
+//! package; absolute ones under the search roots of that file (its own folder, as for a script; the
+//! folder above its top package; the project root, marked by `pyproject.toml`, `setup.py`,
+//! `setup.cfg` or `.git`, and its `src/`). What resolves nowhere is third-party and goes through the
+//! library tables.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::lower::{self, SyntaxError};
+use crate::model::{Module, Stmt, StmtKind};
+use crate::source::{FileId, LineIndex};
+
+/// A module of the program as imports see it: a `.py` file, a package (its `__init__.py`), or a
+/// namespace package (a folder without one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+#[derive(Debug)]
+pub struct Node {
+    /// The file whose top level runs when the module is imported; `None` for a namespace package.
+    pub file: Option<FileId>,
+    /// Submodules some import in the program names, by their last name.
+    pub children: HashMap<String, NodeId>,
+}
+
+/// Why a file has no module.
+#[derive(Debug, Clone)]
+pub enum FileError {
+    Unreadable(String),
+    /// The file has a NUL byte, or is not UTF-8: at this byte offset.
+    Binary { reason: &'static str, offset: u32 },
+    Syntax(SyntaxError),
+}
+
+#[derive(Debug)]
+pub struct SourceFile {
+    /// As given on the command line for checked files; relative to the working directory (or
+    /// absolute) for files found through imports.
+    pub path: PathBuf,
+    /// The text (lossy for a file that is not UTF-8), for excerpts and positions.
+    pub text: String,
+    pub lines: LineIndex,
+    pub module: Result<Module, FileError>,
+    /// Named by the user (or found under a named folder), not only imported.
+    pub checked: bool,
+    /// Imports in this file, `(level, dotted name)`, and the modules they name, outermost first.
+    imports: HashMap<(u32, String), Vec<NodeId>>,
+    /// The file, or a first-party module it imports, uses a library gpulint models.
+    relevant: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct Program {
+    files: Vec<SourceFile>,
+    nodes: Vec<Node>,
+}
+
+/// What to read: a file, or the text of one (standard input, tests).
+pub enum Input {
+    Path(PathBuf),
+    Text { path: PathBuf, text: String },
+    /// A path the walk could not enter, with the reason.
+    Unreadable { path: PathBuf, reason: String },
+}
+
+impl Program {
+    /// Reads and parses `inputs` (the checked files) and every first-party module they import,
+    /// transitively. Parsing runs on rayon's current pool.
+    pub fn build(inputs: Vec<Input>) -> Program {
+        let mut builder = Builder::default();
+        let mut wave: Vec<(FileId, Option<String>)> = Vec::new();
+        for input in inputs {
+            let (path, text) = match input {
+                Input::Path(path) => (path, None),
+                Input::Text { path, text } => (path, Some(text)),
+                Input::Unreadable { path, reason } => {
+                    let id = builder.add_file(normalize(&path), path, true);
+                    builder.program.files[id.0 as usize].module = Err(FileError::Unreadable(reason));
+                    continue;
+                }
+            };
+            let key = normalize(&path);
+            if !builder.by_path.contains_key(&key) {
+                let id = builder.add_file(key, path, true);
+                wave.push((id, text));
+            }
+        }
+        while !wave.is_empty() {
+            let loaded: Vec<(FileId, String, Result<Module, FileError>)> = wave
+                .par_iter()
+                .map(|(id, text)| {
+                    let path = &builder.program.files[id.0 as usize].path;
+                    let (text, module) = match text {
+                        Some(text) => (text.clone(), parse(text, *id)),
+                        None => load(path, *id),
+                    };
+                    (*id, text, module)
+                })
+                .collect();
+            let mut next = Vec::new();
+            for (id, text, module) in loaded {
+                let file = &mut builder.program.files[id.0 as usize];
+                file.lines = LineIndex::new(&text);
+                file.text = text;
+                file.module = module;
+                for new in builder.resolve_imports(id) {
+                    next.push((new, None));
+                }
+            }
+            wave = next;
+        }
+        builder.program.compute_relevance();
+        builder.program
+    }
+
+    pub fn file(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FileId(i as u32), f))
+    }
+
+    pub fn module(&self, id: FileId) -> Option<&Module> {
+        self.files.get(id.0 as usize)?.module.as_ref().ok()
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+
+    /// The modules an import in `file` names (`level` dots, then `dotted`), outermost first;
+    /// `None` when it is not a module of this program.
+    pub fn resolve(&self, file: FileId, level: u32, dotted: &str) -> Option<&[NodeId]> {
+        self.files[file.0 as usize]
+            .imports
+            .get(&(level, dotted.to_string()))
+            .map(Vec::as_slice)
+    }
+
+    /// Whether analysing `file` can find anything: it, or a first-party module it imports, uses a
+    /// library gpulint models (or forks).
+    pub fn is_relevant(&self, file: FileId) -> bool {
+        self.files[file.0 as usize].relevant
+    }
+
+    fn compute_relevance(&mut self) {
+        for file in &mut self.files {
+            file.relevant = file
+                .module
+                .as_ref()
+                .is_ok_and(crate::semantic::uses_modelled_library);
+        }
+        // Importing a relevant module makes the importer relevant: iterate to the fixed point.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for i in 0..self.files.len() {
+                if self.files[i].relevant {
+                    continue;
+                }
+                let imports_relevant = self.files[i].imports.values().flatten().any(|n| {
+                    self.nodes[n.0 as usize]
+                        .file
+                        .is_some_and(|f| self.files[f.0 as usize].relevant)
+                });
+                if imports_relevant {
+                    self.files[i].relevant = true;
+                    changed = true;
+                }
+            }
+        }
+    }
+}
+
+fn load(path: &Path, id: FileId) -> (String, Result<Module, FileError>) {
+    match std::fs::read(path) {
+        Err(err) => (String::new(), Err(FileError::Unreadable(err.to_string()))),
+        Ok(bytes) => {
+            if let Some(nul) = bytes.iter().position(|b| *b == 0) {
+                let offset = String::from_utf8_lossy(&bytes[..nul]).len() as u32;
+                let text = String::from_utf8_lossy(&bytes).replace('\0', " ");
+                let reason = "the file contains a NUL byte";
+                return (text, Err(FileError::Binary { reason, offset }));
+            }
+            match String::from_utf8(bytes) {
+                Ok(text) => {
+                    let module = parse(&text, id);
+                    (text, module)
+                }
+                Err(err) => {
+                    let offset = err.utf8_error().valid_up_to() as u32;
+                    let text = String::from_utf8_lossy(err.as_bytes()).into_owned();
+                    let reason = "the file is not valid UTF-8";
+                    (text, Err(FileError::Binary { reason, offset }))
+                }
+            }
+        }
+    }
+}
+
+fn parse(text: &str, id: FileId) -> Result<Module, FileError> {
+    lower::parse(text, id)
+        .map(|l| l.module)
+        .map_err(FileError::Syntax)
+}
+
+#[derive(Default)]
+struct Builder {
+    program: Program,
+    by_path: HashMap<PathBuf, FileId>,
+    nodes_by_path: HashMap<PathBuf, NodeId>,
+    roots: HashMap<PathBuf, Vec<PathBuf>>,
+}
+
+impl Builder {
+    fn add_file(&mut self, key: PathBuf, shown: PathBuf, checked: bool) -> FileId {
+        let id = FileId(self.program.files.len() as u32);
+        self.program.files.push(SourceFile {
+            path: shown,
+            text: String::new(),
+            lines: LineIndex::new(""),
+            module: Err(FileError::Unreadable("not read".into())),
+            checked,
+            imports: HashMap::new(),
+            relevant: false,
+        });
+        self.by_path.insert(key, id);
+        id
+    }
+
+    /// Resolves every import in `id`; returns the files it found that are not yet in the program.
+    fn resolve_imports(&mut self, id: FileId) -> Vec<FileId> {
+        let Ok(module) = &self.program.files[id.0 as usize].module else {
+            return Vec::new();
+        };
+        let mut wanted: Vec<(u32, String)> = Vec::new();
+        let mut visit = |stmts: &[Stmt]| {
+            for stmt in stmts {
+                collect_imports(stmt, &mut wanted);
+            }
+        };
+        visit(&module.body);
+        for f in &module.functions {
+            visit(&f.body);
+        }
+        for c in &module.classes {
+            visit(&c.body);
+        }
+        let importer = normalize(&self.program.files[id.0 as usize].path);
+        let mut found = Vec::new();
+        let mut resolved = HashMap::new();
+        for (level, dotted) in wanted {
+            if resolved.contains_key(&(level, dotted.clone())) {
+                continue;
+            }
+            if let Some(chain) = self.resolve(&importer, level, &dotted, &mut found) {
+                resolved.insert((level, dotted), chain);
+            }
+        }
+        self.program.files[id.0 as usize].imports = resolved;
+        found
+    }
+
+    fn resolve(
+        &mut self,
+        importer: &Path,
+        level: u32,
+        dotted: &str,
+        found: &mut Vec<FileId>,
+    ) -> Option<Vec<NodeId>> {
+        let parts: Vec<&str> = dotted.split('.').filter(|p| !p.is_empty()).collect();
+        if level > 0 {
+            let mut base = importer.parent()?.to_path_buf();
+            for _ in 1..level {
+                base = base.parent()?.to_path_buf();
+            }
+            let mut chain = Vec::new();
+            if parts.is_empty() {
+                chain.push(self.package_node(&base, found)?);
+                return Some(chain);
+            }
+            return self.chain(&base, &parts, found);
+        }
+        let roots = self.roots_of(importer);
+        roots
+            .iter()
+            .find_map(|root| self.chain_if_first_party(root, &parts))
+            .and_then(|root| self.chain(&root, &parts, found))
+    }
+
+    /// `root` if `parts` name a first-party module under it: a file all the way down, or a regular
+    /// package at the top (a bare folder named like a library, `datasets/`, is data, not code).
+    fn chain_if_first_party(&self, root: &Path, parts: &[&str]) -> Option<PathBuf> {
+        let (first, _) = parts.split_first()?;
+        let top_file = root.join(format!("{first}.py")).is_file()
+            || root.join(first).join("__init__.py").is_file();
+        if top_file || module_path(root, parts).is_some() {
+            Some(root.to_path_buf())
+        } else {
+            None
+        }
+    }
+
+    /// The nodes for each prefix of `parts` under `base`; `None` if some prefix is not there.
+    fn chain(
+        &mut self,
+        base: &Path,
+        parts: &[&str],
+        found: &mut Vec<FileId>,
+    ) -> Option<Vec<NodeId>> {
+        let mut chain: Vec<NodeId> = Vec::new();
+        let mut dir = base.to_path_buf();
+        for (i, part) in parts.iter().enumerate() {
+            let file = dir.join(format!("{part}.py"));
+            let package = dir.join(part);
+            let node = if package.join("__init__.py").is_file() {
+                self.package_node(&package, found)?
+            } else if file.is_file() {
+                if i + 1 < parts.len() {
+                    return None;
+                }
+                self.file_node(&file, found)
+            } else if package.is_dir() {
+                self.package_node(&package, found)?
+            } else {
+                return None;
+            };
+            if let Some(parent) = chain.last() {
+                self.program.nodes[parent.0 as usize]
+                    .children
+                    .insert(part.to_string(), node);
+            }
+            chain.push(node);
+            dir = package;
+        }
+        Some(chain)
+    }
+
+    fn package_node(&mut self, dir: &Path, found: &mut Vec<FileId>) -> Option<NodeId> {
+        if !dir.is_dir() {
+            return None;
+        }
+        if let Some(id) = self.nodes_by_path.get(dir) {
+            return Some(*id);
+        }
+        let init = dir.join("__init__.py");
+        let file = init.is_file().then(|| self.file_id(&init, found));
+        Some(self.new_node(dir.to_path_buf(), file))
+    }
+
+    fn file_node(&mut self, path: &Path, found: &mut Vec<FileId>) -> NodeId {
+        if let Some(id) = self.nodes_by_path.get(path) {
+            return *id;
+        }
+        let file = self.file_id(path, found);
+        self.new_node(path.to_path_buf(), Some(file))
+    }
+
+    fn new_node(&mut self, key: PathBuf, file: Option<FileId>) -> NodeId {
+        let id = NodeId(self.program.nodes.len() as u32);
+        self.program.nodes.push(Node {
+            file,
+            children: HashMap::new(),
+        });
+        self.nodes_by_path.insert(key, id);
+        id
+    }
+
+    fn file_id(&mut self, path: &Path, found: &mut Vec<FileId>) -> FileId {
+        if let Some(id) = self.by_path.get(path) {
+            return *id;
+        }
+        let id = self.add_file(path.to_path_buf(), shown(path), false);
+        found.push(id);
+        id
+    }
+
+    /// Where absolute imports in `file` are looked for, in order.
+    fn roots_of(&mut self, file: &Path) -> Vec<PathBuf> {
+        let Some(dir) = file.parent() else {
+            return Vec::new();
+        };
+        if let Some(roots) = self.roots.get(dir) {
+            return roots.clone();
+        }
+        let mut roots = vec![dir.to_path_buf()];
+        let mut top = dir;
+        while top.join("__init__.py").is_file() {
+            match top.parent() {
+                Some(parent) => top = parent,
+                None => break,
+            }
+        }
+        roots.push(top.to_path_buf());
+        if let Some(project) = dir.ancestors().find(|d| is_project_root(d)) {
+            roots.push(project.to_path_buf());
+            roots.push(project.join("src"));
+        }
+        let mut seen = HashSet::new();
+        roots.retain(|r| seen.insert(r.clone()) && r.is_dir());
+        self.roots.insert(dir.to_path_buf(), roots.clone());
+        roots
+    }
+}
+
+fn is_project_root(dir: &Path) -> bool {
+    ["pyproject.toml", "setup.py", "setup.cfg", ".git"]
+        .iter()
+        .any(|marker| dir.join(marker).exists())
+}
+
+/// The file of module `parts` under `root`, if there is one.
+fn module_path(root: &Path, parts: &[&str]) -> Option<PathBuf> {
+    let (last, dirs) = parts.split_last()?;
+    let mut dir = root.to_path_buf();
+    for d in dirs {
+        dir.push(d);
+    }
+    let file = dir.join(format!("{last}.py"));
+    let init = dir.join(last).join("__init__.py");
+    [file, init].into_iter().find(|p| p.is_file())
+}
+
+/// The imports a statement (and the blocks inside it) makes, as `(level, dotted)` to resolve. For
+/// `from m import n`, both `m` and `m.n` (which may be a submodule).
+fn collect_imports(stmt: &Stmt, out: &mut Vec<(u32, String)>) {
+    match &stmt.kind {
+        StmtKind::Import(names) => {
+            for n in names {
+                out.push((0, n.name.clone()));
+            }
+        }
+        StmtKind::ImportFrom {
+            module,
+            level,
+            names,
+        } => {
+            let base = module.clone().unwrap_or_default();
+            out.push((*level, base.clone()));
+            for n in names.iter().filter(|n| n.name != "*") {
+                let full = if base.is_empty() {
+                    n.name.clone()
+                } else {
+                    format!("{base}.{}", n.name)
+                };
+                out.push((*level, full));
+            }
+        }
+        kind => {
+            for block in kind.blocks() {
+                for s in block {
+                    collect_imports(s, out);
+                }
+            }
+        }
+    }
+}
+
+/// An absolute path with `.` and `..` worked out, without touching the file system.
+pub fn normalize(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// How a file found through an import is shown: relative to the working directory when under it.
+fn shown(path: &Path) -> PathBuf {
+    std::env::current_dir()
+        .ok()
+        .map(|cwd| normalize(&cwd))
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf())
+}

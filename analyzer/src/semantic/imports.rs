@@ -1,0 +1,117 @@
+//! Imports of the program's own modules: a module's top level runs the first time a process imports
+//! it, with that module's globals; `from m import n` reads `m`'s globals, or imports submodule `m.n`.
+
+use std::collections::HashMap;
+
+use super::value::Value;
+use super::Interp;
+use crate::program::NodeId;
+use crate::source::{FileId, Span};
+
+/// Imports nested deeper than this are taken as already imported.
+const MAX_IMPORT_DEPTH: usize = 64;
+
+impl<'m> Interp<'m> {
+    /// Imports the program's module `dotted` (after `level` dots) from the running module, running
+    /// the top level of each module on the way that this process has not imported yet. `None` when
+    /// the name is not one of the program's modules.
+    pub(super) fn import_first_party(&mut self, level: u32, dotted: &str) -> Option<Vec<NodeId>> {
+        let chain = self.p.resolve(self.cur, level, dotted)?.to_vec();
+        for node in &chain {
+            if let Some(file) = self.p.node(*node).file {
+                self.import_file(file);
+            }
+        }
+        Some(chain)
+    }
+
+    /// Runs `file`'s top level unless this process imported it already (or is importing it: a
+    /// circular import sees the partly initialised module, as in Python).
+    fn import_file(&mut self, file: FileId) {
+        if self.globals.contains_key(&file) {
+            return;
+        }
+        self.globals.insert(file, HashMap::new());
+        if self.import_depth >= MAX_IMPORT_DEPTH || self.fuel == 0 {
+            return;
+        }
+        self.import_depth += 1;
+        self.exec_module(file);
+        self.import_depth -= 1;
+    }
+
+    /// Runs a module's top level as module code: no frames, its own globals, no enclosing loop.
+    pub(super) fn exec_module(&mut self, file: FileId) {
+        let Some(module) = self.p.module(file) else {
+            return;
+        };
+        let frames = std::mem::take(&mut self.frames);
+        let loop_depth = std::mem::take(&mut self.loop_depth);
+        let caller = std::mem::replace(&mut self.cur, file);
+        self.globals.entry(file).or_default();
+        self.exec_block(&module.body);
+        self.cur = caller;
+        self.loop_depth = loop_depth;
+        self.frames = frames;
+    }
+
+    /// `from <node> import name`: the module's global `name`, else its submodule `name`.
+    pub(super) fn import_name(&mut self, node: NodeId, level: u32, base: &str, name: &str) -> Value {
+        if let Some(v) = self.module_global(node, name) {
+            return v;
+        }
+        let dotted = if base.is_empty() {
+            name.to_string()
+        } else {
+            format!("{base}.{name}")
+        };
+        match self.import_first_party(level, &dotted) {
+            Some(chain) if chain.len() > 1 || base.is_empty() => {
+                chain.last().map_or(Value::Unknown, |n| Value::Module(*n))
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    /// `from <node> import *`: every public global of the module.
+    pub(super) fn import_star(&mut self, node: NodeId, span: Span) {
+        let Some(file) = self.p.node(node).file else {
+            return;
+        };
+        let names: Vec<(String, Value)> = self
+            .globals
+            .get(&file)
+            .into_iter()
+            .flatten()
+            .filter(|(name, _)| !name.starts_with('_'))
+            .map(|(name, v)| (name.clone(), v.clone()))
+            .collect();
+        for (name, value) in names {
+            self.store(&name, value, span);
+        }
+    }
+
+    /// `module.attr`: a global of the module, else a submodule this process imported.
+    pub(super) fn module_attribute(&mut self, node: NodeId, attr: &str) -> Value {
+        if let Some(v) = self.module_global(node, attr) {
+            return v;
+        }
+        match self.p.node(node).children.get(attr) {
+            Some(child) => match self.p.node(*child).file {
+                Some(file) if !self.globals.contains_key(&file) => Value::Unknown,
+                _ => Value::Module(*child),
+            },
+            None => Value::Unknown,
+        }
+    }
+
+    fn module_global(&self, node: NodeId, name: &str) -> Option<Value> {
+        let file = self.p.node(node).file?;
+        self.globals.get(&file)?.get(name).cloned()
+    }
+}
+
+/// `a` for `import a.b.c`.
+pub(super) fn top_name(dotted: &str) -> &str {
+    dotted.split('.').next().unwrap_or(dotted)
+}

@@ -98,7 +98,11 @@ fn check_file(program: &Program, id: FileId, settings: Settings) -> Result<Vec<D
 fn merge(program: &Program, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
     diagnostics.sort_by(|a, b| {
         let key = |d: &Diagnostic| (&program.file(d.span.file).path, d.span.start, d.span.end, d.code);
-        key(a).cmp(&key(b)).then(b.severity.cmp(&a.severity))
+        // The more severe verdict first; then the one that explains more (found through a caller).
+        key(a)
+            .cmp(&key(b))
+            .then(b.severity.cmp(&a.severity))
+            .then(b.related.len().cmp(&a.related.len()))
     });
     let mut seen = HashSet::new();
     diagnostics.retain(|d| seen.insert((d.span, d.code)));

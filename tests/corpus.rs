@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::path::Path;
+
 use common::*;
 
 #[test]
@@ -47,22 +49,57 @@ fn corpus_has_enough_cases_of_each_kind() {
     );
 }
 
+/// A case is a file, or under `projects/` a folder of modules: `pos_` cases carry markers, `neg_`
+/// cases none.
+fn case_of(rel: &Path) -> String {
+    let mut parts = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned());
+    let first = parts.next().unwrap_or_default();
+    if first == "projects" {
+        format!("projects/{}", parts.next().unwrap_or_default())
+    } else {
+        rel.display().to_string()
+    }
+}
+
 #[test]
 fn negative_cases_carry_no_markers_and_positive_cases_do() {
     let dir = root().join("corpus");
     let expected = expected(&dir);
+    let mut cases: std::collections::BTreeMap<String, bool> = Default::default();
     for path in python_files(&dir) {
-        let rel = path
-            .strip_prefix(&dir)
-            .expect("under corpus")
-            .display()
-            .to_string();
-        let marked = expected.keys().any(|(file, _)| *file == rel);
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        assert_eq!(marked, name.starts_with("pos_"), "{rel}");
+        let rel = path.strip_prefix(&dir).expect("under corpus");
+        let marked = expected
+            .keys()
+            .any(|(file, _)| *file == rel.display().to_string());
+        *cases.entry(case_of(rel)).or_default() |= marked;
+    }
+    for (case, marked) in &cases {
+        let name = case.rsplit('/').next().unwrap_or_default();
+        assert!(
+            name.starts_with("pos_") || name.starts_with("neg_"),
+            "{case}: name a case pos_ or neg_"
+        );
+        assert_eq!(*marked, name.starts_with("pos_"), "{case}");
+    }
+}
+
+#[test]
+fn cross_module_cases_have_positive_and_negative_projects() {
+    let dir = root().join("corpus").join("projects");
+    for case in [
+        "init_at_import",
+        "helper_three_calls",
+        "relative_package",
+        "src_layout",
+        "namespace_package",
+        "pinned_module_global",
+        "group_in_helper_module",
+    ] {
+        for kind in ["pos", "neg"] {
+            let project = dir.join(format!("{kind}_{case}"));
+            assert!(project.is_dir(), "missing {}", project.display());
+            assert!(python_files(&project).len() >= 2, "{case}: one module only");
+        }
     }
 }
 

@@ -59,6 +59,8 @@ pub struct SourceFile {
 pub struct Program {
     files: Vec<SourceFile>,
     nodes: Vec<Node>,
+    /// Every name read, and every attribute name, in any file.
+    referenced: HashSet<String>,
 }
 
 /// What to read: a file, or the text of one (standard input, tests).
@@ -116,6 +118,19 @@ impl Program {
             wave = next;
         }
         builder.program.compute_relevance();
+        let referenced: HashSet<String> = builder
+            .program
+            .files
+            .par_iter()
+            .filter_map(|f| f.module.as_ref().ok())
+            .flat_map_iter(|m| {
+                crate::semantic::referenced_names(m)
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        builder.program.referenced = referenced;
         builder.program
     }
 
@@ -132,6 +147,12 @@ impl Program {
 
     pub fn module(&self, id: FileId) -> Option<&Module> {
         self.files.get(id.0 as usize)?.module.as_ref().ok()
+    }
+
+    /// Names some file of the program reads or uses as an attribute: a function by such a name has
+    /// a caller somewhere.
+    pub fn referenced_names(&self) -> &HashSet<String> {
+        &self.referenced
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
@@ -393,7 +414,9 @@ impl Builder {
         if let Some(roots) = self.roots.get(dir) {
             return roots.clone();
         }
-        let mut roots = vec![dir.to_path_buf()];
+        // Inside a regular package, absolute imports start above its top package; a plain folder
+        // may be a script's (on `sys.path` when it runs). Then every folder up to the project root,
+        // where a script started from it would find its modules.
         let mut top = dir;
         while top.join("__init__.py").is_file() {
             match top.parent() {
@@ -401,16 +424,51 @@ impl Builder {
                 None => break,
             }
         }
-        roots.push(top.to_path_buf());
-        if let Some(project) = dir.ancestors().find(|d| is_project_root(d)) {
-            roots.push(project.to_path_buf());
+        let project = dir.ancestors().find(|d| is_project_root(d));
+        let cwd = std::env::current_dir().ok().map(|c| normalize(&c));
+        let mut roots = Vec::new();
+        for ancestor in top.ancestors() {
+            roots.push(ancestor.to_path_buf());
+            let at_project = project == Some(ancestor);
+            let at_cwd = project.is_none() && cwd.as_deref() == Some(ancestor);
+            if at_project || at_cwd || (project.is_none() && cwd.is_none()) {
+                break;
+            }
+            if project.is_none() && !cwd.as_deref().is_some_and(|c| ancestor.starts_with(c)) {
+                break;
+            }
+        }
+        if let Some(project) = project {
             roots.push(project.join("src"));
+            roots.extend(named_package_roots(project));
         }
         let mut seen = HashSet::new();
         roots.retain(|r| seen.insert(r.clone()) && r.is_dir());
         self.roots.insert(dir.to_path_buf(), roots.clone());
         roots
     }
+}
+
+/// Folders holding the package `[project] name` of the root's `pyproject.toml` names, for layouts
+/// other than flat and `src/` (`python/my_pkg/`).
+fn named_package_roots(project: &Path) -> Vec<PathBuf> {
+    let Some(name) = std::fs::read_to_string(project.join("pyproject.toml"))
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+        .and_then(|t| t.get("project")?.get("name")?.as_str().map(str::to_string))
+    else {
+        return Vec::new();
+    };
+    let package = name.replace(['-', '.'], "_").to_lowercase();
+    let Ok(entries) = std::fs::read_dir(project) else {
+        return Vec::new();
+    };
+    let mut roots: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|d| d.join(&package).join("__init__.py").is_file())
+        .collect();
+    roots.sort();
+    roots
 }
 
 fn is_project_root(dir: &Path) -> bool {

@@ -17,7 +17,7 @@ mod process;
 mod tests;
 pub mod value;
 
-pub use names::{is_main_guard, uses_modelled_library};
+pub use names::{is_main_guard, referenced_names, uses_modelled_library};
 
 use std::collections::{HashMap, HashSet};
 
@@ -226,7 +226,8 @@ impl<'m> Interp<'m> {
         let end_of_main = main.clone();
         self.finish_process(main);
 
-        let referenced = names::referenced_names(m);
+        // A function named anywhere in the program has a caller that may bind what it needs.
+        let referenced = self.p.referenced_names();
         let order: Vec<FuncId> = (0..m.functions.len() as u32)
             .map(|index| FuncId {
                 file: self.main,

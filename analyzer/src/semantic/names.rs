@@ -58,7 +58,7 @@ pub fn is_main_guard(test: &Expr) -> bool {
 
 /// Every name read anywhere, and every attribute name: a function named here is called (or passed)
 /// by someone in the module, so it is not an entry point of its own.
-pub(super) fn referenced_names(module: &Module) -> HashSet<&str> {
+pub fn referenced_names(module: &Module) -> HashSet<&str> {
     let mut out = HashSet::new();
     fn expr<'a>(e: &'a Expr, out: &mut HashSet<&'a str>) {
         match &e.kind {

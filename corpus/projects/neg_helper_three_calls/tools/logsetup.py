@@ -1,0 +1,8 @@
+import logging
+
+from .banner import banner
+
+
+def start_logging():
+    logging.basicConfig(level=logging.INFO)
+    logging.info(banner())

@@ -1,0 +1,5 @@
+"""Tokenising: plain Python, no CUDA."""
+
+
+def tokenize(line):
+    return line.lower().split()

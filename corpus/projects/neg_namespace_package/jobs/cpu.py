@@ -1,0 +1,5 @@
+import hashlib
+
+
+def digest(blob):
+    return hashlib.sha256(blob).hexdigest()

@@ -1,0 +1,1 @@
+from .data import make_loader

@@ -1,0 +1,10 @@
+import torch
+
+
+def warm():
+    torch.empty(1 << 20, device="cuda")
+
+
+def encode(text):
+    ids = torch.tensor([ord(c) for c in text], device="cuda")
+    return ids.float().mean().item()

@@ -1,0 +1,15 @@
+"""start_logging -> banner -> device_name initialises CUDA, three calls and three modules away."""
+from concurrent.futures import ProcessPoolExecutor
+
+from tools.logsetup import start_logging
+from tools.work import score
+
+
+def main(chunks):
+    start_logging()
+    with ProcessPoolExecutor(max_workers=4) as executor:  # expect: GPU001
+        return list(executor.map(score, chunks))
+
+
+if __name__ == "__main__":
+    main([[1.0, 2.0], [3.0, 4.0]])

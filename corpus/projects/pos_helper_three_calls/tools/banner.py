@@ -1,0 +1,5 @@
+from tools.gpuinfo import device_name
+
+
+def banner():
+    return f"running on {device_name()}"

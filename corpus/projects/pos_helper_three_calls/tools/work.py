@@ -1,0 +1,5 @@
+import torch
+
+
+def score(values):
+    return torch.tensor(values, device="cuda").sum().item()

@@ -13,6 +13,7 @@ use gpulint_rules::Diagnostic;
 use rayon::prelude::*;
 
 use crate::discover::Found;
+use crate::settings::Resolver;
 
 /// What a run produced: the program (paths and texts of every file a diagnostic may point into),
 /// the findings, and any bug in gpulint itself, by file.
@@ -25,14 +26,14 @@ pub struct Checked {
 /// Deep nesting is parsed and analysed recursively: give each worker thread room for it.
 const STACK_SIZE: usize = 256 << 20;
 
-pub fn check(found: Vec<Found>, settings: Settings) -> anyhow::Result<Checked> {
+pub fn check(found: Vec<Found>, settings: Resolver) -> anyhow::Result<Checked> {
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(STACK_SIZE)
         .build()?;
-    Ok(pool.install(|| check_in_pool(found, settings)))
+    pool.install(|| check_in_pool(found, settings))
 }
 
-fn check_in_pool(found: Vec<Found>, settings: Settings) -> Checked {
+fn check_in_pool(found: Vec<Found>, mut resolver: Resolver) -> anyhow::Result<Checked> {
     let inputs = found
         .into_iter()
         .map(|f| match f {
@@ -41,14 +42,13 @@ fn check_in_pool(found: Vec<Found>, settings: Settings) -> Checked {
         })
         .collect();
     let program = Program::build(inputs);
-    let checked: Vec<FileId> = program
-        .files()
-        .filter(|(_, f)| f.checked)
-        .map(|(id, _)| id)
-        .collect();
+    let mut checked: Vec<(FileId, Settings)> = Vec::new();
+    for (id, file) in program.files().filter(|(_, f)| f.checked) {
+        checked.push((id, resolver.settings_for(&file.path)?));
+    }
     let results: Vec<(FileId, Result<Vec<Diagnostic>, String>)> = checked
         .into_par_iter()
-        .map(|id| (id, check_file(&program, id, settings)))
+        .map(|(id, settings)| (id, check_file(&program, id, settings)))
         .collect();
     let mut diagnostics = Vec::new();
     let mut internal_errors = Vec::new();
@@ -58,11 +58,11 @@ fn check_in_pool(found: Vec<Found>, settings: Settings) -> Checked {
             Err(message) => internal_errors.push((program.file(id).path.clone(), message)),
         }
     }
-    Checked {
+    Ok(Checked {
         diagnostics: merge(&program, diagnostics),
         program,
         internal_errors,
-    }
+    })
 }
 
 /// The findings of analysing `id` as the main program; they may point into files it imports.

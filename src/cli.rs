@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use gpulint_analyzer::target::{Platform, PythonVersion};
 
 /// Finds GPU multiprocessing bugs in Python before they crash or hang a job.
 #[derive(Debug, Parser)]
@@ -39,6 +40,36 @@ pub struct CheckArgs {
     /// When to colour the `full` output.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
+    /// The Python version the code runs on (py38 ... py314): from 3.14, Linux's default start
+    /// method is forkserver. Default: `[tool.gpulint] target-version`, else the oldest version
+    /// `requires-python` admits, else py310.
+    #[arg(long, value_parser = parse_version)]
+    pub target_version: Option<PythonVersion>,
+    /// The platform the code runs on: macOS and Windows start children by spawn. Default:
+    /// `[tool.gpulint] platform`, else linux.
+    #[arg(long, value_enum)]
+    pub platform: Option<PlatformArg>,
+}
+
+fn parse_version(text: &str) -> Result<PythonVersion, String> {
+    PythonVersion::parse(text).ok_or_else(|| format!("`{text}` is not a Python 3 version such as py312"))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlatformArg {
+    Linux,
+    Macos,
+    Windows,
+}
+
+impl From<PlatformArg> for Platform {
+    fn from(p: PlatformArg) -> Platform {
+        match p {
+            PlatformArg::Linux => Platform::Linux,
+            PlatformArg::Macos => Platform::Macos,
+            PlatformArg::Windows => Platform::Windows,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

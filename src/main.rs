@@ -4,6 +4,7 @@ mod check;
 mod cli;
 mod discover;
 mod output;
+mod settings;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -32,7 +33,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(args) => {
             let files = discover::discover(&args.paths);
-            let checked = check::check(files, Settings::default())?;
+            let overrides = settings::Overrides {
+                target_version: args.target_version,
+                platform: args.platform.map(Into::into),
+            };
+            let checked = check::check(files, settings::Resolver::new(overrides))?;
             output::write(
                 &mut out,
                 &checked,

@@ -172,3 +172,114 @@ fn rule_prints_its_docs_and_rules_lists_every_rule() {
         assert!(list.contains(code), "{list}");
     }
 }
+
+#[test]
+fn target_version_and_platform_change_the_default_start_method() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
+    let code = |args: &[&str]| gpulint(args, dir.path()).status.code();
+    assert_eq!(code(&["check", "hazard.py"]), Some(1));
+    // Spawn re-imports the module in the child: the unguarded top level runs again there, but the
+    // child gets its own clean CUDA state.
+    assert_eq!(code(&["check", "--platform", "macos", "hazard.py"]), Some(0));
+    assert_eq!(code(&["check", "--platform", "windows", "hazard.py"]), Some(0));
+    // Forkserver (Linux, 3.14+): the server imports the main module, whose top level initialises
+    // CUDA, so the hazard stays.
+    assert_eq!(code(&["check", "--target-version", "py314", "hazard.py"]), Some(1));
+    assert_eq!(code(&["check", "--target-version", "py2", "hazard.py"]), Some(2));
+
+    // requires-python >= 3.14 with CUDA only under the main guard: forkserver children start clean.
+    let guarded = HAZARD.replace(
+        "model = torch.nn.Linear(2, 2).cuda()\nwith mp.Pool(2) as pool:\n    pool.map(work, [torch.ones(2)])\n",
+        "if __name__ == '__main__':\n    model = torch.nn.Linear(2, 2).cuda()\n    with mp.Pool(2) as pool:\n        pool.map(work, [torch.ones(2)])\n",
+    );
+    fs::write(dir.path().join("hazard.py"), guarded).unwrap();
+    assert_eq!(code(&["check", "hazard.py"]), Some(1));
+    fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"x\"\nrequires-python = \">=3.14\"\n",
+    )
+    .unwrap();
+    assert_eq!(code(&["check", "hazard.py"]), Some(0));
+    assert_eq!(code(&["check", "--target-version", "py313", "hazard.py"]), Some(1));
+    fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"x\"\n[tool.gpulint]\ntarget-version = \"py313\"\n",
+    )
+    .unwrap();
+    assert_eq!(code(&["check", "hazard.py"]), Some(1));
+}
+
+#[test]
+fn a_bad_setting_in_pyproject_names_the_file_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
+    fs::write(
+        dir.path().join("pyproject.toml"),
+        "[tool.gpulint]\nplatform = \"beos\"\n",
+    )
+    .unwrap();
+    let out = gpulint(&["check", "hazard.py"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("pyproject.toml") && err.contains("platform"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_finding_caused_by_another_module_points_into_it() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("app")).unwrap();
+    fs::write(dir.path().join("app/__init__.py"), "").unwrap();
+    fs::write(
+        dir.path().join("app/engine.py"),
+        "import torch\n\nnet = torch.nn.Linear(2, 2).cuda()\n\ndef run(x):\n    return net(x)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("main.py"),
+        "import multiprocessing as mp\nfrom app.engine import run\n\nwith mp.Pool(2) as pool:\n    pool.map(run, [1])\n",
+    )
+    .unwrap();
+    // Only main.py is named: app/engine.py is still read, as an import.
+    let out = gpulint(&["check", "--output-format", "json", "main.py"], dir.path());
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &json[0];
+    assert!(d["filename"].as_str().unwrap().ends_with("main.py"));
+    assert_eq!(d["location"]["row"], 4);
+    let related: Vec<(String, u64)> = d["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["filename"].as_str().unwrap().to_string(),
+                r["location"]["row"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        related
+            .iter()
+            .any(|(f, row)| f.ends_with("app/engine.py") && *row == 3),
+        "CUDA initialised at import of app.engine: {related:?}"
+    );
+    assert!(
+        related
+            .iter()
+            .any(|(f, row)| f.ends_with("app/engine.py") && *row == 6),
+        "the child's use in app.engine.run: {related:?}"
+    );
+
+    // Without the import, nothing initialises CUDA before the pool.
+    fs::write(
+        dir.path().join("app/engine.py"),
+        "import torch\n\ndef run(x):\n    return torch.nn.Linear(2, 2).cuda()(x)\n",
+    )
+    .unwrap();
+    let out = gpulint(&["check", "main.py"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}

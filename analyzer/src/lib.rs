@@ -7,3 +7,4 @@ pub mod model;
 pub mod program;
 pub mod semantic;
 pub mod source;
+pub mod target;

@@ -41,7 +41,9 @@ fn check_in_pool(found: Vec<Found>, mut resolver: Resolver) -> anyhow::Result<Ch
             Found::Error(path, reason) => Input::Unreadable { path, reason },
         })
         .collect();
+    let started = std::time::Instant::now();
     let program = Program::build(inputs);
+    let built = started.elapsed();
     let mut checked: Vec<(FileId, Settings)> = Vec::new();
     for (id, file) in program.files().filter(|(_, f)| f.checked) {
         checked.push((id, resolver.settings_for(&file.path)?));
@@ -50,6 +52,14 @@ fn check_in_pool(found: Vec<Found>, mut resolver: Resolver) -> anyhow::Result<Ch
         .into_par_iter()
         .map(|(id, settings)| (id, check_file(&program, id, settings)))
         .collect();
+    if std::env::var_os("GPULINT_TIMINGS").is_some() {
+        let imported = program.files().filter(|(_, f)| !f.checked).count();
+        eprintln!(
+            "gpulint: {} checked + {imported} imported files; read and parsed in {built:.2?}, analysed in {:.2?}",
+            results.len(),
+            started.elapsed() - built
+        );
+    }
     let mut diagnostics = Vec::new();
     let mut internal_errors = Vec::new();
     for (id, result) in results {

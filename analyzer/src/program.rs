@@ -514,6 +514,12 @@ fn collect_imports(stmt: &Stmt, out: &mut Vec<(u32, String)>) {
                 out.push((*level, full));
             }
         }
+        // Imports only type checkers read: they never run.
+        StmtKind::If { test, orelse, .. } if crate::semantic::is_type_checking(test) => {
+            for s in orelse {
+                collect_imports(s, out);
+            }
+        }
         kind => {
             for block in kind.blocks() {
                 for s in block {

@@ -154,6 +154,14 @@ impl<'m> Interp<'m> {
         kwargs: Vec<(String, Value)>,
     ) -> Option<Value> {
         Some(match callee {
+            Value::OneOf(items) => {
+                let mut result = Value::Unknown;
+                for item in items {
+                    let r = self.call_callable(item, values.clone(), kwargs.clone())?;
+                    result = result.join(r);
+                }
+                result
+            }
             Value::Function(id, captures) => {
                 self.call_function(*id, captures.clone(), None, values, kwargs)
             }
@@ -248,7 +256,7 @@ impl<'m> Interp<'m> {
 
     /// `owner.attr`.
     pub(super) fn attribute(&mut self, owner: &Value, attr: &str) -> Value {
-        match owner {
+        match owner.primary() {
             Value::Qualified(q) => Value::Qualified(format!("{q}.{attr}")),
             Value::Module(node) => self.module_attribute(*node, attr),
             Value::Object(id) => match self.heap.get(id.0 as usize) {
@@ -563,7 +571,7 @@ impl<'m> Interp<'m> {
     }
 
     fn iterate_value(&mut self, v: &Value, span: Span) -> Value {
-        match v {
+        match v.primary() {
             Value::Object(id)
                 if matches!(self.heap.get(id.0 as usize), Some(Object::Loader { .. })) =>
             {

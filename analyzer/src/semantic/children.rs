@@ -252,7 +252,9 @@ impl<'m> Interp<'m> {
         method: &str,
         args: &Args<'m>,
     ) -> Option<Value> {
-        let Value::Object(id) = recv else { return None };
+        let Value::Object(id) = recv.primary() else {
+            return None;
+        };
         let object = self.heap.get(id.0 as usize)?.clone();
         match (object, method) {
             (

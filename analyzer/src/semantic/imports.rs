@@ -1,8 +1,6 @@
 //! Imports of the program's own modules: a module's top level runs the first time a process imports
 //! it, with that module's globals; `from m import n` reads `m`'s globals, or imports submodule `m.n`.
 
-use std::collections::HashMap;
-
 use super::value::Value;
 use super::Interp;
 use crate::program::NodeId;
@@ -31,7 +29,7 @@ impl<'m> Interp<'m> {
         if self.globals.contains_key(&file) {
             return;
         }
-        self.globals.insert(file, HashMap::new());
+        self.globals.insert(file, Default::default());
         if self.import_depth >= MAX_IMPORT_DEPTH || self.fuel == 0 {
             return;
         }
@@ -82,7 +80,7 @@ impl<'m> Interp<'m> {
             .globals
             .get(&file)
             .into_iter()
-            .flatten()
+            .flat_map(|g| g.iter())
             .filter(|(name, _)| !name.starts_with('_'))
             .map(|(name, v)| (name.clone(), v.clone()))
             .collect();

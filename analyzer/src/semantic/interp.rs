@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::imports::top_name;
-use super::names::is_main_guard;
+use super::names::{is_main_guard, is_type_checking};
 use super::process::Process;
 use super::value::{CudaObject, Device, DeviceIndex, Value};
 use super::{Frame, Interp, Object, MAX_CALL_DEPTH, MAX_LOOP_DEPTH};
@@ -249,6 +249,9 @@ impl<'m> Interp<'m> {
     }
 
     fn exec_if(&mut self, test: &'m Expr, body: &'m [Stmt], orelse: &'m [Stmt]) -> Flow {
+        if is_type_checking(test) {
+            return self.exec_block(orelse);
+        }
         if is_main_guard(test) && (self.proc_ref().reimport || self.cur != self.main) {
             return self.exec_block(orelse);
         }
@@ -323,7 +326,11 @@ impl<'m> Interp<'m> {
     fn snapshot(&self) -> (HashMap<String, Value>, Process) {
         let scope = match self.frames.last() {
             Some(f) => f.locals.clone(),
-            None => self.globals.get(&self.cur).cloned().unwrap_or_default(),
+            None => self
+                .globals
+                .get(&self.cur)
+                .map(|g| (**g).clone())
+                .unwrap_or_default(),
         };
         (scope, self.proc_ref().clone())
     }
@@ -332,7 +339,7 @@ impl<'m> Interp<'m> {
         match self.frames.last_mut() {
             Some(f) => f.locals = scope,
             None => {
-                self.globals.insert(self.cur, scope);
+                self.globals.insert(self.cur, Rc::new(scope));
             }
         }
         *self.proc() = process;
@@ -351,7 +358,7 @@ impl<'m> Interp<'m> {
     fn join_with(&mut self, (scope, process): (HashMap<String, Value>, Process)) {
         let current = match self.frames.last_mut() {
             Some(f) => &mut f.locals,
-            None => self.globals.entry(self.cur).or_default(),
+            None => Rc::make_mut(self.globals.entry(self.cur).or_default()),
         };
         for (name, other) in scope {
             let mine = current.remove(&name).unwrap_or_default();
@@ -389,7 +396,7 @@ impl<'m> Interp<'m> {
             ExprKind::Name(name) => self.store(name, value, span),
             ExprKind::Attribute { value: obj, attr } => {
                 let owner = self.eval_quiet(obj);
-                match owner {
+                match owner.primary().clone() {
                     Value::Object(id) => {
                         if let Some(Object::Instance { attrs, .. }) = self.object_mut(id) {
                             attrs.insert(attr.clone(), value);
@@ -644,7 +651,7 @@ impl<'m> Interp<'m> {
 
     /// The value produced by iterating `iterable` once (and, for a DataLoader, its workers' start).
     fn iterate(&mut self, iterable: &Value, span: Span) -> Value {
-        match iterable {
+        match iterable.primary() {
             Value::Sequence(items) => items.iter().cloned().fold(Value::Unknown, Value::join),
             Value::Object(id) => match self.heap.get(id.0 as usize) {
                 Some(Object::Loader { .. }) => self.iterate_loader(*id, span),

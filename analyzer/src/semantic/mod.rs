@@ -17,9 +17,10 @@ mod process;
 mod tests;
 pub mod value;
 
-pub use names::{is_main_guard, referenced_names, uses_modelled_library};
+pub use names::{is_main_guard, is_type_checking, referenced_names, uses_modelled_library};
 
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use crate::facts::{Facts, ForkFact, PinnedGlobalFact, ProcessGroupFact};
 use crate::libraries::processes::StartMethod;
@@ -136,7 +137,8 @@ struct Interp<'m> {
     cur: FileId,
     settings: Settings,
     /// Each imported module's globals (present while it is being imported, too), in this process.
-    globals: HashMap<FileId, HashMap<String, Value>>,
+    /// Shared until written, so entries and children copy them cheaply.
+    globals: HashMap<FileId, Rc<HashMap<String, Value>>>,
     class_attrs: HashMap<ClassId, HashMap<String, Value>>,
     class_bases: HashMap<ClassId, Vec<Value>>,
     heap: Vec<Object>,
@@ -193,7 +195,7 @@ impl<'m> Interp<'m> {
     }
 
     fn scope_mut(&mut self) -> &mut HashMap<String, Value> {
-        self.globals.entry(self.cur).or_default()
+        Rc::make_mut(self.globals.entry(self.cur).or_default())
     }
 
     fn proc(&mut self) -> &mut Process {
@@ -284,7 +286,7 @@ impl<'m> Interp<'m> {
     }
 
     fn object(&self, value: &Value) -> Option<&Object> {
-        match value {
+        match value.primary() {
             Value::Object(id) => self.heap.get(id.0 as usize),
             _ => None,
         }

@@ -38,6 +38,15 @@ pub fn uses_modelled_library(module: &Module) -> bool {
     names.contains("fork") || names.contains("forkpty")
 }
 
+/// `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`: a block that never runs.
+pub fn is_type_checking(test: &Expr) -> bool {
+    match &test.kind {
+        ExprKind::Name(n) => n == "TYPE_CHECKING",
+        ExprKind::Attribute { attr, .. } => attr == "TYPE_CHECKING",
+        _ => false,
+    }
+}
+
 /// `if __name__ == "__main__":` (either operand order).
 pub fn is_main_guard(test: &Expr) -> bool {
     let ExprKind::Compare {

@@ -100,9 +100,30 @@ pub enum Value {
     Mapping(Vec<(String, Value)>),
     /// A multiprocessing context from `get_context(method)`.
     Context(Layer, StartMethod),
+    /// Different objects or functions that paths or list items may hold (`transform or default()`,
+    /// `for step in steps: x = step(x)`): a call calls each; anything else reads the first.
+    OneOf(Vec<Value>),
 }
 
+/// How many alternatives a [`Value::OneOf`] keeps.
+const MAX_ALTERNATIVES: usize = 8;
+
 impl Value {
+    /// The value that stands for all alternatives where only one can be followed.
+    pub fn primary(&self) -> &Value {
+        match self {
+            Value::OneOf(items) => items.first().unwrap_or(&Value::Unknown),
+            other => other,
+        }
+    }
+
+    fn alternatives(self) -> Vec<Value> {
+        match self {
+            Value::OneOf(items) => items,
+            other => vec![other],
+        }
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::Str(s) => Some(s),
@@ -151,23 +172,36 @@ impl Value {
                     }
                     (Some(_), Some(db @ Device::Cuda(_))) => Value::Device(db),
                     _ if same(&a, &b) => a,
-                    (_, _) if matches!(a, Value::Unknown) => b,
-                    // Two objects (the processes a loop appended): one stands for both.
-                    (_, _)
-                        if matches!(
-                            (&a, &b),
-                            (Value::Object(_), Value::Object(_))
-                                | (Value::Function(..), Value::Function(..))
-                        ) =>
-                    {
-                        a
+                    (_, _) if matches!(a, Value::Unknown | Value::None) => b,
+                    (_, _) if matches!(b, Value::Unknown | Value::None) => a,
+                    // Two objects or functions (the processes a loop appended, a transform chain):
+                    // keep both; the first stands for both where one must be chosen.
+                    (_, _) if callable(&a) && callable(&b) => {
+                        let mut items = a.alternatives();
+                        for item in b.alternatives() {
+                            if items.len() < MAX_ALTERNATIVES && !items.iter().any(|i| same(i, &item))
+                            {
+                                items.push(item);
+                            }
+                        }
+                        Value::OneOf(items)
                     }
-                    (_, _) if matches!(b, Value::Unknown) => a,
                     _ => Value::Unknown,
                 }
             }
         }
     }
+}
+
+fn callable(v: &Value) -> bool {
+    matches!(
+        v,
+        Value::Object(_)
+            | Value::Function(..)
+            | Value::BoundMethod(..)
+            | Value::Class(_)
+            | Value::OneOf(_)
+    )
 }
 
 fn same(a: &Value, b: &Value) -> bool {

@@ -1,0 +1,27 @@
+import torch
+
+
+class Chain:
+    """Applies each step in turn, like torchvision's Compose."""
+
+    def __init__(self, steps):
+        self.steps = steps
+
+    def __call__(self, clip):
+        for step in self.steps:
+            clip = step(clip)
+        return clip
+
+
+class ToTensor:
+    def __call__(self, clip):
+        return torch.as_tensor(clip)
+
+
+class GpuResample:
+    def __call__(self, clip):
+        return torch.nn.functional.interpolate(clip.cuda()[None, None], scale_factor=0.5)[0, 0]
+
+
+def default_chain():
+    return Chain([ToTensor(), GpuResample()])

@@ -1,0 +1,10 @@
+"""No transform given: the dataset falls back to a chain whose second step resamples on the GPU."""
+import torch
+from torch.utils.data import DataLoader
+
+from audio.clips import Clips
+
+model = torch.nn.Linear(8, 8).cuda()
+loader = DataLoader(Clips(["a.wav", "b.wav"]), batch_size=2, num_workers=2)  # expect: GPU001
+for batch in loader:
+    model(batch.cuda())

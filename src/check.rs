@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 use gpulint_analyzer::program::{FileError, Input, Program};
-use gpulint_analyzer::semantic::{self, Settings};
+use gpulint_analyzer::semantic::{self, ImportCache, Settings};
 use gpulint_analyzer::source::{FileId, Span};
 use gpulint_rules::Diagnostic;
 use rayon::prelude::*;
@@ -41,23 +41,39 @@ fn check_in_pool(found: Vec<Found>, mut resolver: Resolver) -> anyhow::Result<Ch
             Found::Error(path, reason) => Input::Unreadable { path, reason },
         })
         .collect();
+    let timings = std::env::var_os("GPULINT_TIMINGS").is_some();
     let started = std::time::Instant::now();
     let program = Program::build(inputs);
     let built = started.elapsed();
+    // Import-time state does not depend on the start method unless a module forks at import, which
+    // the module's own analysis reports.
+    let cache = ImportCache::build(&program, Settings::default());
+    let frozen = started.elapsed() - built;
     let mut checked: Vec<(FileId, Settings)> = Vec::new();
     for (id, file) in program.files().filter(|(_, f)| f.checked) {
         checked.push((id, resolver.settings_for(&file.path)?));
     }
     let results: Vec<(FileId, Result<Vec<Diagnostic>, String>)> = checked
         .into_par_iter()
-        .map(|(id, settings)| (id, check_file(&program, id, settings)))
+        .map(|(id, settings)| {
+            let start = std::time::Instant::now();
+            let result = check_file(&program, &cache, id, settings);
+            if timings && start.elapsed().as_millis() >= 100 {
+                eprintln!(
+                    "gpulint: {} took {:.2?}",
+                    program.file(id).path.display(),
+                    start.elapsed()
+                );
+            }
+            (id, result)
+        })
         .collect();
-    if std::env::var_os("GPULINT_TIMINGS").is_some() {
+    if timings {
         let imported = program.files().filter(|(_, f)| !f.checked).count();
         eprintln!(
-            "gpulint: {} checked + {imported} imported files; read and parsed in {built:.2?}, analysed in {:.2?}",
+            "gpulint: {} checked + {imported} imported files; read and parsed in {built:.2?}, imports run in {frozen:.2?}, analysed in {:.2?}",
             results.len(),
-            started.elapsed() - built
+            started.elapsed() - built - frozen
         );
     }
     let mut diagnostics = Vec::new();
@@ -76,7 +92,12 @@ fn check_in_pool(found: Vec<Found>, mut resolver: Resolver) -> anyhow::Result<Ch
 }
 
 /// The findings of analysing `id` as the main program; they may point into files it imports.
-fn check_file(program: &Program, id: FileId, settings: Settings) -> Result<Vec<Diagnostic>, String> {
+fn check_file(
+    program: &Program,
+    cache: &ImportCache,
+    id: FileId,
+    settings: Settings,
+) -> Result<Vec<Diagnostic>, String> {
     let file = program.file(id);
     match &file.module {
         Err(FileError::Unreadable(reason)) => {
@@ -91,7 +112,7 @@ fn check_file(program: &Program, id: FileId, settings: Settings) -> Result<Vec<D
             err.span,
         )]),
         Ok(_) => catch_unwind(AssertUnwindSafe(|| {
-            gpulint_rules::check(&semantic::analyze(program, id, settings))
+            gpulint_rules::check(&semantic::analyze(program, cache, id, settings))
         }))
         .map_err(|panic| {
             panic

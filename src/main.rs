@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use gpulint_analyzer::program::{Input, Program};
-use gpulint_analyzer::semantic::Settings;
+use gpulint_analyzer::semantic::{ImportCache, Settings};
 use gpulint_analyzer::source::FileId;
 
 use cli::{Cli, Command};
@@ -70,7 +70,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Err(err) = &program.file(main).module {
                 anyhow::bail!("{err:?}");
             }
-            let facts = gpulint_analyzer::semantic::analyze(&program, main, Settings::default());
+            let cache = ImportCache::build(&program, Settings::default());
+            let facts = gpulint_analyzer::semantic::analyze(&program, &cache, main, Settings::default());
             writeln!(out, "{facts:#?}")?;
             Ok(ExitCode::SUCCESS)
         }

@@ -7,7 +7,7 @@
 //! `setup.cfg` or `.git`, and its `src/`). What resolves nowhere is third-party and goes through the
 //! library tables.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Component, Path, PathBuf};
 
 use rayon::prelude::*;
@@ -51,6 +51,8 @@ pub struct SourceFile {
     pub checked: bool,
     /// Imports in this file, `(level, dotted name)`, and the modules they name, outermost first.
     imports: HashMap<(u32, String), Vec<NodeId>>,
+    /// The program's files whose top level runs when this file's does (its module-level imports).
+    runs_at_import: Vec<FileId>,
     /// The file, or a first-party module it imports, uses a library gpulint models.
     relevant: bool,
 }
@@ -168,6 +170,21 @@ impl Program {
             .map(Vec::as_slice)
     }
 
+    /// Every file some import of the program names, in id order.
+    pub fn imported_files(&self) -> Vec<FileId> {
+        let mut files: Vec<FileId> = self.nodes.iter().filter_map(|n| n.file).collect();
+        files.sort();
+        files.dedup();
+        files.retain(|f| self.module(*f).is_some());
+        files
+    }
+
+    /// The files whose top level runs when `file`'s does (module-level imports of the program's own
+    /// modules).
+    pub fn imports_at_top_level(&self, file: FileId) -> &[FileId] {
+        &self.files[file.0 as usize].runs_at_import
+    }
+
     /// Whether analysing `file` can find anything: it, or a first-party module it imports, uses a
     /// library gpulint models (or forks).
     pub fn is_relevant(&self, file: FileId) -> bool {
@@ -241,6 +258,7 @@ struct Builder {
     by_path: HashMap<PathBuf, FileId>,
     nodes_by_path: HashMap<PathBuf, NodeId>,
     roots: HashMap<PathBuf, Vec<PathBuf>>,
+    resolved: HashMap<(PathBuf, u32, String), Option<Vec<NodeId>>>,
 }
 
 impl Builder {
@@ -252,7 +270,8 @@ impl Builder {
             lines: LineIndex::new(""),
             module: Err(FileError::Unreadable("not read".into())),
             checked,
-            imports: HashMap::new(),
+            imports: HashMap::default(),
+            runs_at_import: Vec::new(),
             relevant: false,
         });
         self.by_path.insert(key, id);
@@ -264,35 +283,63 @@ impl Builder {
         let Ok(module) = &self.program.files[id.0 as usize].module else {
             return Vec::new();
         };
+        // Imports in the module body and class bodies run with the top level; the count of them
+        // comes first in `wanted`.
         let mut wanted: Vec<(u32, String)> = Vec::new();
-        let mut visit = |stmts: &[Stmt]| {
-            for stmt in stmts {
-                collect_imports(stmt, &mut wanted);
-            }
-        };
-        visit(&module.body);
-        for f in &module.functions {
-            visit(&f.body);
+        let top_blocks = std::iter::once(&module.body).chain(module.classes.iter().map(|c| &c.body));
+        for stmt in top_blocks.flatten() {
+            collect_imports(stmt, &mut wanted);
         }
-        for c in &module.classes {
-            visit(&c.body);
+        let top_level = wanted.len();
+        for stmt in module.functions.iter().flat_map(|f| &f.body) {
+            collect_imports(stmt, &mut wanted);
         }
         let importer = normalize(&self.program.files[id.0 as usize].path);
         let mut found = Vec::new();
-        let mut resolved = HashMap::new();
-        for (level, dotted) in wanted {
-            if resolved.contains_key(&(level, dotted.clone())) {
-                continue;
+        let mut resolved: HashMap<(u32, String), Vec<NodeId>> = HashMap::default();
+        let mut runs_at_import = Vec::new();
+        for (i, (level, dotted)) in wanted.into_iter().enumerate() {
+            let key = (level, dotted);
+            if !resolved.contains_key(&key) {
+                match self.resolve(&importer, key.0, &key.1, &mut found) {
+                    Some(chain) => {
+                        resolved.insert(key.clone(), chain);
+                    }
+                    None => continue,
+                }
             }
-            if let Some(chain) = self.resolve(&importer, level, &dotted, &mut found) {
-                resolved.insert((level, dotted), chain);
+            if i < top_level {
+                let nodes = &self.program.nodes;
+                runs_at_import.extend(resolved[&key].iter().filter_map(|n| nodes[n.0 as usize].file));
             }
         }
-        self.program.files[id.0 as usize].imports = resolved;
+        runs_at_import.sort();
+        runs_at_import.dedup();
+        runs_at_import.retain(|f| *f != id);
+        let file = &mut self.program.files[id.0 as usize];
+        file.imports = resolved;
+        file.runs_at_import = runs_at_import;
         found
     }
 
+    /// Resolves an import, once per folder: files of one folder resolve imports alike.
     fn resolve(
+        &mut self,
+        importer: &Path,
+        level: u32,
+        dotted: &str,
+        found: &mut Vec<FileId>,
+    ) -> Option<Vec<NodeId>> {
+        let key = (importer.parent()?.to_path_buf(), level, dotted.to_string());
+        if let Some(known) = self.resolved.get(&key) {
+            return known.clone();
+        }
+        let chain = self.resolve_uncached(importer, level, dotted, found);
+        self.resolved.insert(key, chain.clone());
+        chain
+    }
+
+    fn resolve_uncached(
         &mut self,
         importer: &Path,
         level: u32,
@@ -391,7 +438,7 @@ impl Builder {
         let id = NodeId(self.program.nodes.len() as u32);
         self.program.nodes.push(Node {
             file,
-            children: HashMap::new(),
+            children: HashMap::default(),
         });
         self.nodes_by_path.insert(key, id);
         id
@@ -442,7 +489,7 @@ impl Builder {
             roots.push(project.join("src"));
             roots.extend(named_package_roots(project));
         }
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         roots.retain(|r| seen.insert(r.clone()) && r.is_dir());
         self.roots.insert(dir.to_path_buf(), roots.clone());
         roots

@@ -1,7 +1,7 @@
 //! Calls: the module's own functions and classes, methods on known values, and library calls looked
 //! up in the tables of `crate::libraries`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::value::{CudaObject, Device, DeviceIndex, Value};
 use super::{Interp, Object};
@@ -169,7 +169,7 @@ impl<'m> Interp<'m> {
                 self.call_function(*id, None, Some((**recv).clone()), values, kwargs)
             }
             Value::Class(id) => self.instantiate(*id, values, kwargs),
-            Value::Object(id) => match self.heap.get(id.0 as usize).cloned() {
+            Value::Object(id) => match self.heap.get(*id).cloned() {
                 Some(Object::Partial { func, args }) => {
                     let mut all = args;
                     all.extend(values);
@@ -203,7 +203,7 @@ impl<'m> Interp<'m> {
     ) -> Value {
         let obj = self.alloc(Object::Instance {
             class,
-            attrs: HashMap::new(),
+            attrs: HashMap::default(),
         });
         if let Some(init) = self.find_method(class, "__init__") {
             self.call_function(init, None, Some(obj.clone()), values, kwargs);
@@ -223,7 +223,7 @@ impl<'m> Interp<'m> {
             if let Some(f) = self.class(c).method(name) {
                 return Some(f);
             }
-            for base in self.class_bases.get(&c).into_iter().flatten() {
+            for base in self.class_bases.get(&c).into_iter().flat_map(|b| b.iter()) {
                 if let Value::Class(b) = base {
                     todo.push(*b);
                 }
@@ -242,7 +242,7 @@ impl<'m> Interp<'m> {
                 continue;
             }
             seen.push(c);
-            for base in self.class_bases.get(&c).into_iter().flatten() {
+            for base in self.class_bases.get(&c).into_iter().flat_map(|b| b.iter()) {
                 match base {
                     Value::Class(b) => todo.push(*b),
                     Value::Qualified(q) => out.push(libraries::canonical(q).to_string()),
@@ -259,7 +259,7 @@ impl<'m> Interp<'m> {
         match owner.primary() {
             Value::Qualified(q) => Value::Qualified(format!("{q}.{attr}")),
             Value::Module(node) => self.module_attribute(*node, attr),
-            Value::Object(id) => match self.heap.get(id.0 as usize) {
+            Value::Object(id) => match self.heap.get(*id) {
                 Some(Object::Instance { class, attrs }) => {
                     if let Some(v) = attrs.get(attr) {
                         return v.clone();
@@ -302,7 +302,7 @@ impl<'m> Interp<'m> {
             if let Some(v) = self.class_attrs.get(&c).and_then(|a| a.get(attr)) {
                 return Some(v.clone());
             }
-            for base in self.class_bases.get(&c).into_iter().flatten() {
+            for base in self.class_bases.get(&c).into_iter().flat_map(|b| b.iter()) {
                 if let Value::Class(b) = base {
                     todo.push(*b);
                 }
@@ -573,7 +573,7 @@ impl<'m> Interp<'m> {
     fn iterate_value(&mut self, v: &Value, span: Span) -> Value {
         match v.primary() {
             Value::Object(id)
-                if matches!(self.heap.get(id.0 as usize), Some(Object::Loader { .. })) =>
+                if matches!(self.heap.get(*id), Some(Object::Loader { .. })) =>
             {
                 self.iterate_loader(*id, span)
             }
@@ -839,7 +839,10 @@ impl<'m> Interp<'m> {
                     started_with: None,
                 })
             }
-            ProcessApi::OsFork => self.alloc(Object::ForkResult { span }),
+            ProcessApi::OsFork => {
+                self.fork_calls.insert(span);
+                self.alloc(Object::ForkResult { span })
+            }
             ProcessApi::TorchSpawn | ProcessApi::StartProcesses => {
                 self.start_processes(span, row.api, args);
                 Value::Unknown

@@ -61,7 +61,7 @@ impl<'m> Interp<'m> {
                 };
                 self.procs.push(fresh);
                 // A new interpreter: every module is imported afresh, the main one first.
-                self.globals.clear();
+                self.globals = Default::default();
                 self.exec_module(self.main);
                 let mut imported = self.procs.pop().unwrap_or_default();
                 imported.exited = false;
@@ -203,11 +203,7 @@ impl<'m> Interp<'m> {
                     _ => None,
                 },
                 // `os.fork()` written in the test itself.
-                ExprKind::Call { .. } => self
-                    .heap
-                    .iter()
-                    .any(|o| matches!(o, Object::ForkResult { span } if *span == e.span))
-                    .then_some(e.span),
+                ExprKind::Call { .. } => self.fork_calls.contains(&e.span).then_some(e.span),
                 _ => None,
             }
         };
@@ -255,7 +251,7 @@ impl<'m> Interp<'m> {
         let Value::Object(id) = recv.primary() else {
             return None;
         };
-        let object = self.heap.get(id.0 as usize)?.clone();
+        let object = self.heap.get(*id)?.clone();
         match (object, method) {
             (
                 Object::Process {
@@ -547,7 +543,7 @@ impl<'m> Interp<'m> {
             dataset,
             collate,
             ..
-        }) = self.heap.get(id.0 as usize).cloned()
+        }) = self.heap.get(id).cloned()
         else {
             return Value::Unknown;
         };
@@ -581,7 +577,7 @@ impl<'m> Interp<'m> {
             start,
             child,
             ..
-        }) = self.heap.get(id.0 as usize).cloned()
+        }) = self.heap.get(id).cloned()
         else {
             return Value::Unknown;
         };

@@ -1,6 +1,8 @@
 //! Imports of the program's own modules: a module's top level runs the first time a process imports
 //! it, with that module's globals; `from m import n` reads `m`'s globals, or imports submodule `m.n`.
 
+use std::sync::Arc;
+
 use super::value::Value;
 use super::Interp;
 use crate::program::NodeId;
@@ -25,11 +27,20 @@ impl<'m> Interp<'m> {
 
     /// Runs `file`'s top level unless this process imported it already (or is importing it: a
     /// circular import sees the partly initialised module, as in Python).
-    fn import_file(&mut self, file: FileId) {
+    pub(super) fn import_file(&mut self, file: FileId) {
         if self.globals.contains_key(&file) {
             return;
         }
-        self.globals.insert(file, Default::default());
+        if !self.run_directly.contains(&file) {
+            if let Some(frozen) = self.cache.get(file) {
+                let frozen = std::sync::Arc::clone(frozen);
+                self.attach(&frozen);
+                if self.globals.contains_key(&file) {
+                    return;
+                }
+            }
+        }
+        Arc::make_mut(&mut self.globals).insert(file, Default::default());
         if self.import_depth >= MAX_IMPORT_DEPTH || self.fuel == 0 {
             return;
         }
@@ -46,7 +57,7 @@ impl<'m> Interp<'m> {
         let frames = std::mem::take(&mut self.frames);
         let loop_depth = std::mem::take(&mut self.loop_depth);
         let caller = std::mem::replace(&mut self.cur, file);
-        self.globals.entry(file).or_default();
+        Arc::make_mut(&mut self.globals).entry(file).or_default();
         self.exec_block(&module.body);
         self.cur = caller;
         self.loop_depth = loop_depth;

@@ -1,13 +1,13 @@
 //! Statements and expressions: program order, scopes, branches, loops, assignments and name lookup.
 
-use std::collections::HashMap;
-use std::rc::Rc;
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 use super::imports::top_name;
 use super::names::{is_main_guard, is_type_checking};
 use super::process::Process;
 use super::value::{CudaObject, Device, DeviceIndex, Value};
-use super::{Frame, Interp, Object, MAX_CALL_DEPTH, MAX_LOOP_DEPTH};
+use super::{Frame, Interp, Object, Scope, MAX_CALL_DEPTH, MAX_LOOP_DEPTH};
 use crate::libraries::{self, torch, Init};
 use crate::model::{CmpOp, Expr, ExprKind, FuncId, Stmt, StmtKind};
 use crate::source::Span;
@@ -101,7 +101,7 @@ impl<'m> Interp<'m> {
                         .map(|c| (**c).clone())
                         .unwrap_or_default();
                     all.extend(f.locals.iter().map(|(k, v)| (k.clone(), v.clone())));
-                    Rc::new(all)
+                    Arc::new(all)
                 });
                 self.store(&func.name, Value::Function(*id, captures), stmt.span);
             }
@@ -109,7 +109,7 @@ impl<'m> Interp<'m> {
                 let class = self.class(*id);
                 self.eval_decorators(&class.decorators);
                 let bases: Vec<Value> = class.bases.iter().map(|b| self.eval(b)).collect();
-                self.class_bases.insert(*id, bases);
+                Arc::make_mut(&mut self.class_bases).insert(*id, Arc::new(bases));
                 for s in &class.body {
                     if let StmtKind::Assign { targets, value } = &s.kind {
                         let v = self.eval(value);
@@ -120,9 +120,7 @@ impl<'m> Interp<'m> {
                                     &format!("{}.{name}", class.name),
                                     s.span,
                                 );
-                                self.class_attrs
-                                    .entry(*id)
-                                    .or_default()
+                                Arc::make_mut(Arc::make_mut(&mut self.class_attrs).entry(*id).or_default())
                                     .insert(name.clone(), v);
                             }
                         }
@@ -323,23 +321,19 @@ impl<'m> Interp<'m> {
     }
 
     /// The current scope's bindings and the running process, for branch joins.
-    fn snapshot(&self) -> (HashMap<String, Value>, Process) {
+    fn snapshot(&self) -> (Scope, Process) {
         let scope = match self.frames.last() {
             Some(f) => f.locals.clone(),
-            None => self
-                .globals
-                .get(&self.cur)
-                .map(|g| (**g).clone())
-                .unwrap_or_default(),
+            None => self.globals.get(&self.cur).cloned().unwrap_or_default(),
         };
         (scope, self.proc_ref().clone())
     }
 
-    fn restore(&mut self, (scope, process): (HashMap<String, Value>, Process)) {
+    fn restore(&mut self, (scope, process): (Scope, Process)) {
         match self.frames.last_mut() {
             Some(f) => f.locals = scope,
             None => {
-                self.globals.insert(self.cur, Rc::new(scope));
+                Arc::make_mut(&mut self.globals).insert(self.cur, scope);
             }
         }
         *self.proc() = process;
@@ -355,14 +349,18 @@ impl<'m> Interp<'m> {
     }
 
     /// Joins another path's state into the current one.
-    fn join_with(&mut self, (scope, process): (HashMap<String, Value>, Process)) {
+    fn join_with(&mut self, (scope, process): (Scope, Process)) {
         let current = match self.frames.last_mut() {
             Some(f) => &mut f.locals,
-            None => Rc::make_mut(self.globals.entry(self.cur).or_default()),
+            None => Arc::make_mut(&mut self.globals).entry(self.cur).or_default(),
         };
-        for (name, other) in scope {
-            let mine = current.remove(&name).unwrap_or_default();
-            current.insert(name, mine.join(other));
+        // Neither path bound anything: nothing to join.
+        if !Arc::ptr_eq(current, &scope) {
+            let current = Arc::make_mut(current);
+            for (name, other) in scope.iter() {
+                let mine = current.remove(name).unwrap_or_default();
+                current.insert(name.clone(), mine.join(other.clone()));
+            }
         }
         self.proc().join(process);
     }
@@ -376,7 +374,7 @@ impl<'m> Interp<'m> {
             let value = self.as_global(value, name, span);
             self.scope_mut().insert(name.to_string(), value);
         } else if let Some(frame) = self.frames.last_mut() {
-            frame.locals.insert(name.to_string(), value);
+            Arc::make_mut(&mut frame.locals).insert(name.to_string(), value);
         }
     }
 
@@ -405,9 +403,7 @@ impl<'m> Interp<'m> {
                     Value::Class(id) => {
                         let name = format!("{}.{attr}", self.class(id).name);
                         let value = self.as_global(value, &name, span);
-                        self.class_attrs
-                            .entry(id)
-                            .or_default()
+                        Arc::make_mut(Arc::make_mut(&mut self.class_attrs).entry(id).or_default())
                             .insert(attr.clone(), value);
                     }
                     _ => {}
@@ -538,7 +534,7 @@ impl<'m> Interp<'m> {
                 }
             }
             ExprKind::Lambda(id) => {
-                let captures = self.frames.last().map(|f| Rc::new(f.locals.clone()));
+                let captures = self.frames.last().map(|f| Arc::clone(&f.locals));
                 Value::Function(*id, captures)
             }
             ExprKind::IfExp { test, body, orelse } => {
@@ -653,7 +649,7 @@ impl<'m> Interp<'m> {
     fn iterate(&mut self, iterable: &Value, span: Span) -> Value {
         match iterable.primary() {
             Value::Sequence(items) => items.iter().cloned().fold(Value::Unknown, Value::join),
-            Value::Object(id) => match self.heap.get(id.0 as usize) {
+            Value::Object(id) => match self.heap.get(*id) {
                 Some(Object::Loader { .. }) => self.iterate_loader(*id, span),
                 _ => Value::Unknown,
             },
@@ -790,7 +786,7 @@ impl<'m> Interp<'m> {
         let func = self.func(id);
         // Defaults and the body see the globals of the module that defines the function.
         let caller_module = std::mem::replace(&mut self.cur, id.file);
-        let mut locals = HashMap::new();
+        let mut locals = HashMap::default();
         let mut positional = receiver.into_iter().chain(args);
         for param in &func.params {
             let given = kwargs
@@ -818,7 +814,7 @@ impl<'m> Interp<'m> {
         }
         self.frames.push(Frame {
             func: id,
-            locals,
+            locals: Arc::new(locals),
             declared_global: Default::default(),
             captures,
             returns: Value::Unknown,

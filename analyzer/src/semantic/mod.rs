@@ -9,6 +9,8 @@
 
 mod calls;
 mod children;
+mod frozen;
+mod heap;
 mod imports;
 mod interp;
 mod names;
@@ -17,10 +19,11 @@ mod process;
 mod tests;
 pub mod value;
 
+pub use frozen::ImportCache;
 pub use names::{is_main_guard, is_type_checking, referenced_names, uses_modelled_library};
 
-use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::sync::Arc;
 
 use crate::facts::{Facts, ForkFact, PinnedGlobalFact, ProcessGroupFact};
 use crate::libraries::processes::StartMethod;
@@ -47,11 +50,12 @@ impl Default for Settings {
 
 /// Runs the semantic model with `file` as the main program: its imports of the program's other
 /// modules run their top levels, and calls follow into them. Facts may point into any file.
-pub fn analyze(program: &Program, file: FileId, settings: Settings) -> Facts {
+pub fn analyze(program: &Program, cache: &ImportCache, file: FileId, settings: Settings) -> Facts {
     if !program.is_relevant(file) || program.module(file).is_none() {
         return Facts::default();
     }
     let mut interp = Interp::new(program, file, settings);
+    interp.cache = cache;
     interp.run();
     interp.facts
 }
@@ -113,9 +117,12 @@ enum Object {
     Accelerator,
 }
 
+/// A scope's bindings, shared until written (branches snapshot them).
+type Scope = Arc<HashMap<String, Value>>;
+
 struct Frame {
     func: FuncId,
-    locals: HashMap<String, Value>,
+    locals: Scope,
     declared_global: HashSet<String>,
     captures: Option<Captures>,
     returns: Value,
@@ -131,6 +138,10 @@ const MAX_LOOP_DEPTH: u32 = 3;
 
 struct Interp<'m> {
     p: &'m Program,
+    cache: &'m ImportCache,
+    /// Modules imported by running their top level even when the cache has them (the import cycle
+    /// being frozen).
+    run_directly: HashSet<FileId>,
     /// The file run as `__main__`.
     main: FileId,
     /// The module whose globals the running code sees.
@@ -138,10 +149,10 @@ struct Interp<'m> {
     settings: Settings,
     /// Each imported module's globals (present while it is being imported, too), in this process.
     /// Shared until written, so entries and children copy them cheaply.
-    globals: HashMap<FileId, Rc<HashMap<String, Value>>>,
-    class_attrs: HashMap<ClassId, HashMap<String, Value>>,
-    class_bases: HashMap<ClassId, Vec<Value>>,
-    heap: Vec<Object>,
+    globals: Arc<HashMap<FileId, Arc<HashMap<String, Value>>>>,
+    class_attrs: Arc<HashMap<ClassId, Arc<HashMap<String, Value>>>>,
+    class_bases: Arc<HashMap<ClassId, Arc<Vec<Value>>>>,
+    heap: heap::Heap,
     frames: Vec<Frame>,
     /// The process stack; the last is the one running.
     procs: Vec<Process>,
@@ -150,27 +161,33 @@ struct Interp<'m> {
     fuel: u64,
     loop_depth: u32,
     import_depth: usize,
+    /// The `os.fork()` calls evaluated so far.
+    fork_calls: HashSet<Span>,
     facts: Facts,
 }
 
 impl<'m> Interp<'m> {
     fn new(p: &'m Program, main: FileId, settings: Settings) -> Self {
+        static NO_CACHE: ImportCache = ImportCache::EMPTY;
         Interp {
             p,
+            cache: &NO_CACHE,
+            run_directly: HashSet::default(),
             main,
             cur: main,
             settings,
-            globals: HashMap::new(),
-            class_attrs: HashMap::new(),
-            class_bases: HashMap::new(),
-            heap: Vec::new(),
+            globals: Default::default(),
+            class_attrs: Default::default(),
+            class_bases: Default::default(),
+            heap: heap::Heap::new(),
             frames: Vec::new(),
             procs: vec![Process::default()],
             next_process: 1,
-            entered: HashSet::new(),
+            entered: HashSet::default(),
             fuel: FUEL,
             loop_depth: 0,
             import_depth: 0,
+            fork_calls: HashSet::default(),
             facts: Facts::default(),
         }
     }
@@ -195,7 +212,7 @@ impl<'m> Interp<'m> {
     }
 
     fn scope_mut(&mut self) -> &mut HashMap<String, Value> {
-        Rc::make_mut(self.globals.entry(self.cur).or_default())
+        Arc::make_mut(Arc::make_mut(&mut self.globals).entry(self.cur).or_default())
     }
 
     fn proc(&mut self) -> &mut Process {
@@ -220,11 +237,14 @@ impl<'m> Interp<'m> {
         };
         self.exec_module(self.main);
         let main = self.procs.pop().unwrap_or_default();
-        let (globals, heap, class_attrs) = (
+        let (mut globals, mut heap, mut class_attrs) = (
             self.globals.clone(),
             self.heap.clone(),
             self.class_attrs.clone(),
         );
+        // Each class's methods run on one instance built by `__init__` (with the process state it
+        // leaves), built once: later entries start from it.
+        let mut receivers: HashMap<(ClassId, bool), (Value, Process)> = HashMap::default();
         let end_of_main = main.clone();
         self.finish_process(main);
 
@@ -249,14 +269,37 @@ impl<'m> Interp<'m> {
                 let mut process = end_of_main.clone();
                 process.partial = partial;
                 process.exited = false;
+                let remaining = self.fuel;
+                self.fuel = remaining.min(ENTRY_FUEL);
+                let receiver = match func.class {
+                    None => None,
+                    Some(class) if func.name == "__init__" => Some(self.alloc(Object::Instance {
+                        class,
+                        attrs: HashMap::default(),
+                    })),
+                    Some(class) => match receivers.get(&(class, partial)) {
+                        Some((value, built)) => {
+                            process = built.clone();
+                            Some(value.clone())
+                        }
+                        None => {
+                            self.procs.push(process);
+                            let value = self.instantiate(class, Vec::new(), Vec::new());
+                            process = self.procs.pop().unwrap_or_default();
+                            receivers.insert((class, partial), (value.clone(), process.clone()));
+                            globals = self.globals.clone();
+                            heap = self.heap.clone();
+                            class_attrs = self.class_attrs.clone();
+                            Some(value)
+                        }
+                    },
+                };
                 if let Some(span) = names::narrowing_decorator(self, id) {
                     process.bound = Some(span);
                     process.per_worker = true;
                 }
                 self.procs.push(process);
-                let remaining = self.fuel;
-                self.fuel = remaining.min(ENTRY_FUEL);
-                self.run_entry(id);
+                self.call_function(id, None, receiver, Vec::new(), Vec::new());
                 self.fuel = remaining - (remaining.min(ENTRY_FUEL) - self.fuel);
                 let process = self.procs.pop().unwrap_or_default();
                 self.finish_process(process);
@@ -264,36 +307,19 @@ impl<'m> Interp<'m> {
         }
     }
 
-    /// Calls `id` with unknown arguments; a method gets an instance built by its class's `__init__`.
-    fn run_entry(&mut self, id: FuncId) {
-        let func = self.func(id);
-        let receiver = func.class.map(|class| {
-            if func.name == "__init__" {
-                self.alloc(Object::Instance {
-                    class,
-                    attrs: HashMap::new(),
-                })
-            } else {
-                self.instantiate(class, Vec::new(), Vec::new())
-            }
-        });
-        self.call_function(id, None, receiver, Vec::new(), Vec::new());
-    }
-
     fn alloc(&mut self, object: Object) -> Value {
-        self.heap.push(object);
-        Value::Object(ObjId(self.heap.len() as u32 - 1))
+        Value::Object(self.heap.alloc(object))
     }
 
     fn object(&self, value: &Value) -> Option<&Object> {
         match value.primary() {
-            Value::Object(id) => self.heap.get(id.0 as usize),
+            Value::Object(id) => self.heap.get(*id),
             _ => None,
         }
     }
 
     fn object_mut(&mut self, id: ObjId) -> Option<&mut Object> {
-        self.heap.get_mut(id.0 as usize)
+        self.heap.get_mut(id)
     }
 
     /// Turns a finished process's record into facts.

@@ -1,6 +1,6 @@
 //! Name-level helpers: import resolution, the main guard, decorators, and which functions are called.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use super::value::Value;
 use super::Interp;
@@ -68,7 +68,7 @@ pub fn is_main_guard(test: &Expr) -> bool {
 /// Every name read anywhere, and every attribute name: a function named here is called (or passed)
 /// by someone in the module, so it is not an entry point of its own.
 pub fn referenced_names(module: &Module) -> HashSet<&str> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     fn expr<'a>(e: &'a Expr, out: &mut HashSet<&'a str>) {
         match &e.kind {
             ExprKind::Name(n) => {

@@ -1,7 +1,7 @@
 //! The state of one simulated process: its CUDA state, start-method settings, device binding and
 //! process group, and what it did that rules care about.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::facts::{Backend, CudaInitSite, CudaUse};
 use crate::libraries::processes::{Layer, StartMethod};

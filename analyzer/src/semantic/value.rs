@@ -1,7 +1,7 @@
 //! Abstract values: what the interpreter knows about a Python value, as far as a verdict needs.
 
-use std::collections::HashMap;
-use std::rc::Rc;
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 use crate::libraries::processes::{Layer, StartMethod};
 use crate::model::{ClassId, FuncId};
@@ -67,12 +67,15 @@ pub struct CudaObject {
     pub global: Option<(String, Span)>,
 }
 
-/// An index into the interpreter's heap of objects with identity.
+/// An object with identity: its heap segment and its index there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ObjId(pub u32);
+pub struct ObjId {
+    pub segment: u32,
+    pub index: u32,
+}
 
 /// Names captured by a closure when it was defined.
-pub type Captures = Rc<HashMap<String, Value>>;
+pub type Captures = Arc<HashMap<String, Value>>;
 
 #[derive(Clone, Debug, Default)]
 pub enum Value {

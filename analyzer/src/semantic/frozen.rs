@@ -1,0 +1,234 @@
+//! The import cache. Importing a module runs its top level the same way whoever imports it, so each
+//! of the program's imported modules is run once, in a clean process, and the state that leaves (its
+//! globals and those of the modules it imported, their objects, class tables, and what it did to
+//! the process) is kept. An analysis that imports the module attaches that state instead of running
+//! the top level again. Modules that import each other (an import cycle) are run together, once.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::heap::Heap;
+use super::process::Process;
+use super::value::Value;
+use super::{Interp, Settings};
+use crate::model::ClassId;
+use crate::program::Program;
+use crate::source::FileId;
+
+/// How much work one module's (or one import cycle's) top level may take.
+const IMPORT_FUEL: u64 = 200_000;
+
+/// The state a module's import leaves in a clean process.
+#[derive(Debug)]
+pub(super) struct Frozen {
+    pub globals: Arc<HashMap<FileId, Arc<HashMap<String, Value>>>>,
+    pub heap: Heap,
+    pub class_attrs: Arc<HashMap<ClassId, Arc<HashMap<String, Value>>>>,
+    pub class_bases: Arc<HashMap<ClassId, Arc<Vec<Value>>>>,
+    pub process: Process,
+}
+
+/// The frozen import of every module some file of the program imports.
+#[derive(Debug, Default)]
+pub struct ImportCache {
+    frozen: Vec<Option<Arc<Frozen>>>,
+}
+
+impl ImportCache {
+    /// No cache: every import runs its module's top level.
+    pub const EMPTY: ImportCache = ImportCache { frozen: Vec::new() };
+
+    /// Runs each imported module's top level once, dependencies first; import cycles of the same
+    /// depth in parallel.
+    pub fn build(program: &Program, settings: Settings) -> ImportCache {
+        let count = program.files().count();
+        let mut cache = ImportCache {
+            frozen: vec![None; count],
+        };
+        let imported = program.imported_files();
+        let cycles = strongly_connected(program, &imported);
+        // A cycle's depth: one more than the deepest cycle it imports.
+        let mut depth_of_file: HashMap<FileId, usize> = HashMap::default();
+        let mut by_depth: Vec<Vec<Vec<FileId>>> = Vec::new();
+        for cycle in cycles {
+            let members: HashSet<FileId> = cycle.iter().copied().collect();
+            let depth = cycle
+                .iter()
+                .flat_map(|f| program.imports_at_top_level(*f))
+                .filter(|d| !members.contains(d))
+                .filter_map(|d| depth_of_file.get(d))
+                .map(|d| d + 1)
+                .max()
+                .unwrap_or(0);
+            for f in &cycle {
+                depth_of_file.insert(*f, depth);
+            }
+            if by_depth.len() <= depth {
+                by_depth.resize(depth + 1, Vec::new());
+            }
+            by_depth[depth].push(cycle);
+        }
+        for cycles in by_depth {
+            let done: Vec<(Vec<FileId>, Arc<Frozen>)> = cycles
+                .into_par_iter()
+                .map(|cycle| {
+                    let frozen = Arc::new(freeze(program, &cache, &cycle, settings));
+                    (cycle, frozen)
+                })
+                .collect();
+            for (cycle, frozen) in done {
+                for f in cycle {
+                    cache.frozen[f.0 as usize] = Some(Arc::clone(&frozen));
+                }
+            }
+        }
+        cache
+    }
+
+    pub(super) fn get(&self, file: FileId) -> Option<&Arc<Frozen>> {
+        self.frozen.get(file.0 as usize)?.as_ref()
+    }
+}
+
+/// Imports `members` (one module, or an import cycle) into a clean process.
+fn freeze(program: &Program, cache: &ImportCache, members: &[FileId], settings: Settings) -> Frozen {
+    let no_main = FileId(u32::MAX);
+    let mut interp = Interp::new(program, no_main, settings);
+    interp.cache = cache;
+    interp.run_directly = members.iter().copied().collect();
+    interp.fuel = IMPORT_FUEL;
+    for &m in members {
+        interp.import_file(m);
+    }
+    Frozen {
+        globals: interp.globals,
+        heap: interp.heap,
+        class_attrs: interp.class_attrs,
+        class_bases: interp.class_bases,
+        process: interp.procs.pop().unwrap_or_default(),
+    }
+}
+
+impl Interp<'_> {
+    /// Makes a frozen import part of this process: its modules (those not imported here yet), their
+    /// objects and classes, and its effects on the process.
+    pub(super) fn attach(&mut self, frozen: &Frozen) {
+        merge_missing(&mut self.globals, &frozen.globals);
+        self.heap.attach(&frozen.heap);
+        merge_missing(&mut self.class_attrs, &frozen.class_attrs);
+        merge_missing(&mut self.class_bases, &frozen.class_bases);
+        let e = &frozen.process;
+        let p = self.proc();
+        if p.cuda.is_none() {
+            p.cuda = e.cuda.clone();
+        }
+        if p.first_cuda_use.is_none() {
+            p.first_cuda_use = e.first_cuda_use.clone();
+        }
+        for (layer, method) in &e.start_methods {
+            p.start_methods.entry(*layer).or_insert(*method);
+        }
+        p.default_cuda = p.default_cuda.or(e.default_cuda);
+        for (key, value) in &e.env {
+            p.env.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+        p.bound = p.bound.or(e.bound);
+        p.per_worker |= e.per_worker;
+        p.choice = p.choice.or(e.choice);
+        if p.pinned_use.is_none() {
+            p.pinned_use = e.pinned_use.clone();
+        }
+        if p.group.is_none() {
+            p.group = e.group.clone();
+        }
+    }
+}
+
+/// Adds the entries of `from` that `into` lacks, sharing the whole table when `into` is empty.
+fn merge_missing<K: Copy + Eq + std::hash::Hash, V>(
+    into: &mut Arc<HashMap<K, Arc<V>>>,
+    from: &Arc<HashMap<K, Arc<V>>>,
+) {
+    if into.is_empty() {
+        *into = Arc::clone(from);
+        return;
+    }
+    if from.keys().all(|k| into.contains_key(k)) {
+        return;
+    }
+    let into = Arc::make_mut(into);
+    for (k, v) in from.iter() {
+        into.entry(*k).or_insert_with(|| Arc::clone(v));
+    }
+}
+
+/// The strongly connected components of the module-level import graph among `files`, each listed
+/// after every component it imports (Tarjan's algorithm, iterative).
+fn strongly_connected(program: &Program, files: &[FileId]) -> Vec<Vec<FileId>> {
+    let wanted: HashSet<FileId> = files.iter().copied().collect();
+    let edges = |f: FileId| -> Vec<FileId> {
+        program
+            .imports_at_top_level(f)
+            .iter()
+            .copied()
+            .filter(|d| wanted.contains(d))
+            .collect()
+    };
+    let mut index: HashMap<FileId, usize> = HashMap::default();
+    let mut low: HashMap<FileId, usize> = HashMap::default();
+    let mut on_stack: HashSet<FileId> = HashSet::default();
+    let mut stack: Vec<FileId> = Vec::new();
+    let mut out = Vec::new();
+    let mut next = 0;
+    for &root in files {
+        if index.contains_key(&root) {
+            continue;
+        }
+        // (node, its edges, the next edge to follow)
+        let mut work: Vec<(FileId, Vec<FileId>, usize)> = vec![(root, edges(root), 0)];
+        index.insert(root, next);
+        low.insert(root, next);
+        next += 1;
+        stack.push(root);
+        on_stack.insert(root);
+        while let Some((node, succ, i)) = work.last_mut() {
+            let node = *node;
+            if *i < succ.len() {
+                let s = succ[*i];
+                *i += 1;
+                if !index.contains_key(&s) {
+                    index.insert(s, next);
+                    low.insert(s, next);
+                    next += 1;
+                    stack.push(s);
+                    on_stack.insert(s);
+                    work.push((s, edges(s), 0));
+                } else if on_stack.contains(&s) {
+                    let l = low[&node].min(index[&s]);
+                    low.insert(node, l);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some((parent, _, _)) = work.last() {
+                let l = low[parent].min(low[&node]);
+                low.insert(*parent, l);
+            }
+            if low[&node] == index[&node] {
+                let mut component = Vec::new();
+                while let Some(f) = stack.pop() {
+                    on_stack.remove(&f);
+                    component.push(f);
+                    if f == node {
+                        break;
+                    }
+                }
+                component.sort();
+                out.push(component);
+            }
+        }
+    }
+    out
+}

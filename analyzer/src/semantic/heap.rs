@@ -1,0 +1,61 @@
+//! The interpreter's objects with identity, in segments: each interpreter allocates in a segment of
+//! its own, and a module imported from the import cache brings the (shared, copy-on-write) segments
+//! its objects live in, so values keep pointing at the right objects without renumbering.
+
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use super::value::ObjId;
+use super::Object;
+
+static NEXT_SEGMENT: AtomicU32 = AtomicU32::new(0);
+
+#[derive(Clone, Debug)]
+pub(super) struct Heap {
+    own: u32,
+    segments: Arc<HashMap<u32, Arc<Vec<Object>>>>,
+}
+
+impl Heap {
+    pub fn new() -> Heap {
+        Heap {
+            own: NEXT_SEGMENT.fetch_add(1, Ordering::Relaxed),
+            segments: Default::default(),
+        }
+    }
+
+    pub fn alloc(&mut self, object: Object) -> ObjId {
+        let segments = Arc::make_mut(&mut self.segments);
+        let segment = Arc::make_mut(segments.entry(self.own).or_default());
+        segment.push(object);
+        ObjId {
+            segment: self.own,
+            index: segment.len() as u32 - 1,
+        }
+    }
+
+    pub fn get(&self, id: ObjId) -> Option<&Object> {
+        self.segments.get(&id.segment)?.get(id.index as usize)
+    }
+
+    pub fn get_mut(&mut self, id: ObjId) -> Option<&mut Object> {
+        let segments = Arc::make_mut(&mut self.segments);
+        Arc::make_mut(segments.get_mut(&id.segment)?).get_mut(id.index as usize)
+    }
+
+    /// Makes another heap's objects reachable here (those of segments this heap lacks).
+    pub fn attach(&mut self, other: &Heap) {
+        if self.segments.is_empty() {
+            self.segments = Arc::clone(&other.segments);
+            return;
+        }
+        if other.segments.keys().all(|k| self.segments.contains_key(k)) {
+            return;
+        }
+        let segments = Arc::make_mut(&mut self.segments);
+        for (id, segment) in other.segments.iter() {
+            segments.entry(*id).or_insert_with(|| Arc::clone(segment));
+        }
+    }
+}

@@ -3,21 +3,23 @@
 use crate::libraries::processes::StartMethod;
 use crate::libraries::Init;
 use crate::source::Span;
+use std::sync::Arc;
 
 /// Where this process's CUDA state first left "clean".
 #[derive(Clone, Debug, PartialEq)]
 pub struct CudaInitSite {
     pub span: Span,
     pub level: Init,
-    /// What happened there, e.g. "`model.cuda()` creates a CUDA context".
-    pub what: String,
+    /// What happened there, e.g. "`model.cuda()` creates a CUDA context". Shared: process states
+    /// holding it are copied at every branch.
+    pub what: Arc<str>,
 }
 
 /// A place where code touches CUDA.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CudaUse {
     pub span: Span,
-    pub what: String,
+    pub what: Arc<str>,
 }
 
 /// What kind of fork point a [`ForkFact`] is.

@@ -426,8 +426,7 @@ impl<'m> Interp<'m> {
                 .get(0, "method")
                 .and_then(|(v, _)| v.as_str().and_then(StartMethod::parse))
             {
-                self.proc()
-                    .start_methods
+                std::sync::Arc::make_mut(&mut self.proc().start_methods)
                     .insert(super::process::layer_key(*layer), (m, span));
             }
             return Value::None;
@@ -694,7 +693,8 @@ impl<'m> Interp<'m> {
                 if group.early_use.is_none() && group.late_bind.is_none() {
                     group.early_use = Some(CudaUse {
                         span,
-                        what: format!("`{short}` runs on the current device, GPU 0 in every rank"),
+                        what: format!("`{short}` runs on the current device, GPU 0 in every rank")
+                            .into(),
                     });
                 }
             }

@@ -127,12 +127,16 @@ impl Interp<'_> {
         if p.first_cuda_use.is_none() {
             p.first_cuda_use = e.first_cuda_use.clone();
         }
-        for (layer, method) in &e.start_methods {
-            p.start_methods.entry(*layer).or_insert(*method);
+        for (layer, method) in e.start_methods.iter() {
+            if !p.start_methods.contains_key(layer) {
+                Arc::make_mut(&mut p.start_methods).insert(*layer, *method);
+            }
         }
         p.default_cuda = p.default_cuda.or(e.default_cuda);
-        for (key, value) in &e.env {
-            p.env.entry(key.clone()).or_insert_with(|| value.clone());
+        for (key, value) in e.env.iter() {
+            if !p.env.contains_key(key) {
+                Arc::make_mut(&mut p.env).insert(key.clone(), value.clone());
+            }
         }
         p.bound = p.bound.or(e.bound);
         p.per_worker |= e.per_worker;

@@ -358,8 +358,12 @@ impl<'m> Interp<'m> {
         if !Arc::ptr_eq(current, &scope) {
             let current = Arc::make_mut(current);
             for (name, other) in scope.iter() {
-                let mine = current.remove(name).unwrap_or_default();
-                current.insert(name.clone(), mine.join(other.clone()));
+                match current.get_mut(name) {
+                    Some(mine) => *mine = std::mem::take(mine).join(other.clone()),
+                    None => {
+                        current.insert(name.clone(), Value::Unknown.join(other.clone()));
+                    }
+                }
             }
         }
         self.proc().join(process);
@@ -448,7 +452,7 @@ impl<'m> Interp<'m> {
         if key == "CUDA_VISIBLE_DEVICES" && process.cuda.is_none() {
             process.bound.get_or_insert(span);
         }
-        process.env.insert(key.to_string(), text);
+        Arc::make_mut(&mut process.env).insert(key.to_string(), text);
     }
 
     pub(super) fn lookup(&self, name: &str) -> Option<Value> {
@@ -682,14 +686,14 @@ impl<'m> Interp<'m> {
         if fails_in_child && process.first_cuda_use.is_none() {
             process.first_cuda_use = Some(crate::facts::CudaUse {
                 span,
-                what: what.clone(),
+                what: what.as_str().into(),
             });
         }
         if process.cuda.is_none() {
             process.cuda = Some(crate::facts::CudaInitSite {
                 span,
                 level: init,
-                what,
+                what: what.into(),
             });
         }
     }
@@ -710,7 +714,10 @@ impl<'m> Interp<'m> {
         };
         let process = self.proc();
         if process.first_cuda_use.is_none() {
-            process.first_cuda_use = Some(crate::facts::CudaUse { span, what });
+            process.first_cuda_use = Some(crate::facts::CudaUse {
+                span,
+                what: what.into(),
+            });
         }
         if let (true, true, Some((gname, binding))) = (global, obj.pinned, &obj.global) {
             if process.pinned_use.is_none() {
@@ -754,7 +761,10 @@ impl<'m> Interp<'m> {
         if index == DeviceIndex::Current && process.bound.is_none() {
             if let Some(group) = &mut process.group {
                 if group.late_bind.is_none() && group.early_use.is_none() {
-                    group.early_use = Some(crate::facts::CudaUse { span, what });
+                    group.early_use = Some(crate::facts::CudaUse {
+                        span,
+                        what: what.into(),
+                    });
                 }
             }
         }

@@ -129,9 +129,9 @@ struct Frame {
 }
 
 /// Bounds the work on one module, so a pathological file ends instead of exploding.
-const FUEL: u64 = 2_000_000;
+const FUEL: u64 = 1_000_000;
 /// The share of it one uncalled function may spend as an entry point.
-const ENTRY_FUEL: u64 = 50_000;
+const ENTRY_FUEL: u64 = 20_000;
 const MAX_CALL_DEPTH: usize = 24;
 const MAX_PROCESS_DEPTH: usize = 4;
 const MAX_LOOP_DEPTH: u32 = 3;
@@ -269,6 +269,11 @@ impl<'m> Interp<'m> {
                 let mut process = end_of_main.clone();
                 process.partial = partial;
                 process.exited = false;
+                // Ray gives the worker its own GPUs before `__init__` runs.
+                if let Some(span) = names::narrowing_decorator(self, id) {
+                    process.bound = Some(span);
+                    process.per_worker = true;
+                }
                 let remaining = self.fuel;
                 self.fuel = remaining.min(ENTRY_FUEL);
                 let receiver = match func.class {
@@ -294,10 +299,6 @@ impl<'m> Interp<'m> {
                         }
                     },
                 };
-                if let Some(span) = names::narrowing_decorator(self, id) {
-                    process.bound = Some(span);
-                    process.per_worker = true;
-                }
                 self.procs.push(process);
                 self.call_function(id, None, receiver, Vec::new(), Vec::new());
                 self.fuel = remaining - (remaining.min(ENTRY_FUEL) - self.fuel);

@@ -1,6 +1,8 @@
 //! The state of one simulated process: its CUDA state, start-method settings, device binding and
 //! process group, and what it did that rules care about.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::facts::{Backend, CudaInitSite, CudaUse};
@@ -33,11 +35,11 @@ pub struct Process {
     /// The fork fact this process reports its CUDA use into, if it is a forked child.
     pub fork_fact: Option<usize>,
     /// `set_start_method` calls executed so far, per layer.
-    pub start_methods: HashMap<LayerKey, (StartMethod, Span)>,
+    pub start_methods: Arc<HashMap<LayerKey, (StartMethod, Span)>>,
     /// `torch.set_default_device("cuda")` or a CUDA default tensor type.
     pub default_cuda: Option<Span>,
     /// Environment variables written by the program.
-    pub env: HashMap<String, String>,
+    pub env: Arc<HashMap<String, String>>,
     /// Where this process bound its device (`set_device`, narrowed visibility, Ray `num_gpus`).
     pub bound: Option<Span>,
     /// A worker process: a child, or a rank of a distributed job.
@@ -77,12 +79,20 @@ impl Process {
         if self.cuda.is_none() {
             self.cuda = other.cuda;
         }
-        for (k, v) in other.start_methods {
-            self.start_methods.entry(k).or_insert(v);
+        if !Arc::ptr_eq(&self.start_methods, &other.start_methods) {
+            for (k, v) in other.start_methods.iter() {
+                if !self.start_methods.contains_key(k) {
+                    Arc::make_mut(&mut self.start_methods).insert(*k, *v);
+                }
+            }
         }
         self.default_cuda = self.default_cuda.or(other.default_cuda);
-        for (k, v) in other.env {
-            self.env.entry(k).or_insert(v);
+        if !Arc::ptr_eq(&self.env, &other.env) {
+            for (k, v) in other.env.iter() {
+                if !self.env.contains_key(k) {
+                    Arc::make_mut(&mut self.env).insert(k.clone(), v.clone());
+                }
+            }
         }
         self.bound = self.bound.or(other.bound);
         self.per_worker |= other.per_worker;

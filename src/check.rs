@@ -58,6 +58,16 @@ fn check_in_pool(found: Vec<Found>, mut resolver: Resolver) -> anyhow::Result<Ch
         .map(|(id, settings)| {
             let start = std::time::Instant::now();
             let result = check_file(&program, &cache, id, settings);
+            if timings {
+                for d in result.iter().flatten() {
+                    eprintln!(
+                        "gpulint: {} {} found by analysing {}",
+                        d.code,
+                        program.file(d.span.file).path.display(),
+                        program.file(id).path.display()
+                    );
+                }
+            }
             if timings && start.elapsed().as_millis() >= 100 {
                 eprintln!(
                     "gpulint: {} took {:.2?}",
@@ -100,17 +110,17 @@ fn check_file(
 ) -> Result<Vec<Diagnostic>, String> {
     let file = program.file(id);
     match &file.module {
-        Err(FileError::Unreadable(reason)) => {
-            Ok(vec![gpulint_rules::unreadable_file(reason, Span::new(id, 0, 0))])
-        }
+        Err(FileError::Unreadable(reason)) => Ok(vec![gpulint_rules::unreadable_file(
+            reason,
+            Span::new(id, 0, 0),
+        )]),
         Err(FileError::Binary { reason, offset }) => Ok(vec![gpulint_rules::unreadable_file(
             reason,
             Span::new(id, *offset, *offset),
         )]),
-        Err(FileError::Syntax(err)) => Ok(vec![gpulint_rules::invalid_syntax(
-            &err.message,
-            err.span,
-        )]),
+        Err(FileError::Syntax(err)) => {
+            Ok(vec![gpulint_rules::invalid_syntax(&err.message, err.span)])
+        }
         Ok(_) => catch_unwind(AssertUnwindSafe(|| {
             gpulint_rules::check(&semantic::analyze(program, cache, id, settings))
         }))
@@ -128,7 +138,14 @@ fn check_file(
 /// the more severe verdict (the first program, in path order, when they agree).
 fn merge(program: &Program, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
     diagnostics.sort_by(|a, b| {
-        let key = |d: &Diagnostic| (&program.file(d.span.file).path, d.span.start, d.span.end, d.code);
+        let key = |d: &Diagnostic| {
+            (
+                &program.file(d.span.file).path,
+                d.span.start,
+                d.span.end,
+                d.code,
+            )
+        };
         // The more severe verdict first; then the one that explains more (found through a caller).
         key(a)
             .cmp(&key(b))

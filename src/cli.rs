@@ -52,7 +52,8 @@ pub struct CheckArgs {
 }
 
 fn parse_version(text: &str) -> Result<PythonVersion, String> {
-    PythonVersion::parse(text).ok_or_else(|| format!("`{text}` is not a Python 3 version such as py312"))
+    PythonVersion::parse(text)
+        .ok_or_else(|| format!("`{text}` is not a Python 3 version such as py312"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

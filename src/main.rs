@@ -71,7 +71,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 anyhow::bail!("{err:?}");
             }
             let cache = ImportCache::build(&program, Settings::default());
-            let facts = gpulint_analyzer::semantic::analyze(&program, &cache, main, Settings::default());
+            let facts =
+                gpulint_analyzer::semantic::analyze(&program, &cache, main, Settings::default());
             writeln!(out, "{facts:#?}")?;
             Ok(ExitCode::SUCCESS)
         }

@@ -77,10 +77,11 @@ impl Resolver {
 }
 
 fn read_pyproject(path: &Path) -> anyhow::Result<Declared> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| anyhow!("{}: invalid TOML: {}", path.display(), e.message()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        anyhow!("{}: invalid TOML: {}", path.display(), e.message())
+    })?;
     let tool = table.get("tool").and_then(|t| t.get("gpulint"));
     let key = |name: &str| tool.and_then(|t| t.get(name));
     let bad = |name: &str, expected: &str| {

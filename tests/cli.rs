@@ -181,12 +181,24 @@ fn target_version_and_platform_change_the_default_start_method() {
     assert_eq!(code(&["check", "hazard.py"]), Some(1));
     // Spawn re-imports the module in the child: the unguarded top level runs again there, but the
     // child gets its own clean CUDA state.
-    assert_eq!(code(&["check", "--platform", "macos", "hazard.py"]), Some(0));
-    assert_eq!(code(&["check", "--platform", "windows", "hazard.py"]), Some(0));
+    assert_eq!(
+        code(&["check", "--platform", "macos", "hazard.py"]),
+        Some(0)
+    );
+    assert_eq!(
+        code(&["check", "--platform", "windows", "hazard.py"]),
+        Some(0)
+    );
     // Forkserver (Linux, 3.14+): the server imports the main module, whose top level initialises
     // CUDA, so the hazard stays.
-    assert_eq!(code(&["check", "--target-version", "py314", "hazard.py"]), Some(1));
-    assert_eq!(code(&["check", "--target-version", "py2", "hazard.py"]), Some(2));
+    assert_eq!(
+        code(&["check", "--target-version", "py314", "hazard.py"]),
+        Some(1)
+    );
+    assert_eq!(
+        code(&["check", "--target-version", "py2", "hazard.py"]),
+        Some(2)
+    );
 
     // requires-python >= 3.14 with CUDA only under the main guard: forkserver children start clean.
     let guarded = HAZARD.replace(
@@ -201,7 +213,10 @@ fn target_version_and_platform_change_the_default_start_method() {
     )
     .unwrap();
     assert_eq!(code(&["check", "hazard.py"]), Some(0));
-    assert_eq!(code(&["check", "--target-version", "py313", "hazard.py"]), Some(1));
+    assert_eq!(
+        code(&["check", "--target-version", "py313", "hazard.py"]),
+        Some(1)
+    );
     fs::write(
         dir.path().join("pyproject.toml"),
         "[project]\nname = \"x\"\n[tool.gpulint]\ntarget-version = \"py313\"\n",

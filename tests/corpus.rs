@@ -52,7 +52,9 @@ fn corpus_has_enough_cases_of_each_kind() {
 /// A case is a file, or under `projects/` a folder of modules: `pos_` cases carry markers, `neg_`
 /// cases none.
 fn case_of(rel: &Path) -> String {
-    let mut parts = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned());
+    let mut parts = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned());
     let first = parts.next().unwrap_or_default();
     if first == "projects" {
         format!("projects/{}", parts.next().unwrap_or_default())

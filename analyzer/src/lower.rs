@@ -63,7 +63,11 @@ struct Lower {
 
 impl Lower {
     fn span(&self, range: TextRange) -> Span {
-        Span::new(self.module.file, range.start().to_u32(), range.end().to_u32())
+        Span::new(
+            self.module.file,
+            range.start().to_u32(),
+            range.end().to_u32(),
+        )
     }
 
     fn suite(&mut self, stmts: &[ast::Stmt]) -> Vec<Stmt> {
@@ -375,9 +379,9 @@ impl Lower {
             E::Lambda(l) => {
                 let (params, vararg, kwarg) = self.params(l.parameters.as_deref());
                 let id = FuncId {
-            file: self.module.file,
-            index: self.module.functions.len() as u32,
-        };
+                    file: self.module.file,
+                    index: self.module.functions.len() as u32,
+                };
                 self.module.functions.push(Function {
                     name: "<lambda>".to_string(),
                     name_span: self.span(l.range),

@@ -34,7 +34,10 @@ pub struct Node {
 pub enum FileError {
     Unreadable(String),
     /// The file has a NUL byte, or is not UTF-8: at this byte offset.
-    Binary { reason: &'static str, offset: u32 },
+    Binary {
+        reason: &'static str,
+        offset: u32,
+    },
     Syntax(SyntaxError),
 }
 
@@ -68,9 +71,15 @@ pub struct Program {
 /// What to read: a file, or the text of one (standard input, tests).
 pub enum Input {
     Path(PathBuf),
-    Text { path: PathBuf, text: String },
+    Text {
+        path: PathBuf,
+        text: String,
+    },
     /// A path the walk could not enter, with the reason.
-    Unreadable { path: PathBuf, reason: String },
+    Unreadable {
+        path: PathBuf,
+        reason: String,
+    },
 }
 
 impl Program {
@@ -85,7 +94,8 @@ impl Program {
                 Input::Text { path, text } => (path, Some(text)),
                 Input::Unreadable { path, reason } => {
                     let id = builder.add_file(normalize(&path), path, true);
-                    builder.program.files[id.0 as usize].module = Err(FileError::Unreadable(reason));
+                    builder.program.files[id.0 as usize].module =
+                        Err(FileError::Unreadable(reason));
                     continue;
                 }
             };
@@ -286,7 +296,8 @@ impl Builder {
         // Imports in the module body and class bodies run with the top level; the count of them
         // comes first in `wanted`.
         let mut wanted: Vec<(u32, String)> = Vec::new();
-        let top_blocks = std::iter::once(&module.body).chain(module.classes.iter().map(|c| &c.body));
+        let top_blocks =
+            std::iter::once(&module.body).chain(module.classes.iter().map(|c| &c.body));
         for stmt in top_blocks.flatten() {
             collect_imports(stmt, &mut wanted);
         }
@@ -310,7 +321,11 @@ impl Builder {
             }
             if i < top_level {
                 let nodes = &self.program.nodes;
-                runs_at_import.extend(resolved[&key].iter().filter_map(|n| nodes[n.0 as usize].file));
+                runs_at_import.extend(
+                    resolved[&key]
+                        .iter()
+                        .filter_map(|n| nodes[n.0 as usize].file),
+                );
             }
         }
         runs_at_import.sort();

@@ -75,7 +75,13 @@ impl Platform {
 pub fn default_start_method(version: PythonVersion, platform: Platform) -> StartMethod {
     match platform {
         Platform::Macos | Platform::Windows => StartMethod::Spawn,
-        Platform::Linux if version >= (PythonVersion { major: 3, minor: 14 }) => {
+        Platform::Linux
+            if version
+                >= (PythonVersion {
+                    major: 3,
+                    minor: 14,
+                }) =>
+        {
             StartMethod::Forkserver
         }
         Platform::Linux => StartMethod::Fork,

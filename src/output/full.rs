@@ -57,7 +57,10 @@ pub fn write(
             (file.path.display().to_string(), file.text.as_str())
         }));
         let mut buffer = Vec::new();
-        builder.with_help(&d.help).finish().write(cache, &mut buffer)?;
+        builder
+            .with_help(&d.help)
+            .finish()
+            .write(cache, &mut buffer)?;
         out.write_all(&buffer)?;
         writeln!(out)?;
     }

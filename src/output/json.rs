@@ -55,30 +55,28 @@ pub fn write(
     };
     let messages: Vec<Message> = ordered
         .iter()
-        .map(|d| {
-            Message {
-                code: d.code,
-                name: d.name,
-                severity: d.severity.as_str(),
-                message: d.message.clone(),
-                location: at(d.span, d.span.start),
-                end_location: at(d.span, d.span.end),
-                noqa_row: super::at(program, d.span).line,
-                fix: None,
-                url: None,
-                help: d.help.clone(),
-                related: d
-                    .related
-                    .iter()
-                    .map(|r| RelatedLocation {
-                        filename: filename(r.span),
-                        location: at(r.span, r.span.start),
-                        end_location: at(r.span, r.span.end),
-                        message: r.message.clone(),
-                    })
-                    .collect(),
-                filename: filename(d.span),
-            }
+        .map(|d| Message {
+            code: d.code,
+            name: d.name,
+            severity: d.severity.as_str(),
+            message: d.message.clone(),
+            location: at(d.span, d.span.start),
+            end_location: at(d.span, d.span.end),
+            noqa_row: super::at(program, d.span).line,
+            fix: None,
+            url: None,
+            help: d.help.clone(),
+            related: d
+                .related
+                .iter()
+                .map(|r| RelatedLocation {
+                    filename: filename(r.span),
+                    location: at(r.span, r.span.start),
+                    end_location: at(r.span, r.span.end),
+                    message: r.message.clone(),
+                })
+                .collect(),
+            filename: filename(d.span),
         })
         .collect();
     serde_json::to_writer_pretty(&mut *out, &messages)?;

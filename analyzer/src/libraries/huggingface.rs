@@ -20,6 +20,18 @@ pub const SENTENCE_TRANSFORMER: &str = "sentence_transformers.SentenceTransforme
 /// `Accelerator().device` is the process's CUDA device; `prepare(...)` moves objects there.
 pub const ACCELERATOR: &str = "accelerate.Accelerator";
 
+/// Constructors that bind the rank's device under a distributed launcher: accelerate's state (and
+/// `TrainingArguments`, which builds it) calls `torch.cuda.set_device(local_rank)`.
+pub const DEVICE_BINDING_CONSTRUCTORS: &[&str] = &[
+    "accelerate.Accelerator",
+    "accelerate.PartialState",
+    "accelerate.state.PartialState",
+    "accelerate.AcceleratorState",
+    "accelerate.state.AcceleratorState",
+    "transformers.TrainingArguments",
+    "transformers.Seq2SeqTrainingArguments",
+];
+
 /// Constructors of `datasets.Dataset` values; their `map`/`filter` fork through `multiprocess`.
 pub const DATASET_SOURCES: &[&str] = &[
     "datasets.load_dataset",

@@ -198,6 +198,11 @@ pub const COLLECTIVES: &[&str] = &[
     "torch.distributed.recv",
 ];
 
+/// `new_group(backend="gloo")`: a CPU group; collectives on it never touch a GPU.
+pub const NEW_GROUP: &str = "torch.distributed.new_group";
+/// How gpulint names a gloo group value.
+pub const GLOO_GROUP: &str = "torch.distributed.ProcessGroup<gloo>";
+
 /// Reads that yield this process's rank.
 pub const RANK_SOURCES: &[&str] = &[
     "torch.distributed.get_rank",

@@ -256,7 +256,14 @@ impl<'m> Interp<'m> {
 
     /// `owner.attr`.
     pub(super) fn attribute(&mut self, owner: &Value, attr: &str) -> Value {
-        match owner.primary() {
+        if let Value::OneOf(items) = owner {
+            // `accelerator.set_device` where `accelerator` is one of several classes: each method.
+            return items
+                .iter()
+                .map(|item| self.attribute(item, attr))
+                .fold(Value::Unknown, Value::join);
+        }
+        match owner {
             Value::Qualified(q) => Value::Qualified(format!("{q}.{attr}")),
             Value::Module(node) => self.module_attribute(*node, attr),
             Value::Object(id) => match self.heap.get(*id) {
@@ -286,7 +293,10 @@ impl<'m> Interp<'m> {
             },
             Value::Cuda(obj) => match attr {
                 "device" => Value::Device(Device::Cuda(obj.index)),
-                "shape" | "dtype" | "ndim" | "is_cuda" | "training" | "T" => Value::Unknown,
+                // Metadata, not tensors: `model.__class__.__name__`, `model.config`.
+                "shape" | "dtype" | "ndim" | "is_cuda" | "training" | "T" | "config"
+                | "name_or_path" | "generation_config" => Value::Unknown,
+                _ if attr.starts_with("__") => Value::Unknown,
                 _ => Value::Cuda(CudaObject {
                     global: None,
                     ..obj.clone()
@@ -325,6 +335,26 @@ impl<'m> Interp<'m> {
         }
         if let Value::BoundMethod(..) = callee {
             return None;
+        }
+        // `get_accelerator().set_device(local_rank)`: a device abstraction gpulint cannot see into
+        // binds the device all the same (deepspeed, colossalai).
+        if matches!(recv, Value::Unknown) && matches!(method, "set_device" | "set_device_index") {
+            let index = args
+                .get(0, "device")
+                .and_then(|(v, e)| self.device_arg(v, e))
+                .and_then(Device::cuda_index);
+            let here = self.frames.last().map(|f| f.func);
+            let process = self.proc();
+            if process.bound.is_none() {
+                if let Some(group) = &mut process.group {
+                    group.bind_late(span, here);
+                }
+                process.bound = Some(span);
+            }
+            if index == Some(DeviceIndex::PerWorker) {
+                process.choice.get_or_insert(span);
+            }
+            return Some(Value::Unknown);
         }
         if let Some(v) = self.call_process_method(span, recv, method, args) {
             return Some(v);
@@ -571,9 +601,7 @@ impl<'m> Interp<'m> {
 
     fn iterate_value(&mut self, v: &Value, span: Span) -> Value {
         match v.primary() {
-            Value::Object(id)
-                if matches!(self.heap.get(*id), Some(Object::Loader { .. })) =>
-            {
+            Value::Object(id) if matches!(self.heap.get(*id), Some(Object::Loader { .. })) => {
                 self.iterate_loader(*id, span)
             }
             Value::Sequence(items) => items.iter().cloned().fold(Value::Unknown, Value::join),
@@ -595,10 +623,11 @@ impl<'m> Interp<'m> {
                 format!("`{short}` creates a context on the device"),
                 true,
             );
+            let here = self.frames.last().map(|f| f.func);
             let process = self.proc();
             if process.bound.is_none() {
                 if let Some(group) = &mut process.group {
-                    group.late_bind.get_or_insert(span);
+                    group.bind_late(span, here);
                 }
                 process.bound = Some(span);
             }
@@ -655,19 +684,15 @@ impl<'m> Interp<'m> {
         }
         if name == torch::LOAD {
             return Some(match args.get(1, "map_location") {
-                // The device is whatever the checkpoint was saved from: CUDA, but not a known pin.
-                None | Some((Value::None, _)) => match self.new_cuda_object(
-                    span,
-                    DeviceIndex::Fixed(0),
-                    "`torch.load` without `map_location` restores tensors to the GPU they were saved from".into(),
-                ) {
-                    Value::Cuda(obj) => Value::Cuda(CudaObject { pinned: false, ..obj }),
-                    other => other,
-                },
+                // The device is whatever the checkpoint was saved from, which the code does not
+                // say: often the CPU (shards written by the same program), often cuda:0.
+                None | Some((Value::None, _)) => Value::Unknown,
                 Some((v, e)) => match self.device_arg(v, e) {
-                    Some(Device::Cuda(index)) => {
-                        self.new_cuda_object(span, index, "`torch.load` maps the tensors to CUDA".into())
-                    }
+                    Some(Device::Cuda(index)) => self.new_cuda_object(
+                        span,
+                        index,
+                        "`torch.load` maps the tensors to CUDA".into(),
+                    ),
                     _ => Value::Unknown,
                 },
             });
@@ -683,11 +708,23 @@ impl<'m> Interp<'m> {
             self.init_process_group(span, args);
             return Some(Value::None);
         }
+        if name == torch::NEW_GROUP {
+            let gloo = matches!(args.kw("backend"), Some((Value::Str(b), _)) if b.eq_ignore_ascii_case("gloo"));
+            return Some(if gloo {
+                Value::Qualified(torch::GLOO_GROUP.into())
+            } else {
+                Value::Unknown
+            });
+        }
         if torch::COLLECTIVES.contains(&name)
             || (name == torch::DDP && args.kw("device_ids").is_none())
         {
             let short = name.rsplit('.').next().unwrap_or(name);
-            let explicit = args.kw("device_ids").is_some() || args.kw("device").is_some();
+            let is_gloo = |v: &Value| matches!(v, Value::Qualified(q) if q == torch::GLOO_GROUP);
+            let on_gloo = args.pos.iter().any(|(v, _)| is_gloo(v))
+                || args.kw("group").is_some_and(|(v, _)| is_gloo(v));
+            let explicit =
+                args.kw("device_ids").is_some() || args.kw("device").is_some() || on_gloo;
             let process = self.proc();
             if let (Some(group), None, false) = (&mut process.group, process.bound, explicit) {
                 if group.early_use.is_none() && group.late_bind.is_none() {
@@ -713,6 +750,11 @@ impl<'m> Interp<'m> {
             Some(_) => Some(Backend::Default),
         };
         let device_id = matches!(args.kw("device_id"), Some((v, _)) if !matches!(v, Value::None));
+        // One process (`world_size=1`): GPU 0 is the right device, and no other rank shares it.
+        if matches!(args.kw("world_size"), Some((Value::Int(1), _))) {
+            return;
+        }
+        let creator = self.frames.last().map(|f| f.func);
         let process = self.proc();
         process.per_worker = true;
         let Some(backend) = backend else { return };
@@ -724,6 +766,8 @@ impl<'m> Interp<'m> {
             backend,
             early_use: None,
             late_bind: None,
+            creator,
+            bound_by_creator: false,
         });
     }
 
@@ -788,8 +832,19 @@ impl<'m> Interp<'m> {
                 },
             );
         }
-        if name == huggingface::ACCELERATOR {
-            return Some(self.alloc(Object::Accelerator));
+        if huggingface::DEVICE_BINDING_CONSTRUCTORS.contains(&name) {
+            let here = self.frames.last().map(|f| f.func);
+            let process = self.proc();
+            if let Some(group) = process.group.as_mut().filter(|_| process.bound.is_none()) {
+                group.bind_late(span, here);
+            }
+            if process.group.is_some() || process.per_worker {
+                process.bound.get_or_insert(span);
+            }
+            if name == huggingface::ACCELERATOR {
+                return Some(self.alloc(Object::Accelerator));
+            }
+            return Some(Value::Unknown);
         }
         if huggingface::DATASET_SOURCES.contains(&name) {
             return Some(self.alloc(Object::HfDataset));

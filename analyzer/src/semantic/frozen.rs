@@ -93,7 +93,12 @@ impl ImportCache {
 }
 
 /// Imports `members` (one module, or an import cycle) into a clean process.
-fn freeze(program: &Program, cache: &ImportCache, members: &[FileId], settings: Settings) -> Frozen {
+fn freeze(
+    program: &Program,
+    cache: &ImportCache,
+    members: &[FileId],
+    settings: Settings,
+) -> Frozen {
     let no_main = FileId(u32::MAX);
     let mut interp = Interp::new(program, no_main, settings);
     interp.cache = cache;
@@ -202,16 +207,18 @@ fn strongly_connected(program: &Program, files: &[FileId]) -> Vec<Vec<FileId>> {
             if *i < succ.len() {
                 let s = succ[*i];
                 *i += 1;
-                if !index.contains_key(&s) {
+                if let Some(&seen) = index.get(&s) {
+                    if on_stack.contains(&s) {
+                        let l = low[&node].min(seen);
+                        low.insert(node, l);
+                    }
+                } else {
                     index.insert(s, next);
                     low.insert(s, next);
                     next += 1;
                     stack.push(s);
                     on_stack.insert(s);
                     work.push((s, edges(s), 0));
-                } else if on_stack.contains(&s) {
-                    let l = low[&node].min(index[&s]);
-                    low.insert(node, l);
                 }
                 continue;
             }

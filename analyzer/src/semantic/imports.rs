@@ -65,7 +65,13 @@ impl<'m> Interp<'m> {
     }
 
     /// `from <node> import name`: the module's global `name`, else its submodule `name`.
-    pub(super) fn import_name(&mut self, node: NodeId, level: u32, base: &str, name: &str) -> Value {
+    pub(super) fn import_name(
+        &mut self,
+        node: NodeId,
+        level: u32,
+        base: &str,
+        name: &str,
+    ) -> Value {
         if let Some(v) = self.module_global(node, name) {
             return v;
         }

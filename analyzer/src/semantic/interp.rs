@@ -120,8 +120,10 @@ impl<'m> Interp<'m> {
                                     &format!("{}.{name}", class.name),
                                     s.span,
                                 );
-                                Arc::make_mut(Arc::make_mut(&mut self.class_attrs).entry(*id).or_default())
-                                    .insert(name.clone(), v);
+                                Arc::make_mut(
+                                    Arc::make_mut(&mut self.class_attrs).entry(*id).or_default(),
+                                )
+                                .insert(name.clone(), v);
                             }
                         }
                     }
@@ -279,7 +281,7 @@ impl<'m> Interp<'m> {
             // The branch that jumped (`return`, `continue`, `raise`) no longer binds names here, but what
             // it did to the process happened on that path: the caller or the next iteration sees it.
             (Flow::Jump, Flow::Normal) => {
-                self.join_process(after_body.1);
+                self.join_process(after_body.2);
                 Flow::Normal
             }
             (Flow::Normal, Flow::Jump) => {
@@ -320,21 +322,24 @@ impl<'m> Interp<'m> {
         self.loop_depth -= 1;
     }
 
-    /// The current scope's bindings and the running process, for branch joins.
-    fn snapshot(&self) -> (Scope, Process) {
-        let scope = match self.frames.last() {
-            Some(f) => f.locals.clone(),
-            None => self.globals.get(&self.cur).cloned().unwrap_or_default(),
-        };
-        (scope, self.proc_ref().clone())
+    /// The current scope's bindings, the module's (a function may assign its `global`s), and the
+    /// running process, for branch joins.
+    fn snapshot(&self) -> Snapshot {
+        let module = self.globals.get(&self.cur).cloned().unwrap_or_default();
+        let locals = self.frames.last().map(|f| f.locals.clone());
+        (locals, module, self.proc_ref().clone())
     }
 
-    fn restore(&mut self, (scope, process): (Scope, Process)) {
-        match self.frames.last_mut() {
-            Some(f) => f.locals = scope,
-            None => {
-                Arc::make_mut(&mut self.globals).insert(self.cur, scope);
-            }
+    fn restore(&mut self, (locals, module, process): Snapshot) {
+        if let (Some(f), Some(locals)) = (self.frames.last_mut(), locals) {
+            f.locals = locals;
+        }
+        if !self
+            .globals
+            .get(&self.cur)
+            .is_some_and(|g| Arc::ptr_eq(g, &module))
+        {
+            Arc::make_mut(&mut self.globals).insert(self.cur, module);
         }
         *self.proc() = process;
     }
@@ -349,22 +354,20 @@ impl<'m> Interp<'m> {
     }
 
     /// Joins another path's state into the current one.
-    fn join_with(&mut self, (scope, process): (Scope, Process)) {
-        let current = match self.frames.last_mut() {
-            Some(f) => &mut f.locals,
-            None => Arc::make_mut(&mut self.globals).entry(self.cur).or_default(),
-        };
-        // Neither path bound anything: nothing to join.
-        if !Arc::ptr_eq(current, &scope) {
-            let current = Arc::make_mut(current);
-            for (name, other) in scope.iter() {
-                match current.get_mut(name) {
-                    Some(mine) => *mine = std::mem::take(mine).join(other.clone()),
-                    None => {
-                        current.insert(name.clone(), Value::Unknown.join(other.clone()));
-                    }
-                }
-            }
+    fn join_with(&mut self, (locals, module, process): Snapshot) {
+        if let (Some(f), Some(locals)) = (self.frames.last_mut(), locals) {
+            join_scope(&mut f.locals, &locals);
+        }
+        let unchanged = self
+            .globals
+            .get(&self.cur)
+            .is_some_and(|g| Arc::ptr_eq(g, &module));
+        if !unchanged {
+            let cur = self.cur;
+            join_scope(
+                Arc::make_mut(&mut self.globals).entry(cur).or_default(),
+                &module,
+            );
         }
         self.proc().join(process);
     }
@@ -842,6 +845,26 @@ impl<'m> Interp<'m> {
             return self.as_global(result, &format!("{}()", func.name), site);
         }
         result
+    }
+}
+
+/// A snapshot for branch joins: the function's locals (in a function), the module's globals, the
+/// process.
+type Snapshot = (Option<Scope>, Scope, Process);
+
+/// Joins another path's bindings into `current`; nothing to do when neither path bound anything.
+fn join_scope(current: &mut Scope, other: &Scope) {
+    if Arc::ptr_eq(current, other) {
+        return;
+    }
+    let current = Arc::make_mut(current);
+    for (name, value) in other.iter() {
+        match current.get_mut(name) {
+            Some(mine) => *mine = std::mem::take(mine).join(value.clone()),
+            None => {
+                current.insert(name.clone(), Value::Unknown.join(value.clone()));
+            }
+        }
     }
 }
 

@@ -212,7 +212,11 @@ impl<'m> Interp<'m> {
     }
 
     fn scope_mut(&mut self) -> &mut HashMap<String, Value> {
-        Arc::make_mut(Arc::make_mut(&mut self.globals).entry(self.cur).or_default())
+        Arc::make_mut(
+            Arc::make_mut(&mut self.globals)
+                .entry(self.cur)
+                .or_default(),
+        )
     }
 
     fn proc(&mut self) -> &mut Process {
@@ -259,7 +263,13 @@ impl<'m> Interp<'m> {
         for partial in [false, true] {
             for &id in &order {
                 let func = self.func(id);
-                let is_root = !referenced.contains(func.name.as_str());
+                // `Backend()` calls `Backend.__init__`: a class named somewhere has callers of its
+                // implicitly called methods.
+                let implicit_caller = func.name.starts_with("__")
+                    && func
+                        .class
+                        .is_some_and(|c| referenced.contains(self.class(c).name.as_str()));
+                let is_root = !referenced.contains(func.name.as_str()) && !implicit_caller;
                 if self.entered.contains(&id) || func.name == "<lambda>" || is_root == partial {
                     continue;
                 }
@@ -288,6 +298,10 @@ impl<'m> Interp<'m> {
                             Some(value.clone())
                         }
                         None => {
+                            // Whoever built the object may have bound the device before, or
+                            // between that and this call: a process group from `__init__` is
+                            // judged by the `__init__` entry and by the callers' analyses.
+                            process.partial = true;
                             self.procs.push(process);
                             let value = self.instantiate(class, Vec::new(), Vec::new());
                             process = self.procs.pop().unwrap_or_default();
@@ -333,8 +347,11 @@ impl<'m> Interp<'m> {
             }
         }
         if let Some(group) = process.group {
-            let never_bound = group.late_bind.is_none();
-            if !(process.partial && never_bound && group.early_use.is_none()) {
+            // A function with callers in the program: a caller may bind the device before calling
+            // it, and the caller's own analysis follows the call with that context. Unless the
+            // function that creates the group binds the device itself, after it: then nobody
+            // bound it before.
+            if !process.partial || group.bound_by_creator {
                 self.add_group_fact(ProcessGroupFact {
                     span: group.span,
                     backend: group.backend,

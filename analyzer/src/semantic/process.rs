@@ -16,6 +16,19 @@ pub struct PendingGroup {
     pub backend: Backend,
     pub early_use: Option<CudaUse>,
     pub late_bind: Option<Span>,
+    /// The function that created the group, and whether that same function bound the device late.
+    pub creator: Option<crate::model::FuncId>,
+    pub bound_by_creator: bool,
+}
+
+impl PendingGroup {
+    /// The device is bound after the group, at `span`, by code running in function `by`.
+    pub fn bind_late(&mut self, span: Span, by: Option<crate::model::FuncId>) {
+        if self.late_bind.is_none() {
+            self.late_bind = Some(span);
+            self.bound_by_creator = by == self.creator;
+        }
+    }
 }
 
 /// A pinned global read by this process.
@@ -108,6 +121,7 @@ impl Process {
                 }
                 if mine.late_bind.is_none() {
                     mine.late_bind = theirs.late_bind;
+                    mine.bound_by_creator = theirs.bound_by_creator;
                 }
             }
             _ => {}

@@ -13,7 +13,12 @@ fn facts(source: &str) -> Facts {
         text: source.to_string(),
     }]);
     assert!(program.module(FileId(0)).is_some(), "valid Python");
-    analyze(&program, &super::ImportCache::EMPTY, FileId(0), Settings::default())
+    analyze(
+        &program,
+        &super::ImportCache::EMPTY,
+        FileId(0),
+        Settings::default(),
+    )
 }
 
 fn only_fork(source: &str) -> ForkFact {

@@ -182,7 +182,8 @@ impl Value {
                     (_, _) if callable(&a) && callable(&b) => {
                         let mut items = a.alternatives();
                         for item in b.alternatives() {
-                            if items.len() < MAX_ALTERNATIVES && !items.iter().any(|i| same(i, &item))
+                            if items.len() < MAX_ALTERNATIVES
+                                && !items.iter().any(|i| same(i, &item))
                             {
                                 items.push(item);
                             }

@@ -1,0 +1,6 @@
+import torch
+
+
+def make_communicator(device):
+    torch.cuda.set_device(device)
+    return {"device": device}

@@ -1,0 +1,1 @@
+from .select import current_accelerator

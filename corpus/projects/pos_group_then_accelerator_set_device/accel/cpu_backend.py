@@ -1,0 +1,3 @@
+class CpuBackend:
+    def set_device(self, index):
+        return None

@@ -1,0 +1,6 @@
+import torch
+
+
+class CudaBackend:
+    def set_device(self, index):
+        torch.cuda.set_device(index)

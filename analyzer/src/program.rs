@@ -56,7 +56,7 @@ pub struct SourceFile {
     imports: HashMap<(u32, String), Vec<NodeId>>,
     /// The program's files whose top level runs when this file's does (its module-level imports).
     runs_at_import: Vec<FileId>,
-    /// The file, or a first-party module it imports, uses a library gpulint models.
+    /// The file, or a first-party module it imports, imports a GPU library.
     relevant: bool,
 }
 
@@ -180,13 +180,31 @@ impl Program {
             .map(Vec::as_slice)
     }
 
-    /// Every file some import of the program names, in id order.
+    /// The files the relevant checked files import, transitively (anywhere in them), in id order:
+    /// the modules whose import an analysis may run.
     pub fn imported_files(&self) -> Vec<FileId> {
-        let mut files: Vec<FileId> = self.nodes.iter().filter_map(|n| n.file).collect();
-        files.sort();
-        files.dedup();
-        files.retain(|f| self.module(*f).is_some());
-        files
+        let mut seen: HashSet<FileId> = HashSet::default();
+        let mut todo: Vec<FileId> = self
+            .files()
+            .filter(|(_, f)| f.checked && f.relevant)
+            .map(|(id, _)| id)
+            .collect();
+        let mut out = Vec::new();
+        while let Some(file) = todo.pop() {
+            for chain in self.files[file.0 as usize].imports.values() {
+                for node in chain {
+                    if let Some(f) = self.nodes[node.0 as usize].file {
+                        if seen.insert(f) {
+                            out.push(f);
+                            todo.push(f);
+                        }
+                    }
+                }
+            }
+        }
+        out.sort();
+        out.retain(|f| self.module(*f).is_some());
+        out
     }
 
     /// The files whose top level runs when `file`'s does (module-level imports of the program's own
@@ -195,8 +213,8 @@ impl Program {
         &self.files[file.0 as usize].runs_at_import
     }
 
-    /// Whether analysing `file` can find anything: it, or a first-party module it imports, uses a
-    /// library gpulint models (or forks).
+    /// Whether analysing `file` can find anything: it, or a first-party module it imports
+    /// (transitively), imports a package through which CUDA can enter the program.
     pub fn is_relevant(&self, file: FileId) -> bool {
         self.files[file.0 as usize].relevant
     }
@@ -206,7 +224,7 @@ impl Program {
             file.relevant = file
                 .module
                 .as_ref()
-                .is_ok_and(crate::semantic::uses_modelled_library);
+                .is_ok_and(crate::semantic::imports_gpu_library);
         }
         // Importing a relevant module makes the importer relevant: iterate to the fixed point.
         let mut changed = true;

@@ -57,15 +57,15 @@ pub fn import_effect(module: &str) -> Option<(Init, &'static str)> {
         .map(|row| (row.init, row.reason))
 }
 
-/// Top-level packages whose import makes a module worth analysing: every table row lives under one of
-/// them. (`os` forks too, but only through `os.fork`/`os.forkpty`, checked by name.)
-pub const RELEVANT_PACKAGES: &[&str] = &[
+/// Top-level packages through which CUDA can enter a program. A program none of whose modules imports
+/// one of them cannot initialise CUDA, so it cannot hold any of the hazards: it is not interpreted.
+/// (The process APIs — `multiprocessing`, `os.fork`, `datasets` — matter only next to one of these.)
+pub const GPU_PACKAGES: &[&str] = &[
     "torch",
     "torchvision",
-    "multiprocessing",
-    "multiprocess",
-    "concurrent",
+    "torchaudio",
     "cupy",
+    "cupyx",
     "numba",
     "pycuda",
     "transformers",
@@ -75,9 +75,18 @@ pub const RELEVANT_PACKAGES: &[&str] = &[
     "sentence_transformers",
     "accelerate",
     "vllm",
-    "datasets",
-    "daemon",
-    "ray",
+    "deepspeed",
+    "lightning",
+    "pytorch_lightning",
+    "timm",
+    "ultralytics",
+    "mmengine",
+    "tensorflow",
+    "jax",
+    "cudf",
+    "cuml",
+    "cucim",
+    "tensorrt",
 ];
 
 /// Spellings that name the same object: the first is rewritten to the second before any lookup.

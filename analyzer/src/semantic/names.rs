@@ -8,34 +8,26 @@ use crate::libraries::processes::RAY_REMOTE;
 use crate::model::{CmpOp, Expr, ExprKind, FuncId, Module, Stmt, StmtKind};
 use crate::source::Span;
 
-/// Whether the module imports a package the library tables know, or calls `fork` by name; other
-/// modules cannot produce a fact and are not interpreted.
-pub fn uses_modelled_library(module: &Module) -> bool {
-    fn imports_relevant(stmts: &[Stmt], module: &Module) -> bool {
+/// Whether the module imports (anywhere in it) a package through which CUDA can enter a program.
+pub fn imports_gpu_library(module: &Module) -> bool {
+    fn imports(stmts: &[Stmt], module: &Module) -> bool {
         stmts.iter().any(|s| match &s.kind {
-            StmtKind::Import(names) => names.iter().any(|n| relevant_root(&n.name)),
+            StmtKind::Import(names) => names.iter().any(|n| gpu_root(&n.name)),
             StmtKind::ImportFrom {
                 module: Some(m),
                 level: 0,
                 ..
-            } => relevant_root(m),
-            StmtKind::Def(f) => imports_relevant(&module.function(*f).body, module),
-            StmtKind::Class(c) => imports_relevant(&module.class(*c).body, module),
-            other => other
-                .blocks()
-                .into_iter()
-                .any(|b| imports_relevant(b, module)),
+            } => gpu_root(m),
+            StmtKind::Def(f) => imports(&module.function(*f).body, module),
+            StmtKind::Class(c) => imports(&module.class(*c).body, module),
+            other => other.blocks().into_iter().any(|b| imports(b, module)),
         })
     }
-    fn relevant_root(name: &str) -> bool {
+    fn gpu_root(name: &str) -> bool {
         let root = name.split('.').next().unwrap_or(name);
-        crate::libraries::RELEVANT_PACKAGES.contains(&root)
+        crate::libraries::GPU_PACKAGES.contains(&root)
     }
-    if imports_relevant(&module.body, module) {
-        return true;
-    }
-    let names = referenced_names(module);
-    names.contains("fork") || names.contains("forkpty")
+    imports(&module.body, module)
 }
 
 /// `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`: a block that never runs.

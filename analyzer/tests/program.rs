@@ -1,0 +1,143 @@
+//! The project model on real folders: which imports resolve to which files, and that the import
+//! cache gives the same facts as running every import's top level.
+
+use std::fs;
+use std::path::Path;
+
+use gpulint_analyzer::program::{normalize, Input, Program};
+use gpulint_analyzer::semantic::{analyze, ImportCache, Settings};
+use gpulint_analyzer::source::FileId;
+
+fn write(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let path = root.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+}
+
+fn build(root: &Path, main: &str) -> Program {
+    Program::build(vec![Input::Path(root.join(main))])
+}
+
+/// The path (relative to `root`) of the file an import in the main file names, if any.
+fn resolved(program: &Program, root: &Path, level: u32, dotted: &str) -> Option<String> {
+    let chain = program.resolve(FileId(0), level, dotted)?;
+    let file = program.node(*chain.last()?).file?;
+    let path = normalize(&program.file(file).path);
+    Some(path.strip_prefix(normalize(root)).ok()?.display().to_string())
+}
+
+#[test]
+fn relative_and_absolute_imports_resolve_in_a_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        &[
+            ("pyproject.toml", "[project]\nname = \"app\"\n"),
+            ("app/__init__.py", ""),
+            ("app/engine.py", "import torch\n"),
+            ("app/util/__init__.py", ""),
+            ("app/util/log.py", ""),
+            (
+                "app/cli.py",
+                "from .engine import run\nfrom . import util\nfrom .util.log import x\nimport app.engine as e\nimport numpy\n",
+            ),
+        ],
+    );
+    let p = build(root, "app/cli.py");
+    let at = |level, dotted| resolved(&p, root, level, dotted);
+    assert_eq!(at(1, "engine").as_deref(), Some("app/engine.py"));
+    assert_eq!(at(1, "util").as_deref(), Some("app/util/__init__.py"));
+    assert_eq!(at(1, "util.log").as_deref(), Some("app/util/log.py"));
+    assert_eq!(at(0, "app.engine").as_deref(), Some("app/engine.py"));
+    // Third-party: not a module of the program.
+    assert!(p.resolve(FileId(0), 0, "numpy").is_none());
+    // cli.py, app/__init__.py, engine.py, util/__init__.py, util/log.py: each read once.
+    assert_eq!(p.files().count(), 5);
+}
+
+#[test]
+fn src_layout_namespace_packages_and_named_layouts_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        &[
+            ("pyproject.toml", "[project]\nname = \"fast-embed\"\n"),
+            ("src/core/__init__.py", ""),
+            ("src/core/model.py", ""),
+            ("python/fast_embed/__init__.py", ""),
+            ("jobs/cpu.py", ""),
+            ("datasets/train.csv", "a,b\n"),
+            (
+                "scripts/run.py",
+                "from core.model import m\nimport fast_embed\nimport jobs.cpu\nimport datasets\n",
+            ),
+        ],
+    );
+    let p = build(root, "scripts/run.py");
+    let at = |dotted| resolved(&p, root, 0, dotted);
+    assert_eq!(at("core.model").as_deref(), Some("src/core/model.py"));
+    assert_eq!(
+        at("fast_embed").as_deref(),
+        Some("python/fast_embed/__init__.py")
+    );
+    assert_eq!(at("jobs.cpu").as_deref(), Some("jobs/cpu.py"));
+    // A data folder named like a library is not a package: `datasets` stays the library.
+    assert!(p.resolve(FileId(0), 0, "datasets").is_none());
+}
+
+#[test]
+fn type_checking_imports_are_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        &[
+            ("heavy.py", "import torch\n"),
+            (
+                "main.py",
+                "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import heavy\n",
+            ),
+        ],
+    );
+    let p = build(root, "main.py");
+    assert!(p.resolve(FileId(0), 0, "heavy").is_none());
+    assert_eq!(p.files().count(), 1);
+}
+
+#[test]
+fn the_import_cache_gives_the_facts_that_running_each_import_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        &[
+            ("app/__init__.py", "from .engine import embed\n"),
+            (
+                "app/engine.py",
+                "import torch\nfrom . import config\nmodel = torch.nn.Linear(2, 2).to(config.DEVICE)\n\ndef embed(x):\n    return model(x)\n",
+            ),
+            // An import cycle: config imports the package back.
+            ("app/config.py", "import app\nDEVICE = 'cuda:0'\n"),
+            (
+                "main.py",
+                "import multiprocessing as mp\nimport app\n\nif __name__ == '__main__':\n    with mp.Pool(2) as pool:\n        pool.map(app.embed, [1, 2])\n",
+            ),
+        ],
+    );
+    let p = build(root, "main.py");
+    let settings = Settings::default();
+    let cached = analyze(&p, &ImportCache::build(&p, settings), FileId(0), settings);
+    let direct = analyze(&p, &ImportCache::EMPTY, FileId(0), settings);
+    assert_eq!(cached, direct);
+    assert_eq!(cached.forks.len(), 1, "{cached:#?}");
+    let fork = &cached.forks[0];
+    assert!(
+        fork.parent_init.is_some(),
+        "CUDA initialised at import of app.engine"
+    );
+    assert!(fork.child_use.is_some(), "the pool function uses the model");
+}

@@ -25,7 +25,12 @@ fn resolved(program: &Program, root: &Path, level: u32, dotted: &str) -> Option<
     let chain = program.resolve(FileId(0), level, dotted)?;
     let file = program.node(*chain.last()?).file?;
     let path = normalize(&program.file(file).path);
-    Some(path.strip_prefix(normalize(root)).ok()?.display().to_string())
+    Some(
+        path.strip_prefix(normalize(root))
+            .ok()?
+            .display()
+            .to_string(),
+    )
 }
 
 #[test]

@@ -1,3 +1,4 @@
+# silent: torch.load without map_location is an unknown device (HAZARDS table); the shards hold CPU tensors
 """The parent uses the GPU, then merges checkpoint shards in a process pool. The shards were written
 from CPU tensors by this program, so `torch.load` without map_location returns CPU tensors: the
 children never touch CUDA. (gpulint cannot know where a file's tensors were saved from, so it does

@@ -1,3 +1,4 @@
+# silent: the collator keeps only the CUDA model's class name and config; the workers never touch CUDA
 """The collator keeps the model's class name for log messages; the workers never touch the model."""
 import torch
 from torch.utils.data import DataLoader

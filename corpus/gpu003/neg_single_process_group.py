@@ -1,3 +1,4 @@
+# silent: world_size=1: the only rank belongs on GPU 0
 """A one-process NCCL group for a unit test: rank 0 of 1 on GPU 0 is correct."""
 import tempfile
 

@@ -1,3 +1,4 @@
+# hazard: order only: the collective before set_device runs on a gloo subgroup, so a warning, not an error
 """The only collective before set_device runs on a gloo (CPU) subgroup: no GPU is touched, so this is
 the order-only case, a warning, not the error a broadcast on the NCCL group would be."""
 import os

@@ -1,3 +1,4 @@
+# hazard: order only: TrainingArguments binds LOCAL_RANK's device right after the NCCL group (warning)
 """torchrun script: the NCCL group comes first; TrainingArguments then binds LOCAL_RANK's device
 (accelerate's state calls set_device). Nothing touches the GPU in between: order-only, a warning."""
 import torch.distributed as dist

@@ -42,6 +42,11 @@ context manager in the child fails the same way.
   initialised CUDA, since the server imports it first.
 - Only `torch.cuda.device_count()` ran (NVML-based since torch 1.13), or `torch.cuda.is_available()`
   with `PYTORCH_NVML_BASED_CUDA_CHECK=1`.
+- On macOS and Windows (spawn), and on Linux from Python 3.14 (forkserver) unless the main module's
+  top level initialised CUDA: gpulint follows `--target-version`/`--platform` and `requires-python`.
+
+gpulint does not count `torch.load` without `map_location` as CUDA use: where the tensors land
+depends on the file, which the code does not say.
 
 ## Example
 ```python

@@ -37,6 +37,13 @@ early barrier is added.
 - The backend is `gloo` (or `mpi`) with CPU tensors.
 - The launcher narrowed visibility so each rank sees one GPU: `CUDA_VISIBLE_DEVICES` set to the local
   rank before CUDA starts, or a Ray task/actor with `num_gpus=1`.
+- The group has one process (`world_size=1`): GPU 0 is that rank's device.
+- The only collectives before the binding run on a gloo subgroup (`new_group(backend="gloo")`).
+- The function that creates the group is called from elsewhere in the project after the caller bound
+  the device (gpulint follows the caller; a function with callers is judged on its own only when it
+  binds the device itself, after the group). Bindings made for you count: accelerate's
+  `PartialState`/`Accelerator`, `TrainingArguments`, a device abstraction's `set_device`
+  (`get_accelerator().set_device(local_rank)`).
 
 ## Example
 ```python

@@ -20,7 +20,7 @@ mod tests;
 pub mod value;
 
 pub use frozen::ImportCache;
-pub use names::{is_main_guard, is_type_checking, referenced_names, imports_gpu_library};
+pub use names::{imports_gpu_library, is_main_guard, is_type_checking, referenced_names};
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;

@@ -343,17 +343,7 @@ impl<'m> Interp<'m> {
                 .get(0, "device")
                 .and_then(|(v, e)| self.device_arg(v, e))
                 .and_then(Device::cuda_index);
-            let here = self.frames.last().map(|f| f.func);
-            let process = self.proc();
-            if process.bound.is_none() {
-                if let Some(group) = &mut process.group {
-                    group.bind_late(span, here);
-                }
-                process.bound = Some(span);
-            }
-            if index == Some(DeviceIndex::PerWorker) {
-                process.choice.get_or_insert(span);
-            }
+            self.bind_device(span, index == Some(DeviceIndex::PerWorker));
             return Some(Value::Unknown);
         }
         if let Some(v) = self.call_process_method(span, recv, method, args) {
@@ -623,17 +613,8 @@ impl<'m> Interp<'m> {
                 format!("`{short}` creates a context on the device"),
                 true,
             );
-            let here = self.frames.last().map(|f| f.func);
-            let process = self.proc();
-            if process.bound.is_none() {
-                if let Some(group) = &mut process.group {
-                    group.bind_late(span, here);
-                }
-                process.bound = Some(span);
-            }
-            if index == Some(DeviceIndex::PerWorker) || index.is_none() && arg.is_some() {
-                process.choice.get_or_insert(span);
-            }
+            let chooses = index == Some(DeviceIndex::PerWorker) || index.is_none() && arg.is_some();
+            self.bind_device(span, chooses);
             return Some(Value::Unknown);
         }
         if name == torch::DEVICE {
@@ -738,6 +719,21 @@ impl<'m> Interp<'m> {
             return Some(passthrough(args));
         }
         None
+    }
+
+    /// This process binds its device at `span` (and, if `chooses`, picks one of its own there).
+    fn bind_device(&mut self, span: Span, chooses: bool) {
+        let here = self.frames.last().map(|f| f.func);
+        let process = self.proc();
+        if process.bound.is_none() {
+            if let Some(group) = &mut process.group {
+                group.bind_late(span, here);
+            }
+            process.bound = Some(span);
+        }
+        if chooses {
+            process.choice.get_or_insert(span);
+        }
     }
 
     fn init_process_group(&mut self, span: Span, args: &Args<'m>) {

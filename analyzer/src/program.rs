@@ -105,8 +105,12 @@ impl Program {
                 wave.push((id, text));
             }
         }
+        let mut referenced: HashSet<String> = HashSet::default();
+        // Modules that import no GPU library are dropped after their imports are resolved (most of a
+        // tree like the standard library), and parsed again below only if an analysis needs them.
+        let mut dropped = Vec::new();
         while !wave.is_empty() {
-            let loaded: Vec<(FileId, String, Result<Module, FileError>)> = wave
+            let loaded: Vec<Loaded> = wave
                 .par_iter()
                 .map(|(id, text)| {
                     let path = &builder.program.files[id.0 as usize].path;
@@ -114,35 +118,73 @@ impl Program {
                         Some(text) => (text.clone(), parse(text, *id)),
                         None => load(path, *id),
                     };
-                    (*id, text, module)
+                    let names = module.as_ref().map_or_else(
+                        |_| Vec::new(),
+                        |m| {
+                            let names = crate::semantic::referenced_names(m);
+                            names.into_iter().map(str::to_string).collect()
+                        },
+                    );
+                    let gpu = module
+                        .as_ref()
+                        .is_ok_and(crate::semantic::imports_gpu_library);
+                    let wanted = module
+                        .as_ref()
+                        .map_or_else(|_| Wanted::default(), wanted_imports);
+                    // Dropped here, in the worker, so a tree's modules are never all held at once.
+                    let module = match module {
+                        Ok(_) if !gpu => Ok(Module {
+                            file: *id,
+                            ..Module::default()
+                        }),
+                        other => other,
+                    };
+                    Loaded {
+                        id: *id,
+                        text,
+                        module,
+                        names,
+                        gpu,
+                        wanted,
+                    }
                 })
                 .collect();
             let mut next = Vec::new();
-            for (id, text, module) in loaded {
+            for loaded in loaded {
+                let id = loaded.id;
+                referenced.extend(loaded.names);
                 let file = &mut builder.program.files[id.0 as usize];
-                file.lines = LineIndex::new(&text);
-                file.text = text;
-                file.module = module;
-                for new in builder.resolve_imports(id) {
+                file.lines = LineIndex::new(&loaded.text);
+                file.text = loaded.text;
+                file.module = loaded.module;
+                file.relevant = loaded.gpu;
+                if !loaded.gpu && file.module.is_ok() {
+                    dropped.push(id);
+                }
+                for new in builder.resolve_imports(id, loaded.wanted) {
                     next.push((new, None));
                 }
             }
             wave = next;
         }
-        builder.program.compute_relevance();
-        let referenced: HashSet<String> = builder
-            .program
-            .files
-            .par_iter()
-            .filter_map(|f| f.module.as_ref().ok())
-            .flat_map_iter(|m| {
-                crate::semantic::referenced_names(m)
-                    .into_iter()
-                    .map(str::to_string)
-                    .collect::<Vec<_>>()
-            })
-            .collect();
         builder.program.referenced = referenced;
+        builder.program.compute_relevance();
+        let mut needed: HashSet<FileId> = builder.program.imported_files().into_iter().collect();
+        needed.extend(
+            builder
+                .program
+                .files()
+                .filter(|(_, f)| f.relevant)
+                .map(|(id, _)| id),
+        );
+        dropped.retain(|id| needed.contains(id));
+        let parsed: Vec<(FileId, Result<Module, FileError>)> = dropped
+            .par_iter()
+            .map(|id| (*id, parse(&builder.program.files[id.0 as usize].text, *id)))
+            .collect();
+        for (id, module) in parsed {
+            builder.program.files[id.0 as usize].module = module;
+        }
         builder.program
     }
 
@@ -219,13 +261,8 @@ impl Program {
         self.files[file.0 as usize].relevant
     }
 
+    /// From each file's own GPU imports (set while reading), the files that import one transitively.
     fn compute_relevance(&mut self) {
-        for file in &mut self.files {
-            file.relevant = file
-                .module
-                .as_ref()
-                .is_ok_and(crate::semantic::imports_gpu_library);
-        }
         // Importing a relevant module makes the importer relevant: iterate to the fixed point.
         let mut changed = true;
         while changed {
@@ -280,6 +317,18 @@ fn parse(text: &str, id: FileId) -> Result<Module, FileError> {
         .map_err(FileError::Syntax)
 }
 
+/// One file as a parsing worker returns it.
+struct Loaded {
+    id: FileId,
+    text: String,
+    module: Result<Module, FileError>,
+    /// The names it reads or uses as attributes.
+    names: Vec<String>,
+    /// It imports a GPU library itself.
+    gpu: bool,
+    wanted: Wanted,
+}
+
 #[derive(Default)]
 struct Builder {
     program: Program,
@@ -307,22 +356,11 @@ impl Builder {
     }
 
     /// Resolves every import in `id`; returns the files it found that are not yet in the program.
-    fn resolve_imports(&mut self, id: FileId) -> Vec<FileId> {
-        let Ok(module) = &self.program.files[id.0 as usize].module else {
-            return Vec::new();
-        };
-        // Imports in the module body and class bodies run with the top level; the count of them
-        // comes first in `wanted`.
-        let mut wanted: Vec<(u32, String)> = Vec::new();
-        let top_blocks =
-            std::iter::once(&module.body).chain(module.classes.iter().map(|c| &c.body));
-        for stmt in top_blocks.flatten() {
-            collect_imports(stmt, &mut wanted);
-        }
-        let top_level = wanted.len();
-        for stmt in module.functions.iter().flat_map(|f| &f.body) {
-            collect_imports(stmt, &mut wanted);
-        }
+    fn resolve_imports(&mut self, id: FileId, wanted: Wanted) -> Vec<FileId> {
+        let Wanted {
+            imports: wanted,
+            top_level,
+        } = wanted;
         let importer = normalize(&self.program.files[id.0 as usize].path);
         let mut found = Vec::new();
         let mut resolved: HashMap<(u32, String), Vec<NodeId>> = HashMap::default();
@@ -567,6 +605,27 @@ fn module_path(root: &Path, parts: &[&str]) -> Option<PathBuf> {
     let file = dir.join(format!("{last}.py"));
     let init = dir.join(last).join("__init__.py");
     [file, init].into_iter().find(|p| p.is_file())
+}
+
+/// The imports a module makes, to resolve: the first `top_level` of them run with its top level
+/// (module and class bodies), the rest in its functions.
+#[derive(Default)]
+struct Wanted {
+    imports: Vec<(u32, String)>,
+    top_level: usize,
+}
+
+fn wanted_imports(module: &Module) -> Wanted {
+    let mut imports = Vec::new();
+    let top_blocks = std::iter::once(&module.body).chain(module.classes.iter().map(|c| &c.body));
+    for stmt in top_blocks.flatten() {
+        collect_imports(stmt, &mut imports);
+    }
+    let top_level = imports.len();
+    for stmt in module.functions.iter().flat_map(|f| &f.body) {
+        collect_imports(stmt, &mut imports);
+    }
+    Wanted { imports, top_level }
 }
 
 /// The imports a statement (and the blocks inside it) makes, as `(level, dotted)` to resolve. For

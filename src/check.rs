@@ -2,7 +2,7 @@
 //! analyse each checked file as a main program, run the rules. A file that cannot be read or parsed
 //! becomes a GPU999 diagnostic and the others go on.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
@@ -13,6 +13,7 @@ use gpulint_rules::Diagnostic;
 use rayon::prelude::*;
 
 use crate::discover::Found;
+use crate::noqa::Directives;
 use crate::settings::Resolver;
 
 /// What a run produced: the program (paths and texts of every file a diagnostic may point into),
@@ -20,6 +21,8 @@ use crate::settings::Resolver;
 pub struct Checked {
     pub program: Program,
     pub diagnostics: Vec<Diagnostic>,
+    /// Findings a `# noqa` comment silenced.
+    pub suppressed: usize,
     pub internal_errors: Vec<(PathBuf, String)>,
 }
 
@@ -94,8 +97,10 @@ fn check_in_pool(found: Vec<Found>, mut resolver: Resolver) -> anyhow::Result<Ch
             Err(message) => internal_errors.push((program.file(id).path.clone(), message)),
         }
     }
+    let (diagnostics, suppressed) = suppress(&program, merge(&program, diagnostics));
     Ok(Checked {
-        diagnostics: merge(&program, diagnostics),
+        diagnostics,
+        suppressed,
         program,
         internal_errors,
     })
@@ -132,6 +137,29 @@ fn check_file(
                 .unwrap_or_else(|| "unknown panic".into())
         }),
     }
+}
+
+/// Drops findings that a suppression comment in their primary file covers; returns the rest and how
+/// many were dropped. Syntax and read errors cannot be suppressed.
+fn suppress(program: &Program, diagnostics: Vec<Diagnostic>) -> (Vec<Diagnostic>, usize) {
+    let mut directives: HashMap<FileId, Directives> = HashMap::new();
+    let before = diagnostics.len();
+    let kept: Vec<Diagnostic> = diagnostics
+        .into_iter()
+        .filter(|d| {
+            if d.code == "GPU999" {
+                return true;
+            }
+            let file = program.file(d.span.file);
+            let line = file.lines.line_col(&file.text, d.span.start).line;
+            !directives
+                .entry(d.span.file)
+                .or_insert_with(|| Directives::of(file))
+                .suppresses(line, d.code)
+        })
+        .collect();
+    let dropped = before - kept.len();
+    (kept, dropped)
 }
 
 /// One diagnostic per place and rule: two main programs reaching the same fork report it once, with

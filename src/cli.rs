@@ -49,6 +49,18 @@ pub struct CheckArgs {
     /// `[tool.gpulint] platform`, else linux.
     #[arg(long, value_enum)]
     pub platform: Option<PlatformArg>,
+    /// Write the report to this file instead of standard output.
+    #[arg(long, short = 'o')]
+    pub output_file: Option<PathBuf>,
+    /// Exit 0 even when there are findings (still 2 on errors).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Print the findings only: no summary line.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Print how many findings each rule has, instead of the findings.
+    #[arg(long)]
+    pub statistics: bool,
 }
 
 fn parse_version(text: &str) -> Result<PythonVersion, String> {
@@ -81,6 +93,10 @@ pub enum OutputFormat {
     Concise,
     /// A JSON array shaped like ruff's `--output-format json`.
     Json,
+    /// The same objects, one per line.
+    JsonLines,
+    /// GitHub Actions workflow commands: annotations on the pull request.
+    Github,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

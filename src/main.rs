@@ -3,6 +3,7 @@
 mod check;
 mod cli;
 mod discover;
+mod noqa;
 mod output;
 mod settings;
 
@@ -38,15 +39,28 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 platform: args.platform.map(Into::into),
             };
             let checked = check::check(files, settings::Resolver::new(overrides))?;
-            output::write(
-                &mut out,
-                &checked,
-                args.output_format,
-                output::use_color(args.color),
-            )?;
-            out.flush()?;
+            let options = output::Options {
+                format: args.output_format,
+                // A file gets no colour codes.
+                color: args.output_file.is_none() && output::use_color(args.color),
+                quiet: args.quiet,
+                statistics: args.statistics,
+            };
+            match &args.output_file {
+                Some(path) => {
+                    let file = std::fs::File::create(path)
+                        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+                    let mut writer = std::io::BufWriter::new(file);
+                    output::write(&mut writer, &checked, &options)?;
+                    writer.flush()?;
+                }
+                None => {
+                    output::write(&mut out, &checked, &options)?;
+                    out.flush()?;
+                }
+            }
             let internal = !checked.internal_errors.is_empty();
-            let findings = !checked.diagnostics.is_empty();
+            let findings = !checked.diagnostics.is_empty() && !args.exit_zero;
             Ok(ExitCode::from(if internal {
                 2
             } else if findings {

@@ -298,3 +298,92 @@ fn a_finding_caused_by_another_module_points_into_it() {
     let out = gpulint(&["check", "main.py"], dir.path());
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+#[test]
+fn noqa_comments_suppress_by_line_code_and_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let fork_line = "with mp.Pool(2) as pool:";
+    let with = |comment: &str| HAZARD.replace(fork_line, &format!("{fork_line}  {comment}"));
+    fs::write(dir.path().join("bare.py"), with("# noqa")).unwrap();
+    fs::write(dir.path().join("coded.py"), with("# noqa: GPU001")).unwrap();
+    fs::write(dir.path().join("other.py"), with("# noqa: GPU003")).unwrap();
+    fs::write(
+        dir.path().join("whole.py"),
+        format!("# gpulint: noqa: gpu001\n{HAZARD}"),
+    )
+    .unwrap();
+    let out = gpulint(&["check", "--output-format", "concise", "."], dir.path());
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    // Only the comment naming another code leaves the finding in place.
+    assert!(text.contains("other.py:8:6: GPU001"), "{text}");
+    for silenced in ["bare.py", "coded.py", "whole.py"] {
+        assert!(!text.contains(silenced), "{silenced}: {text}");
+    }
+    assert!(
+        text.contains("3 more suppressed by `noqa` comments"),
+        "{text}"
+    );
+}
+
+#[test]
+fn exit_zero_quiet_statistics_and_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
+    fs::write(dir.path().join("again.py"), HAZARD).unwrap();
+
+    let zero = gpulint(
+        &["check", "--exit-zero", "-q", "--output-format", "concise"],
+        dir.path(),
+    );
+    assert_eq!(zero.status.code(), Some(0));
+    let text = stdout(&zero);
+    assert_eq!(text.lines().count(), 2, "findings only, no summary: {text}");
+
+    let stats = stdout(&gpulint(&["check", "--statistics"], dir.path()));
+    assert_eq!(stats.trim(), "2\tGPU001\tfork-after-cuda-init", "{stats}");
+
+    let to_file = gpulint(
+        &[
+            "check",
+            "--output-format",
+            "concise",
+            "--output-file",
+            "report.txt",
+        ],
+        dir.path(),
+    );
+    assert_eq!(to_file.status.code(), Some(1));
+    assert!(stdout(&to_file).is_empty());
+    let report = fs::read_to_string(dir.path().join("report.txt")).unwrap();
+    assert!(report.contains("hazard.py:8:6: GPU001"), "{report}");
+}
+
+#[test]
+fn json_lines_and_github_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
+    let lines = stdout(&gpulint(
+        &["check", "--output-format", "json-lines", "hazard.py"],
+        dir.path(),
+    ));
+    let objects: Vec<serde_json::Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(objects.len(), 1);
+    assert_eq!(objects[0]["code"], "GPU001");
+    assert_eq!(objects[0]["location"]["row"], 8);
+
+    let github = stdout(&gpulint(
+        &["check", "--output-format", "github", "hazard.py"],
+        dir.path(),
+    ));
+    assert!(
+        github.starts_with(
+            "::error file=hazard.py,line=8,col=6,endLine=8,endColumn=16,title=gpulint (GPU001 fork-after-cuda-init)::hazard.py:8:6: GPU001 "
+        ),
+        "{github}"
+    );
+    assert_eq!(github.lines().count(), 1, "no summary line: {github}");
+}

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::lower::{self, SyntaxError};
 use crate::model::{Module, Stmt, StmtKind};
-use crate::source::{FileId, LineIndex};
+use crate::source::{FileId, LineIndex, Span};
 
 /// A module of the program as imports see it: a `.py` file, a package (its `__init__.py`), or a
 /// namespace package (a folder without one).
@@ -50,6 +50,8 @@ pub struct SourceFile {
     pub text: String,
     pub lines: LineIndex,
     pub module: Result<Module, FileError>,
+    /// Where its comments are (suppression comments are read from these).
+    pub comments: Vec<Span>,
     /// Named by the user (or found under a named folder), not only imported.
     pub checked: bool,
     /// Imports in this file, `(level, dotted name)`, and the modules they name, outermost first.
@@ -114,7 +116,7 @@ impl Program {
                 .par_iter()
                 .map(|(id, text)| {
                     let path = &builder.program.files[id.0 as usize].path;
-                    let (text, module) = match text {
+                    let (text, (module, comments)) = match text {
                         Some(text) => (text.clone(), parse(text, *id)),
                         None => load(path, *id),
                     };
@@ -143,6 +145,7 @@ impl Program {
                         id: *id,
                         text,
                         module,
+                        comments,
                         names,
                         gpu,
                         wanted,
@@ -157,6 +160,7 @@ impl Program {
                 file.lines = LineIndex::new(&loaded.text);
                 file.text = loaded.text;
                 file.module = loaded.module;
+                file.comments = loaded.comments;
                 file.relevant = loaded.gpu;
                 if !loaded.gpu && file.module.is_ok() {
                     dropped.push(id);
@@ -180,7 +184,12 @@ impl Program {
         dropped.retain(|id| needed.contains(id));
         let parsed: Vec<(FileId, Result<Module, FileError>)> = dropped
             .par_iter()
-            .map(|id| (*id, parse(&builder.program.files[id.0 as usize].text, *id)))
+            .map(|id| {
+                (
+                    *id,
+                    parse(&builder.program.files[id.0 as usize].text, *id).0,
+                )
+            })
             .collect();
         for (id, module) in parsed {
             builder.program.files[id.0 as usize].module = module;
@@ -285,15 +294,19 @@ impl Program {
     }
 }
 
-fn load(path: &Path, id: FileId) -> (String, Result<Module, FileError>) {
+fn load(path: &Path, id: FileId) -> (String, (Result<Module, FileError>, Vec<Span>)) {
+    let failed = |e: FileError| (Err(e), Vec::new());
     match std::fs::read(path) {
-        Err(err) => (String::new(), Err(FileError::Unreadable(err.to_string()))),
+        Err(err) => (
+            String::new(),
+            failed(FileError::Unreadable(err.to_string())),
+        ),
         Ok(bytes) => {
             if let Some(nul) = bytes.iter().position(|b| *b == 0) {
                 let offset = String::from_utf8_lossy(&bytes[..nul]).len() as u32;
                 let text = String::from_utf8_lossy(&bytes).replace('\0', " ");
                 let reason = "the file contains a NUL byte";
-                return (text, Err(FileError::Binary { reason, offset }));
+                return (text, failed(FileError::Binary { reason, offset }));
             }
             match String::from_utf8(bytes) {
                 Ok(text) => {
@@ -304,17 +317,19 @@ fn load(path: &Path, id: FileId) -> (String, Result<Module, FileError>) {
                     let offset = err.utf8_error().valid_up_to() as u32;
                     let text = String::from_utf8_lossy(err.as_bytes()).into_owned();
                     let reason = "the file is not valid UTF-8";
-                    (text, Err(FileError::Binary { reason, offset }))
+                    (text, failed(FileError::Binary { reason, offset }))
                 }
             }
         }
     }
 }
 
-fn parse(text: &str, id: FileId) -> Result<Module, FileError> {
-    lower::parse(text, id)
-        .map(|l| l.module)
-        .map_err(FileError::Syntax)
+/// The module, and the spans of its comments (for suppression comments).
+fn parse(text: &str, id: FileId) -> (Result<Module, FileError>, Vec<Span>) {
+    match lower::parse(text, id) {
+        Ok(lowered) => (Ok(lowered.module), lowered.comments),
+        Err(err) => (Err(FileError::Syntax(err)), Vec::new()),
+    }
 }
 
 /// One file as a parsing worker returns it.
@@ -322,6 +337,7 @@ struct Loaded {
     id: FileId,
     text: String,
     module: Result<Module, FileError>,
+    comments: Vec<Span>,
     /// The names it reads or uses as attributes.
     names: Vec<String>,
     /// It imports a GPU library itself.
@@ -346,6 +362,7 @@ impl Builder {
             text: String::new(),
             lines: LineIndex::new(""),
             module: Err(FileError::Unreadable("not read".into())),
+            comments: Vec::new(),
             checked,
             imports: HashMap::default(),
             runs_at_import: Vec::new(),

@@ -44,6 +44,25 @@ pub fn write(
     program: &Program,
     ordered: &[&Diagnostic],
 ) -> anyhow::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &messages(program, ordered))?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// One JSON object per line: streamable, and appendable across runs.
+pub fn write_lines(
+    out: &mut impl Write,
+    program: &Program,
+    ordered: &[&Diagnostic],
+) -> anyhow::Result<()> {
+    for message in messages(program, ordered) {
+        serde_json::to_writer(&mut *out, &message)?;
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
     let filename = |span: Span| absolute(super::path(program, span)).display().to_string();
     let at = |span: Span, offset| {
         let file = program.file(span.file);
@@ -79,9 +98,7 @@ pub fn write(
             filename: filename(d.span),
         })
         .collect();
-    serde_json::to_writer_pretty(&mut *out, &messages)?;
-    writeln!(out)?;
-    Ok(())
+    messages
 }
 
 fn absolute(path: &Path) -> PathBuf {

@@ -2,6 +2,7 @@
 
 mod concise;
 mod full;
+mod github;
 mod json;
 
 use std::io::{IsTerminal, Write};
@@ -13,12 +14,23 @@ use gpulint_rules::{Diagnostic, Severity};
 use crate::check::Checked;
 use crate::cli::{Color, OutputFormat};
 
-pub fn write(
-    out: &mut impl Write,
-    checked: &Checked,
-    format: OutputFormat,
-    color: bool,
-) -> anyhow::Result<()> {
+/// How to print a report.
+pub struct Options {
+    pub format: OutputFormat,
+    pub color: bool,
+    /// Findings only, no summary.
+    pub quiet: bool,
+    /// Counts per rule instead of findings.
+    pub statistics: bool,
+}
+
+pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyhow::Result<()> {
+    let Options {
+        format,
+        color,
+        quiet,
+        statistics,
+    } = *options;
     let program = &checked.program;
     let mut ordered: Vec<&Diagnostic> = checked.diagnostics.iter().collect();
     ordered.sort_by(|a, b| {
@@ -31,13 +43,47 @@ pub fn write(
             path.display()
         );
     }
+    if statistics {
+        return write_statistics(out, &ordered, format);
+    }
     match format {
         OutputFormat::Full => full::write(out, program, &ordered, color)?,
         OutputFormat::Concise => concise::write(out, program, &ordered)?,
         OutputFormat::Json => json::write(out, program, &ordered)?,
+        OutputFormat::JsonLines => json::write_lines(out, program, &ordered)?,
+        OutputFormat::Github => github::write(out, program, &ordered)?,
     }
-    if format != OutputFormat::Json {
-        summary(out, program, &ordered)?;
+    if matches!(format, OutputFormat::Full | OutputFormat::Concise) && !quiet {
+        summary(out, program, &ordered, checked.suppressed)?;
+    }
+    Ok(())
+}
+
+/// `count  CODE  name` per rule, most frequent first (as `ruff --statistics`); JSON with `--output-format json`.
+fn write_statistics(
+    out: &mut impl Write,
+    ordered: &[&Diagnostic],
+    format: OutputFormat,
+) -> anyhow::Result<()> {
+    let mut counts: Vec<(&'static str, &'static str, usize)> = Vec::new();
+    for d in ordered {
+        match counts.iter_mut().find(|(code, _, _)| *code == d.code) {
+            Some(row) => row.2 += 1,
+            None => counts.push((d.code, d.name, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
+    if matches!(format, OutputFormat::Json | OutputFormat::JsonLines) {
+        let rows: Vec<serde_json::Value> = counts
+            .iter()
+            .map(|(code, name, count)| serde_json::json!({"code": code, "name": name, "count": count}))
+            .collect();
+        serde_json::to_writer_pretty(&mut *out, &rows)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    for (code, name, count) in counts {
+        writeln!(out, "{count:>5}\t{code}\t{name}")?;
     }
     Ok(())
 }
@@ -66,10 +112,21 @@ fn summary(
     out: &mut impl Write,
     program: &Program,
     ordered: &[&Diagnostic],
+    suppressed: usize,
 ) -> std::io::Result<()> {
     if ordered.is_empty() {
-        return writeln!(out, "All checks passed!");
+        return match suppressed {
+            0 => writeln!(out, "All checks passed!"),
+            n => writeln!(
+                out,
+                "All checks passed! ({n} suppressed by `noqa` comments)"
+            ),
+        };
     }
+    let silenced = match suppressed {
+        0 => String::new(),
+        n => format!("; {n} more suppressed by `noqa` comments"),
+    };
     let count = |s: Severity| ordered.iter().filter(|d| d.severity == s).count();
     let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
     let files = {
@@ -80,7 +137,7 @@ fn summary(
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     writeln!(
         out,
-        "Found {} ({}, {}) in {}.",
+        "Found {} ({}, {}) in {}{silenced}.",
         plural(ordered.len(), "finding"),
         plural(errors, "error"),
         plural(warnings, "warning"),

@@ -1,0 +1,154 @@
+//! Suppression comments, as ruff reads them: `# noqa` or `# noqa: GPU001, GPU003` on the line where a
+//! finding starts, and `# gpulint: noqa` or `# gpulint: noqa: GPU001` anywhere in a file for the whole
+//! file. Codes are case-insensitive; `# noqa` without codes suppresses every code.
+
+use std::collections::HashMap;
+
+use gpulint_analyzer::program::SourceFile;
+
+/// The codes a directive names; empty for all.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Codes(Vec<String>);
+
+impl Codes {
+    fn covers(&self, code: &str) -> bool {
+        self.0.is_empty() || self.0.iter().any(|c| c.eq_ignore_ascii_case(code))
+    }
+}
+
+/// The suppression comments of one file.
+#[derive(Debug, Default)]
+pub struct Directives {
+    /// By 1-based line.
+    lines: HashMap<u32, Codes>,
+    file: Option<Codes>,
+}
+
+impl Directives {
+    pub fn of(file: &SourceFile) -> Directives {
+        let mut out = Directives::default();
+        for span in &file.comments {
+            let Some(comment) = file.text.get(span.start as usize..span.end as usize) else {
+                continue;
+            };
+            match parse_comment(comment) {
+                Some((true, codes)) => out.file = Some(merge(out.file.take(), codes)),
+                Some((false, codes)) => {
+                    let line = file.lines.line_col(&file.text, span.start).line;
+                    let old = out.lines.remove(&line);
+                    out.lines.insert(line, merge(old, codes));
+                }
+                None => {}
+            }
+        }
+        out
+    }
+
+    /// Whether a finding with `code` starting on `line` is suppressed.
+    pub fn suppresses(&self, line: u32, code: &str) -> bool {
+        self.file.as_ref().is_some_and(|c| c.covers(code))
+            || self.lines.get(&line).is_some_and(|c| c.covers(code))
+    }
+}
+
+fn merge(old: Option<Codes>, new: Codes) -> Codes {
+    match old {
+        Some(old) if old.0.is_empty() || new.0.is_empty() => Codes::default(),
+        Some(mut old) => {
+            old.0.extend(new.0);
+            old
+        }
+        None => new,
+    }
+}
+
+/// `(file-level?, codes)` for a comment holding a directive.
+fn parse_comment(comment: &str) -> Option<(bool, Codes)> {
+    let lower = comment.to_ascii_lowercase();
+    let (file_level, rest) = if let Some(at) = lower.find("gpulint: noqa") {
+        (true, &comment[at + "gpulint: noqa".len()..])
+    } else {
+        let at = find_noqa(&lower)?;
+        (false, &comment[at..])
+    };
+    let Some(list) = rest.trim_start().strip_prefix(':') else {
+        return Some((file_level, Codes::default()));
+    };
+    let mut codes = Vec::new();
+    for word in list.split(|c: char| c == ',' || c.is_whitespace()) {
+        if word.is_empty() {
+            continue;
+        }
+        let letters = word.chars().take_while(|c| c.is_ascii_alphabetic()).count();
+        let is_code = letters > 0
+            && word.len() > letters
+            && word[letters..].chars().all(|c| c.is_ascii_digit());
+        if !is_code {
+            break;
+        }
+        codes.push(word.to_ascii_uppercase());
+    }
+    Some((file_level, Codes(codes)))
+}
+
+/// Where the text after `# noqa` starts (the `#` may be the comment's own or a later one).
+fn find_noqa(lower: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(hash) = lower[from..].find('#') {
+        let after = from + hash + 1;
+        let rest = &lower[after..];
+        let trimmed = rest.trim_start();
+        if let Some(tail) = trimmed.strip_prefix("noqa") {
+            // `# noqa` and `# noqa: ...`, not `# noqa-like words`.
+            if tail.is_empty() || tail.starts_with(':') || tail.starts_with(char::is_whitespace) {
+                return Some(after + (rest.len() - trimmed.len()) + "noqa".len());
+            }
+        }
+        from = after;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(list: &[&str]) -> Codes {
+        Codes(list.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn line_directives_parse_like_ruffs() {
+        assert_eq!(parse_comment("# noqa"), Some((false, codes(&[]))));
+        assert_eq!(
+            parse_comment("# noqa: GPU001, gpu003"),
+            Some((false, codes(&["GPU001", "GPU003"])))
+        );
+        assert_eq!(
+            parse_comment("# NOQA:GPU002 GPU001 because of x"),
+            Some((false, codes(&["GPU002", "GPU001"])))
+        );
+        assert_eq!(
+            parse_comment("# the pool  # noqa: GPU001"),
+            Some((false, codes(&["GPU001"])))
+        );
+        assert_eq!(parse_comment("# noqalike"), None);
+        assert_eq!(parse_comment("# a normal comment"), None);
+    }
+
+    #[test]
+    fn file_directives_are_marked() {
+        assert_eq!(parse_comment("# gpulint: noqa"), Some((true, codes(&[]))));
+        assert_eq!(
+            parse_comment("# gpulint: noqa: GPU003"),
+            Some((true, codes(&["GPU003"])))
+        );
+    }
+
+    #[test]
+    fn coverage_is_by_code_or_all() {
+        assert!(codes(&[]).covers("GPU001"));
+        assert!(codes(&["GPU001"]).covers("gpu001"));
+        assert!(!codes(&["GPU001"]).covers("GPU003"));
+    }
+}

@@ -1,0 +1,66 @@
+//! GitHub Actions workflow commands: `::error file=...,line=...::message`, one per finding, which the
+//! runner turns into annotations on the pull request.
+
+use std::io::Write;
+
+use gpulint_analyzer::program::Program;
+use gpulint_rules::{Diagnostic, Severity};
+
+pub fn write(
+    out: &mut impl Write,
+    program: &Program,
+    ordered: &[&Diagnostic],
+) -> std::io::Result<()> {
+    for d in ordered {
+        let file = program.file(d.span.file);
+        let start = file.lines.line_col(&file.text, d.span.start);
+        let end = file.lines.line_col(&file.text, d.span.end);
+        let command = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        writeln!(
+            out,
+            "::{command} file={},line={},col={},endLine={},endColumn={},title={}::{}",
+            property(&file.path.display().to_string()),
+            start.line,
+            start.column,
+            end.line,
+            end.column,
+            property(&format!("gpulint ({} {})", d.code, d.name)),
+            data(&format!(
+                "{}:{}:{}: {} {}",
+                file.path.display(),
+                start.line,
+                start.column,
+                d.code,
+                d.message
+            )),
+        )?;
+    }
+    Ok(())
+}
+
+/// A command's message: `%`, CR and LF escaped (the runner's own escaping rules).
+fn data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A property value: also `:` and `,`, which delimit properties.
+fn property(text: &str) -> String {
+    data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_follows_the_workflow_command_rules() {
+        assert_eq!(data("50% done\nnext"), "50%25 done%0Anext");
+        assert_eq!(property("a:b,c%"), "a%3Ab%2Cc%25");
+    }
+}

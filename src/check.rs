@@ -6,15 +6,15 @@ use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use gpulint_analyzer::program::{FileError, Input, Program};
+use gpulint_analyzer::program::{normalize, FileError, Input, Program};
 use gpulint_analyzer::semantic::{self, ImportCache, Settings};
 use gpulint_analyzer::source::{FileId, Span};
 use gpulint_rules::Diagnostic;
 use rayon::prelude::*;
 
+use crate::config::Resolver;
 use crate::discover::Found;
 use crate::noqa::Directives;
-use crate::settings::Resolver;
 
 /// What a run produced: the program (paths and texts of every file a diagnostic may point into),
 /// the findings, and any bug in gpulint itself, by file.
@@ -29,21 +29,33 @@ pub struct Checked {
 /// Deep nesting is parsed and analysed recursively: give each worker thread room for it.
 const STACK_SIZE: usize = 256 << 20;
 
-pub fn check(found: Vec<Found>, settings: Resolver) -> anyhow::Result<Checked> {
+/// Checks the found files; `named` are the files given on the command line, checked even when the
+/// configuration excludes them.
+pub fn check(found: Vec<Found>, named: &[PathBuf], resolver: Resolver) -> anyhow::Result<Checked> {
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(STACK_SIZE)
         .build()?;
-    pool.install(|| check_in_pool(found, settings))
+    pool.install(|| check_in_pool(found, named, resolver))
 }
 
-fn check_in_pool(found: Vec<Found>, mut resolver: Resolver) -> anyhow::Result<Checked> {
-    let inputs = found
-        .into_iter()
-        .map(|f| match f {
-            Found::File(path) => Input::Path(path),
-            Found::Error(path, reason) => Input::Unreadable { path, reason },
-        })
-        .collect();
+fn check_in_pool(
+    found: Vec<Found>,
+    named: &[PathBuf],
+    mut resolver: Resolver,
+) -> anyhow::Result<Checked> {
+    let mut inputs = Vec::new();
+    for f in found {
+        match f {
+            Found::File(path) => {
+                let excluded = !named.contains(&path)
+                    && resolver.config_for(&path)?.excludes(&normalize(&path));
+                if !excluded {
+                    inputs.push(Input::Path(path));
+                }
+            }
+            Found::Error(path, reason) => inputs.push(Input::Unreadable { path, reason }),
+        }
+    }
     let timings = std::env::var_os("GPULINT_TIMINGS").is_some();
     let started = std::time::Instant::now();
     let program = Program::build(inputs);
@@ -97,7 +109,8 @@ fn check_in_pool(found: Vec<Found>, mut resolver: Resolver) -> anyhow::Result<Ch
             Err(message) => internal_errors.push((program.file(id).path.clone(), message)),
         }
     }
-    let (diagnostics, suppressed) = suppress(&program, merge(&program, diagnostics));
+    let diagnostics = configure(&program, &mut resolver, merge(&program, diagnostics))?;
+    let (diagnostics, suppressed) = suppress(&program, diagnostics);
     Ok(Checked {
         diagnostics,
         suppressed,
@@ -137,6 +150,29 @@ fn check_file(
                 .unwrap_or_else(|| "unknown panic".into())
         }),
     }
+}
+
+/// Applies each finding's configuration (that of its primary file): selection, per-file ignores,
+/// severity. Read and syntax errors are always reported.
+fn configure(
+    program: &Program,
+    resolver: &mut Resolver,
+    diagnostics: Vec<Diagnostic>,
+) -> anyhow::Result<Vec<Diagnostic>> {
+    let mut out = Vec::new();
+    for mut d in diagnostics {
+        if d.code == "GPU999" {
+            out.push(d);
+            continue;
+        }
+        let path = &program.file(d.span.file).path;
+        let config = resolver.config_for(path)?;
+        if config.reports(&normalize(path), d.code) {
+            d.severity = config.severity(d.code, d.severity);
+            out.push(d);
+        }
+    }
+    Ok(out)
 }
 
 /// Drops findings that a suppression comment in their primary file covers; returns the rest and how

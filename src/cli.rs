@@ -49,6 +49,12 @@ pub struct CheckArgs {
     /// `[tool.gpulint] platform`, else linux.
     #[arg(long, value_enum)]
     pub platform: Option<PlatformArg>,
+    /// Use this configuration file for every checked file (instead of the nearest one).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Read no configuration file.
+    #[arg(long, conflicts_with = "config")]
+    pub isolated: bool,
     /// Write the report to this file instead of standard output.
     #[arg(long, short = 'o')]
     pub output_file: Option<PathBuf>,

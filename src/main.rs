@@ -2,12 +2,13 @@
 
 mod check;
 mod cli;
+mod config;
 mod discover;
 mod noqa;
 mod output;
-mod settings;
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -34,11 +35,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(args) => {
             let files = discover::discover(&args.paths);
-            let overrides = settings::Overrides {
+            let overrides = config::Overrides {
                 target_version: args.target_version,
                 platform: args.platform.map(Into::into),
+                config: args.config.clone(),
+                isolated: args.isolated,
             };
-            let checked = check::check(files, settings::Resolver::new(overrides))?;
+            let named: Vec<PathBuf> = args.paths.iter().filter(|p| p.is_file()).cloned().collect();
+            let checked = check::check(files, &named, config::Resolver::new(overrides)?)?;
             let options = output::Options {
                 format: args.output_format,
                 // A file gets no colour codes.

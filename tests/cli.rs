@@ -387,3 +387,87 @@ fn json_lines_and_github_formats() {
     );
     assert_eq!(github.lines().count(), 1, "no summary line: {github}");
 }
+
+#[test]
+fn configuration_selects_ignores_excludes_and_sets_severity() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("tests")).unwrap();
+    fs::create_dir_all(root.join("vendor")).unwrap();
+    fs::create_dir_all(root.join("legacy")).unwrap();
+    for path in [
+        "app.py",
+        "tests/test_app.py",
+        "vendor/lib.py",
+        "legacy/old.py",
+    ] {
+        fs::write(root.join(path), HAZARD).unwrap();
+    }
+    fs::write(
+        root.join("pyproject.toml"),
+        "[project]\nname = \"x\"\n\n[tool.gpulint]\nexclude = [\"vendor\"]\n[tool.gpulint.per-file-ignores]\n\"tests/*.py\" = [\"GPU001\"]\n[tool.gpulint.severity]\nGPU001 = \"warning\"\n",
+    )
+    .unwrap();
+    // The nearest configuration wins: legacy/ has its own, which selects nothing of GPU001.
+    fs::write(root.join("legacy/gpulint.toml"), "ignore = [\"GPU0\"]\n").unwrap();
+    let json = |args: &[&str]| -> Vec<(String, String)> {
+        let out = gpulint(args, root);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let file = std::path::Path::new(d["filename"].as_str().unwrap());
+                let rel = file.strip_prefix(root).unwrap_or(file);
+                (
+                    rel.display().to_string(),
+                    d["severity"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let found = json(&["check", "--output-format", "json", "."]);
+    assert_eq!(
+        found,
+        vec![("app.py".to_string(), "warning".to_string())],
+        "{found:?}"
+    );
+
+    // A file named on the command line is checked even when excluded.
+    let named = json(&["check", "--output-format", "json", "vendor/lib.py"]);
+    assert_eq!(named.len(), 1, "{named:?}");
+
+    // --isolated reads no configuration: every file, default severity.
+    let isolated = json(&["check", "--output-format", "json", "--isolated", "."]);
+    assert_eq!(isolated.len(), 4, "{isolated:?}");
+    assert!(isolated.iter().all(|(_, s)| s == "error"));
+
+    // --config applies one file everywhere.
+    fs::write(root.join("strict.toml"), "select = [\"GPU003\"]\n").unwrap();
+    let strict = gpulint(&["check", "--config", "strict.toml", "."], root);
+    assert_eq!(strict.status.code(), Some(0), "{strict:?}");
+}
+
+#[test]
+fn a_bad_configuration_is_shown_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
+    fs::write(
+        dir.path().join("gpulint.toml"),
+        "select = [\"GPU001\"]\n[severity]\nGPU001 = \"fatal\"\n",
+    )
+    .unwrap();
+    let out = gpulint(&["check", "hazard.py"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("gpulint.toml:3"), "{err}");
+    assert!(
+        err.contains("is not \"error\", \"warning\" or \"info\""),
+        "{err}"
+    );
+
+    fs::write(dir.path().join("gpulint.toml"), "colour = true\n").unwrap();
+    let out = gpulint(&["check", "hazard.py"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown field `colour`"));
+}

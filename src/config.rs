@@ -1,0 +1,463 @@
+//! Configuration: `[tool.gpulint]` in `pyproject.toml`, or the top level of `gpulint.toml` /
+//! `.gpulint.toml`. As in ruff, the nearest configuration file above a checked file applies to it
+//! (`.gpulint.toml`, then `gpulint.toml`, then a `pyproject.toml` with a `[tool.gpulint]` table);
+//! `--config PATH` applies one file to every checked file; `--isolated` reads none. An unknown key or
+//! a bad value is an error that shows the file, line and key.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use globset::{Glob, GlobMatcher};
+use gpulint_analyzer::program::normalize;
+use gpulint_analyzer::semantic::Settings;
+use gpulint_analyzer::target::{default_start_method, Platform, PythonVersion};
+use gpulint_rules::Severity;
+use serde::Deserialize;
+use toml::Spanned;
+
+/// Keys under `[tool.gpulint]` (or at the top of `gpulint.toml`).
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawConfig {
+    select: Option<Vec<Spanned<String>>>,
+    extend_select: Option<Vec<Spanned<String>>>,
+    ignore: Option<Vec<Spanned<String>>>,
+    per_file_ignores: Option<BTreeMap<String, Spanned<Vec<Spanned<String>>>>>,
+    exclude: Option<Vec<Spanned<String>>>,
+    extend_exclude: Option<Vec<Spanned<String>>>,
+    target_version: Option<Spanned<String>>,
+    platform: Option<Spanned<String>>,
+    severity: Option<BTreeMap<String, Spanned<String>>>,
+}
+
+#[derive(Deserialize)]
+struct PyProject {
+    tool: Option<Tools>,
+    project: Option<Project>,
+}
+
+#[derive(Deserialize)]
+struct Tools {
+    gpulint: Option<RawConfig>,
+}
+
+#[derive(Deserialize)]
+struct Project {
+    #[serde(rename = "requires-python")]
+    requires_python: Option<String>,
+}
+
+/// A configuration error: the file, its text, where, and what is wrong.
+#[derive(Debug)]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub text: String,
+    pub span: Range<usize>,
+    pub message: String,
+}
+
+impl ConfigError {
+    /// Renders it with ariadne: the file, the line, the key, the message.
+    pub fn render(&self) -> String {
+        use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
+        let name = self.path.display().to_string();
+        let span = self.span.start.min(self.text.len())..self.span.end.min(self.text.len());
+        let mut buffer = Vec::new();
+        let report = Report::build(ReportKind::Error, (name.clone(), span.clone()))
+            .with_config(
+                Config::default()
+                    .with_color(false)
+                    .with_index_type(IndexType::Byte),
+            )
+            .with_message(format!("invalid configuration: {}", self.message))
+            .with_label(Label::new((name.clone(), span)).with_message(&self.message))
+            .finish();
+        if report
+            .write((name, Source::from(self.text.as_str())), &mut buffer)
+            .is_err()
+        {
+            return format!("{}: {}", self.path.display(), self.message);
+        }
+        String::from_utf8_lossy(&buffer).into_owned()
+    }
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.render())
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// A pattern of `exclude` or `per-file-ignores`: a bare name matches any path component (`tests`,
+/// `*_pb2.py`); a pattern with a `/` matches the path relative to the configuration's folder.
+#[derive(Debug, Clone)]
+struct Pattern {
+    matcher: GlobMatcher,
+    anchored: bool,
+}
+
+impl Pattern {
+    fn matches(&self, root: &Path, path: &Path) -> bool {
+        if self.anchored {
+            path.strip_prefix(root)
+                .is_ok_and(|rel| self.matcher.is_match(rel))
+        } else {
+            let rel = path.strip_prefix(root).unwrap_or(path);
+            rel.components()
+                .any(|c| self.matcher.is_match(Path::new(c.as_os_str())))
+        }
+    }
+}
+
+/// The settings one configuration file (or none) gives the files under it.
+#[derive(Debug, Default)]
+pub struct Config {
+    /// The folder patterns are relative to.
+    root: PathBuf,
+    select: Option<Vec<String>>,
+    extend_select: Vec<String>,
+    ignore: Vec<String>,
+    per_file_ignores: Vec<(Pattern, Vec<String>)>,
+    exclude: Vec<Pattern>,
+    target_version: Option<PythonVersion>,
+    platform: Option<Platform>,
+    severity: HashMap<String, Severity>,
+}
+
+/// Whether `selector` (`ALL`, a code, or a code prefix such as `GPU00`) selects `code`.
+fn selects(selector: &str, code: &str) -> bool {
+    selector.eq_ignore_ascii_case("ALL")
+        || code
+            .get(..selector.len())
+            .is_some_and(|prefix| prefix.eq_ignore_ascii_case(selector))
+}
+
+impl Config {
+    /// Whether findings of `code` in `path` are reported.
+    pub fn reports(&self, path: &Path, code: &str) -> bool {
+        let selected = self
+            .select
+            .as_deref()
+            .is_none_or(|s| s.iter().any(|x| selects(x, code)))
+            || self.extend_select.iter().any(|x| selects(x, code));
+        let ignored = self.ignore.iter().any(|x| selects(x, code))
+            || self.per_file_ignores.iter().any(|(pattern, codes)| {
+                pattern.matches(&self.root, path) && codes.iter().any(|x| selects(x, code))
+            });
+        selected && !ignored
+    }
+
+    pub fn severity(&self, code: &str, default: Severity) -> Severity {
+        self.severity.get(code).copied().unwrap_or(default)
+    }
+
+    pub fn excludes(&self, path: &Path) -> bool {
+        self.exclude.iter().any(|p| p.matches(&self.root, path))
+    }
+}
+
+/// What the command line fixed.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub target_version: Option<PythonVersion>,
+    pub platform: Option<Platform>,
+    /// `--config PATH`.
+    pub config: Option<PathBuf>,
+    /// `--isolated`.
+    pub isolated: bool,
+}
+
+/// Finds each folder's configuration (and `requires-python`) once.
+pub struct Resolver {
+    overrides: Overrides,
+    fixed: Option<Arc<Config>>,
+    by_dir: HashMap<PathBuf, Arc<Config>>,
+    requires_python: HashMap<PathBuf, Option<PythonVersion>>,
+}
+
+impl Resolver {
+    pub fn new(overrides: Overrides) -> Result<Self, ConfigError> {
+        let fixed = match (&overrides.config, overrides.isolated) {
+            (_, true) => Some(Arc::new(Config::default())),
+            (Some(path), false) => {
+                let path = normalize(path);
+                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError {
+                    path: path.clone(),
+                    text: String::new(),
+                    span: 0..0,
+                    message: format!("cannot read it: {e}"),
+                })?;
+                Some(Arc::new(parse_config(&path, &text)?.unwrap_or_default()))
+            }
+            (None, false) => None,
+        };
+        Ok(Resolver {
+            overrides,
+            fixed,
+            by_dir: HashMap::new(),
+            requires_python: HashMap::new(),
+        })
+    }
+
+    /// The configuration that applies to `file`.
+    pub fn config_for(&mut self, file: &Path) -> Result<Arc<Config>, ConfigError> {
+        if let Some(fixed) = &self.fixed {
+            return Ok(Arc::clone(fixed));
+        }
+        match normalize(file).parent() {
+            Some(dir) => self.config_in(dir),
+            None => Ok(Arc::default()),
+        }
+    }
+
+    fn config_in(&mut self, dir: &Path) -> Result<Arc<Config>, ConfigError> {
+        if let Some(c) = self.by_dir.get(dir) {
+            return Ok(Arc::clone(c));
+        }
+        let mut found = None;
+        for name in [".gpulint.toml", "gpulint.toml", "pyproject.toml"] {
+            let path = dir.join(name);
+            if !path.is_file() {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).map_err(|e| ConfigError {
+                path: path.clone(),
+                text: String::new(),
+                span: 0..0,
+                message: format!("cannot read it: {e}"),
+            })?;
+            if let Some(config) = parse_config(&path, &text)? {
+                found = Some(Arc::new(config));
+                break;
+            }
+        }
+        let config = match found {
+            Some(c) => c,
+            None => match dir.parent() {
+                Some(parent) => self.config_in(parent)?,
+                None => Arc::new(Config::default()),
+            },
+        };
+        self.by_dir.insert(dir.to_path_buf(), Arc::clone(&config));
+        Ok(config)
+    }
+
+    /// The analysis settings for `file`: the command line, else its configuration, else the
+    /// oldest version the nearest `pyproject.toml`'s `requires-python` admits, else py310 on Linux.
+    pub fn settings_for(&mut self, file: &Path) -> Result<Settings, ConfigError> {
+        let config = self.config_for(file)?;
+        let requires = match (self.overrides.isolated, normalize(file).parent()) {
+            (false, Some(dir)) => self.requires_python_in(dir),
+            _ => None,
+        };
+        let version = self
+            .overrides
+            .target_version
+            .or(config.target_version)
+            .or(requires)
+            .unwrap_or(PythonVersion::DEFAULT);
+        let platform = self
+            .overrides
+            .platform
+            .or(config.platform)
+            .unwrap_or(Platform::Linux);
+        Ok(Settings {
+            default_start_method: default_start_method(version, platform),
+        })
+    }
+
+    fn requires_python_in(&mut self, dir: &Path) -> Option<PythonVersion> {
+        if let Some(v) = self.requires_python.get(dir) {
+            return *v;
+        }
+        let pyproject = dir.join("pyproject.toml");
+        let version = if pyproject.is_file() {
+            std::fs::read_to_string(&pyproject)
+                .ok()
+                .and_then(|text| toml::from_str::<PyProject>(&text).ok())
+                .and_then(|p| p.project?.requires_python)
+                .and_then(|spec| PythonVersion::from_requires_python(&spec))
+        } else {
+            dir.parent()
+                .and_then(|parent| self.requires_python_in(parent))
+        };
+        self.requires_python.insert(dir.to_path_buf(), version);
+        version
+    }
+}
+
+/// The configuration in `path`; `None` for a `pyproject.toml` without `[tool.gpulint]`.
+fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> {
+    let error = |span: Range<usize>, message: String| ConfigError {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        span,
+        message,
+    };
+    let toml_error = |e: toml::de::Error| error(e.span().unwrap_or(0..0), e.message().to_string());
+    let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
+    let raw = if is_pyproject {
+        let project: PyProject = toml::from_str(text).map_err(toml_error)?;
+        match project.tool.and_then(|t| t.gpulint) {
+            Some(raw) => raw,
+            None => return Ok(None),
+        }
+    } else {
+        toml::from_str::<RawConfig>(text).map_err(toml_error)?
+    };
+    let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let selectors = |list: Option<Vec<Spanned<String>>>| -> Result<Vec<String>, ConfigError> {
+        let mut out = Vec::new();
+        for s in list.unwrap_or_default() {
+            let known = gpulint_rules::RULES
+                .iter()
+                .any(|r| selects(s.get_ref(), r.code));
+            if !known {
+                return Err(error(
+                    s.span(),
+                    format!(
+                        "`{}` selects no rule (use `ALL`, a code such as GPU001, or a prefix)",
+                        s.get_ref()
+                    ),
+                ));
+            }
+            out.push(s.into_inner());
+        }
+        Ok(out)
+    };
+    let pattern = |s: &Spanned<String>| -> Result<Pattern, ConfigError> {
+        let glob = Glob::new(s.get_ref())
+            .map_err(|e| error(s.span(), format!("`{}` is not a glob: {e}", s.get_ref())))?;
+        Ok(Pattern {
+            matcher: glob.compile_matcher(),
+            anchored: s.get_ref().contains('/'),
+        })
+    };
+    let mut config = Config {
+        root,
+        select: match raw.select {
+            Some(list) => Some(selectors(Some(list))?),
+            None => None,
+        },
+        extend_select: selectors(raw.extend_select)?,
+        ignore: selectors(raw.ignore)?,
+        ..Config::default()
+    };
+    for (glob, codes) in raw.per_file_ignores.unwrap_or_default() {
+        let span = codes.span();
+        let spanned_glob = Spanned::new(span.clone(), glob);
+        let codes = selectors(Some(codes.into_inner()))?;
+        config
+            .per_file_ignores
+            .push((pattern(&spanned_glob)?, codes));
+    }
+    for s in raw
+        .exclude
+        .unwrap_or_default()
+        .iter()
+        .chain(raw.extend_exclude.unwrap_or_default().iter())
+    {
+        config.exclude.push(pattern(s)?);
+    }
+    if let Some(v) = raw.target_version {
+        config.target_version = Some(PythonVersion::parse(v.get_ref()).ok_or_else(|| {
+            error(
+                v.span(),
+                format!(
+                    "target-version `{}` is not a version such as \"py312\"",
+                    v.get_ref()
+                ),
+            )
+        })?);
+    }
+    if let Some(p) = raw.platform {
+        config.platform = Some(Platform::parse(p.get_ref()).ok_or_else(|| {
+            error(
+                p.span(),
+                format!(
+                    "platform `{}` is not \"linux\", \"macos\" or \"windows\"",
+                    p.get_ref()
+                ),
+            )
+        })?);
+    }
+    for (code, level) in raw.severity.unwrap_or_default() {
+        let Some(rule) = gpulint_rules::rule(&code) else {
+            return Err(error(
+                level.span(),
+                format!("severity for unknown rule `{code}`"),
+            ));
+        };
+        let severity = match level.get_ref().as_str() {
+            "error" => Severity::Error,
+            "warning" => Severity::Warning,
+            "info" => Severity::Info,
+            other => {
+                return Err(error(
+                    level.span(),
+                    format!(
+                        "severity `{other}` for {code} is not \"error\", \"warning\" or \"info\""
+                    ),
+                ))
+            }
+        };
+        config.severity.insert(rule.code.to_string(), severity);
+    }
+    Ok(Some(config))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> Result<Config, ConfigError> {
+        parse_config(Path::new("/p/gpulint.toml"), text)
+            .map(|c| c.expect("a gpulint.toml is a config"))
+    }
+
+    #[test]
+    fn select_ignore_and_per_file_ignores() {
+        let c = config(
+            "select = [\"GPU00\"]\nignore = [\"GPU002\"]\n[per-file-ignores]\n\"tests/*.py\" = [\"GPU001\"]\n",
+        )
+        .unwrap();
+        let main = Path::new("/p/src/train.py");
+        let test = Path::new("/p/tests/test_train.py");
+        assert!(c.reports(main, "GPU001"));
+        assert!(!c.reports(main, "GPU002"));
+        assert!(!c.reports(test, "GPU001"));
+        assert!(c.reports(test, "GPU003"));
+    }
+
+    #[test]
+    fn exclude_matches_names_anywhere_and_anchored_paths() {
+        let c = config("exclude = [\"build\", \"gen/*_pb2.py\"]\n").unwrap();
+        assert!(c.excludes(Path::new("/p/a/build/x.py")));
+        assert!(c.excludes(Path::new("/p/gen/api_pb2.py")));
+        assert!(!c.excludes(Path::new("/p/other/gen/api_pb2.py")));
+    }
+
+    #[test]
+    fn errors_point_at_the_key_or_value() {
+        let text = "select = [\"GPU001\"]\ncolour = true\n";
+        let err = config(text).unwrap_err();
+        assert!(
+            err.message.contains("unknown field `colour`"),
+            "{}",
+            err.message
+        );
+        assert_eq!(&text[err.span.clone()], "colour");
+
+        let text = "[severity]\nGPU001 = \"fatal\"\n";
+        let err = config(text).unwrap_err();
+        assert_eq!(&text[err.span.clone()], "\"fatal\"");
+        assert!(err.render().contains("gpulint.toml:2"), "{}", err.render());
+
+        let err = config("select = [\"E501\"]\n").unwrap_err();
+        assert!(err.message.contains("selects no rule"), "{}", err.message);
+    }
+}

@@ -23,7 +23,11 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("gpulint: error: {err:#}");
+            match err.downcast_ref::<config::ConfigError>() {
+                // Already a full report: the file, the line, the key.
+                Some(config) => eprint!("{}", config.render()),
+                None => eprintln!("gpulint: error: {err:#}"),
+            }
             ExitCode::from(2)
         }
     }

@@ -31,19 +31,29 @@ const STACK_SIZE: usize = 256 << 20;
 
 /// Checks the found files; `named` are the files given on the command line, checked even when the
 /// configuration excludes them.
-pub fn check(found: Vec<Found>, named: &[PathBuf], resolver: Resolver) -> anyhow::Result<Checked> {
+/// `stdin` is a file's path and text read from standard input.
+pub fn check(
+    found: Vec<Found>,
+    stdin: Option<(PathBuf, String)>,
+    named: &[PathBuf],
+    resolver: Resolver,
+) -> anyhow::Result<Checked> {
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(STACK_SIZE)
         .build()?;
-    pool.install(|| check_in_pool(found, named, resolver))
+    pool.install(|| check_in_pool(found, stdin, named, resolver))
 }
 
 fn check_in_pool(
     found: Vec<Found>,
+    stdin: Option<(PathBuf, String)>,
     named: &[PathBuf],
     mut resolver: Resolver,
 ) -> anyhow::Result<Checked> {
     let mut inputs = Vec::new();
+    if let Some((path, text)) = stdin {
+        inputs.push(Input::Text { path, text });
+    }
     for f in found {
         match f {
             Found::File(path) => {

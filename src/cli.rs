@@ -23,7 +23,11 @@ pub enum Command {
         code: String,
     },
     /// List every rule.
-    Rules,
+    Rules {
+        /// `text`: a table; `markdown`: the full rule reference (what docs/rules.md holds); `json`.
+        #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
+        output_format: RulesFormat,
+    },
     /// Print the semantic facts found in one file (for debugging gpulint itself).
     #[command(hide = true)]
     Facts { path: PathBuf },
@@ -49,6 +53,10 @@ pub struct CheckArgs {
     /// `[tool.gpulint] platform`, else linux.
     #[arg(long, value_enum)]
     pub platform: Option<PlatformArg>,
+    /// Read the file to check from standard input, reporting it under this path (for editors and
+    /// hooks); the path's folder decides the configuration and how its imports resolve.
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
     /// Use this configuration file for every checked file (instead of the nearest one).
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
@@ -103,6 +111,13 @@ pub enum OutputFormat {
     JsonLines,
     /// GitHub Actions workflow commands: annotations on the pull request.
     Github,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Text,
+    Markdown,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -16,7 +16,7 @@ use gpulint_analyzer::program::{Input, Program};
 use gpulint_analyzer::semantic::{ImportCache, Settings};
 use gpulint_analyzer::source::FileId;
 
-use cli::{Cli, Command};
+use cli::{Cli, Command, RulesFormat};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -38,7 +38,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut out = stdout.lock();
     match cli.command {
         Command::Check(args) => {
-            let files = discover::discover(&args.paths);
+            let (files, stdin) = match &args.stdin_filename {
+                Some(path) => {
+                    let mut text = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                        .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
+                    (Vec::new(), Some((path.clone(), text)))
+                }
+                None => (discover::discover(&args.paths), None),
+            };
             let overrides = config::Overrides {
                 target_version: args.target_version,
                 platform: args.platform.map(Into::into),
@@ -46,7 +54,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 isolated: args.isolated,
             };
             let named: Vec<PathBuf> = args.paths.iter().filter(|p| p.is_file()).cloned().collect();
-            let checked = check::check(files, &named, config::Resolver::new(overrides)?)?;
+            let checked = check::check(files, stdin, &named, config::Resolver::new(overrides)?)?;
             let options = output::Options {
                 format: args.output_format,
                 // A file gets no colour codes.
@@ -98,21 +106,42 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             writeln!(out, "{facts:#?}")?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Rules => {
-            writeln!(
-                out,
-                "{:<8} {:<34} {:<8} summary",
-                "code", "name", "severity"
-            )?;
-            for rule in gpulint_rules::RULES {
-                writeln!(
-                    out,
-                    "{:<8} {:<34} {:<8} {}",
-                    rule.code,
-                    rule.name,
-                    rule.severity.as_str(),
-                    rule.summary
-                )?;
+        Command::Rules { output_format } => {
+            match output_format {
+                RulesFormat::Text => {
+                    writeln!(
+                        out,
+                        "{:<8} {:<34} {:<8} summary",
+                        "code", "name", "severity"
+                    )?;
+                    for rule in gpulint_rules::RULES {
+                        writeln!(
+                            out,
+                            "{:<8} {:<34} {:<8} {}",
+                            rule.code,
+                            rule.name,
+                            rule.severity.as_str(),
+                            rule.summary
+                        )?;
+                    }
+                }
+                RulesFormat::Markdown => write!(out, "{}", gpulint_rules::markdown_reference())?,
+                RulesFormat::Json => {
+                    let rules: Vec<serde_json::Value> = gpulint_rules::RULES
+                        .iter()
+                        .map(|r| {
+                            serde_json::json!({
+                                "code": r.code,
+                                "name": r.name,
+                                "severity": r.severity.as_str(),
+                                "summary": r.summary,
+                                "explanation": r.docs,
+                            })
+                        })
+                        .collect();
+                    serde_json::to_writer_pretty(&mut out, &rules)?;
+                    writeln!(out)?;
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

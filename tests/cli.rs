@@ -471,3 +471,48 @@ fn a_bad_configuration_is_shown_with_its_line() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown field `colour`"));
 }
+
+#[test]
+fn docs_rules_md_is_fresh() {
+    let generated = stdout(&gpulint(&["rules", "--output-format", "markdown"], &root()));
+    let committed = fs::read_to_string(root().join("docs/rules.md")).expect("docs/rules.md exists");
+    assert!(
+        generated == committed,
+        "docs/rules.md is stale: run `cargo run -- rules --output-format markdown > docs/rules.md`"
+    );
+    for rule in ["GPU001", "GPU002", "GPU003", "GPU999"] {
+        assert!(committed.contains(&format!("\n## {rule}\n")), "{rule}");
+    }
+}
+
+#[test]
+fn stdin_filename_checks_standard_input_under_that_path() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpulint"))
+        .args([
+            "check",
+            "--stdin-filename",
+            "pkg/edited.py",
+            "--output-format",
+            "concise",
+        ])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(HAZARD.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).starts_with("pkg/edited.py:8:6: GPU001 "),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -111,6 +111,8 @@ pub enum OutputFormat {
     JsonLines,
     /// GitHub Actions workflow commands: annotations on the pull request.
     Github,
+    /// GitLab Code Quality JSON, with stable fingerprints.
+    Gitlab,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -516,3 +516,41 @@ fn stdin_filename_checks_standard_input_under_that_path() {
         stdout(&out)
     );
 }
+
+#[test]
+fn gitlab_fingerprints_survive_unrelated_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = |text: &str| -> Vec<(String, u64)> {
+        fs::write(dir.path().join("hazard.py"), text).unwrap();
+        let out = gpulint(
+            &["check", "--output-format", "gitlab", "hazard.py"],
+            dir.path(),
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                assert_eq!(i["location"]["path"], "hazard.py");
+                (
+                    i["fingerprint"].as_str().unwrap().to_string(),
+                    i["location"]["lines"]["begin"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let before = report(HAZARD);
+    let after = report(&format!("# a new comment\n\n{HAZARD}"));
+    assert_eq!(before.len(), 1);
+    assert_eq!(before[0].0, after[0].0, "same finding, same fingerprint");
+    assert_eq!(after[0].1, before[0].1 + 2, "it moved two lines down");
+    let twice = report(&format!(
+        "{HAZARD}{}",
+        &HAZARD[HAZARD.find("with").unwrap()..]
+    ));
+    assert_eq!(twice.len(), 2);
+    assert_ne!(
+        twice[0].0, twice[1].0,
+        "identical lines get distinct fingerprints"
+    );
+}

@@ -3,6 +3,7 @@
 mod concise;
 mod full;
 mod github;
+mod gitlab;
 mod json;
 
 use std::io::{IsTerminal, Write};
@@ -52,6 +53,7 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         OutputFormat::Json => json::write(out, program, &ordered)?,
         OutputFormat::JsonLines => json::write_lines(out, program, &ordered)?,
         OutputFormat::Github => github::write(out, program, &ordered)?,
+        OutputFormat::Gitlab => gitlab::write(out, program, &ordered)?,
     }
     if matches!(format, OutputFormat::Full | OutputFormat::Concise) && !quiet {
         summary(out, program, &ordered, checked.suppressed)?;
@@ -95,6 +97,59 @@ pub fn use_color(choice: Color) -> bool {
         Color::Never => false,
         Color::Auto => std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal(),
     }
+}
+
+/// A path relative to the working directory (where CI runs, the repository root), with `/`.
+fn relative_path(path: &std::path::Path) -> String {
+    let absolute = gpulint_analyzer::program::normalize(path);
+    let cwd = std::env::current_dir()
+        .map(|c| gpulint_analyzer::program::normalize(&c))
+        .unwrap_or_default();
+    let shown = absolute.strip_prefix(&cwd).unwrap_or(&absolute);
+    shown
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+        .replacen("//", "/", 1)
+}
+
+/// Fingerprints that survive unrelated edits: the rule, the file, the primary line's text with its
+/// whitespace squeezed, and which occurrence of that triple it is; not the line number.
+fn fingerprints(program: &Program, ordered: &[&Diagnostic]) -> Vec<String> {
+    let mut seen: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    ordered
+        .iter()
+        .map(|d| {
+            let file = program.file(d.span.file);
+            let start = file.text[..(d.span.start as usize).min(file.text.len())]
+                .rfind('\n')
+                .map_or(0, |i| i + 1);
+            let end = file.text[start..]
+                .find('\n')
+                .map_or(file.text.len(), |i| start + i);
+            let line: Vec<&str> = file.text[start..end].split_whitespace().collect();
+            let key = fnv1a(&[d.code, &relative_path(&file.path), &line.join(" ")]);
+            let occurrence = seen.entry(key).or_insert(0);
+            *occurrence += 1;
+            format!(
+                "{:016x}",
+                fnv1a(&[&key.to_string(), &occurrence.to_string()])
+            )
+        })
+        .collect()
+}
+
+/// FNV-1a, 64 bits, over the parts with a separator: stable across runs, platforms and versions.
+fn fnv1a(parts: &[&str]) -> u64 {
+    let mut hash: u64 = 0xcbf29ce484222325;
+    for part in parts {
+        for byte in part.bytes().chain([0xff]) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x100000001b3);
+        }
+    }
+    hash
 }
 
 /// The file a span is in, as shown.

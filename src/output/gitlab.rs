@@ -1,0 +1,63 @@
+//! GitLab Code Quality report: a JSON array of issues with stable fingerprints, so the merge request
+//! widget shows which findings are new.
+
+use std::io::Write;
+
+use gpulint_analyzer::program::Program;
+use gpulint_rules::{Diagnostic, Severity};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct Issue {
+    description: String,
+    check_name: String,
+    fingerprint: String,
+    severity: &'static str,
+    location: Location,
+}
+
+#[derive(Serialize)]
+struct Location {
+    path: String,
+    lines: Lines,
+}
+
+#[derive(Serialize)]
+struct Lines {
+    begin: u32,
+    end: u32,
+}
+
+pub fn write(
+    out: &mut impl Write,
+    program: &Program,
+    ordered: &[&Diagnostic],
+) -> anyhow::Result<()> {
+    let fingerprints = super::fingerprints(program, ordered);
+    let issues: Vec<Issue> = ordered
+        .iter()
+        .zip(fingerprints)
+        .map(|(d, fingerprint)| {
+            let file = program.file(d.span.file);
+            let begin = file.lines.line_col(&file.text, d.span.start).line;
+            let end = file.lines.line_col(&file.text, d.span.end).line;
+            Issue {
+                description: format!("{} {}", d.code, d.message),
+                check_name: format!("{} {}", d.code, d.name),
+                fingerprint,
+                severity: match d.severity {
+                    Severity::Error => "major",
+                    Severity::Warning => "minor",
+                    Severity::Info => "info",
+                },
+                location: Location {
+                    path: super::relative_path(&file.path),
+                    lines: Lines { begin, end },
+                },
+            }
+        })
+        .collect();
+    serde_json::to_writer_pretty(&mut *out, &issues)?;
+    writeln!(out)?;
+    Ok(())
+}

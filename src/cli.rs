@@ -113,6 +113,8 @@ pub enum OutputFormat {
     Github,
     /// GitLab Code Quality JSON, with stable fingerprints.
     Gitlab,
+    /// SARIF 2.1.0, for GitHub code scanning.
+    Sarif,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -554,3 +554,59 @@ fn gitlab_fingerprints_survive_unrelated_edits() {
         "identical lines get distinct fingerprints"
     );
 }
+
+#[test]
+fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("app")).unwrap();
+    fs::write(dir.path().join("app/__init__.py"), "").unwrap();
+    fs::write(
+        dir.path().join("app/engine.py"),
+        "import torch\n\nnet = torch.nn.Linear(2, 2).cuda()\n\ndef run(x):\n    return net(x)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("main.py"),
+        "import multiprocessing as mp\nfrom app.engine import run\n\nwith mp.Pool(2) as pool:\n    pool.map(run, [1])\n",
+    )
+    .unwrap();
+    let out = gpulint(&["check", "--output-format", "sarif", "."], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(root().join("tests/data/sarif-schema-2.1.0.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&sarif)
+        .map(|e| format!("{e} at {}", e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    // The validator does reject what the schema forbids.
+    let mut broken = sarif.clone();
+    broken["runs"][0]["results"][0]["level"] = serde_json::json!("fatal");
+    assert!(!validator.is_valid(&broken));
+
+    let run = &sarif["runs"][0];
+    assert_eq!(run["tool"]["driver"]["rules"].as_array().unwrap().len(), 4);
+    let result = &run["results"][0];
+    assert_eq!(result["ruleId"], "GPU001");
+    assert_eq!(result["level"], "error");
+    let location = &result["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], "main.py");
+    assert_eq!(location["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+    assert_eq!(location["region"]["startLine"], 4);
+    let related: Vec<&str> = result["relatedLocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            l["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert!(related.contains(&"app/engine.py"), "{related:?}");
+    assert!(result["partialFingerprints"]["gpulintFingerprint/v1"].is_string());
+}

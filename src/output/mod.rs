@@ -5,6 +5,7 @@ mod full;
 mod github;
 mod gitlab;
 mod json;
+mod sarif;
 
 use std::io::{IsTerminal, Write};
 
@@ -54,6 +55,7 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         OutputFormat::JsonLines => json::write_lines(out, program, &ordered)?,
         OutputFormat::Github => github::write(out, program, &ordered)?,
         OutputFormat::Gitlab => gitlab::write(out, program, &ordered)?,
+        OutputFormat::Sarif => sarif::write(out, program, &ordered)?,
     }
     if matches!(format, OutputFormat::Full | OutputFormat::Concise) && !quiet {
         summary(out, program, &ordered, checked.suppressed)?;

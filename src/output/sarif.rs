@@ -1,0 +1,171 @@
+//! SARIF 2.1.0 for GitHub code scanning and other viewers: every rule with its descriptions, help
+//! text and Markdown, and default level; every result with its level, a location relative to
+//! `%SRCROOT%` (the working directory), related locations, and partial fingerprints that survive
+//! unrelated edits.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use gpulint_analyzer::program::Program;
+use gpulint_analyzer::source::Span;
+use gpulint_rules::{Diagnostic, Severity, RULES};
+use serde_sarif::sarif::{
+    ArtifactLocation, Location, Message, MultiformatMessageString, PhysicalLocation, Region,
+    ReportingConfiguration, ReportingDescriptor, Result as SarifResult, ResultLevel, Run, Sarif,
+    Tool, ToolComponent, SCHEMA_URL,
+};
+
+const SRCROOT: &str = "%SRCROOT%";
+
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+pub fn write(
+    out: &mut impl Write,
+    program: &Program,
+    ordered: &[&Diagnostic],
+) -> anyhow::Result<()> {
+    let rules: Vec<ReportingDescriptor> = RULES
+        .iter()
+        .map(|r| {
+            ReportingDescriptor::builder()
+                .id(r.code)
+                .name(r.name)
+                .short_description(MultiformatMessageString::builder().text(r.summary).build())
+                .full_description(
+                    MultiformatMessageString::builder()
+                        .text(first_paragraph(r.docs))
+                        .build(),
+                )
+                .help(
+                    MultiformatMessageString::builder()
+                        .text(r.docs)
+                        .markdown(r.docs)
+                        .build(),
+                )
+                .default_configuration(
+                    ReportingConfiguration::builder()
+                        .level(serde_json::json!(level(r.severity)))
+                        .build(),
+                )
+                .build()
+        })
+        .collect();
+    let location = |span: Span, message: Option<&str>| -> Location {
+        let file = program.file(span.file);
+        let start = file.lines.line_col(&file.text, span.start);
+        let end = file.lines.line_col(&file.text, span.end);
+        let physical = PhysicalLocation::builder()
+            .artifact_location(
+                ArtifactLocation::builder()
+                    .uri(super::relative_path(&file.path))
+                    .uri_base_id(SRCROOT)
+                    .build(),
+            )
+            .region(
+                Region::builder()
+                    .start_line(i64::from(start.line))
+                    .start_column(i64::from(start.column))
+                    .end_line(i64::from(end.line))
+                    .end_column(i64::from(end.column))
+                    .build(),
+            )
+            .build();
+        match message {
+            Some(text) => Location::builder()
+                .physical_location(physical)
+                .message(Message::builder().text(text).build())
+                .build(),
+            None => Location::builder().physical_location(physical).build(),
+        }
+    };
+    let fingerprints = super::fingerprints(program, ordered);
+    let results: Vec<SarifResult> = ordered
+        .iter()
+        .zip(fingerprints)
+        .map(|(d, fingerprint)| {
+            let rule_index = RULES.iter().position(|r| r.code == d.code).unwrap_or(0);
+            let related: Vec<Location> = d
+                .related
+                .iter()
+                .map(|r| location(r.span, Some(&r.message)))
+                .collect();
+            let level = match d.severity {
+                Severity::Error => ResultLevel::Error,
+                Severity::Warning => ResultLevel::Warning,
+                Severity::Info => ResultLevel::Note,
+            };
+            SarifResult::builder()
+                .rule_id(d.code)
+                .rule_index(rule_index as i64)
+                .level(level)
+                .message(
+                    Message::builder()
+                        .text(format!("{}. Fix: {}", d.message, d.help))
+                        .build(),
+                )
+                .locations(vec![location(d.span, None)])
+                .related_locations(related)
+                .partial_fingerprints(BTreeMap::from([(
+                    "gpulintFingerprint/v1".to_string(),
+                    fingerprint,
+                )]))
+                .build()
+        })
+        .collect();
+    let driver = ToolComponent::builder()
+        .name("gpulint")
+        .version(env!("CARGO_PKG_VERSION"))
+        .semantic_version(env!("CARGO_PKG_VERSION"))
+        .rules(rules)
+        .build();
+    let run = Run::builder()
+        .tool(Tool::builder().driver(driver).build())
+        .results(results)
+        .original_uri_base_ids(BTreeMap::from([(
+            SRCROOT.to_string(),
+            ArtifactLocation::builder().uri(srcroot_uri()).build(),
+        )]))
+        .build();
+    let sarif = Sarif::builder()
+        .schema(SCHEMA_URL)
+        .version(serde_json::json!("2.1.0"))
+        .runs(vec![run])
+        .build();
+    serde_json::to_writer_pretty(&mut *out, &sarif)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// The rule's "What it does" paragraph.
+fn first_paragraph(docs: &str) -> String {
+    docs.lines()
+        .skip_while(|l| l.starts_with('#') || l.trim().is_empty())
+        .take_while(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The working directory as a `file://` URI ending in `/`, as SARIF wants a base.
+fn srcroot_uri() -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut uri = String::from("file://");
+    for c in cwd.to_string_lossy().chars() {
+        match c {
+            ' ' => uri.push_str("%20"),
+            '%' => uri.push_str("%25"),
+            '#' => uri.push_str("%23"),
+            '?' => uri.push_str("%3F"),
+            c => uri.push(c),
+        }
+    }
+    if !uri.ends_with('/') {
+        uri.push('/');
+    }
+    uri
+}

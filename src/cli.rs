@@ -115,6 +115,8 @@ pub enum OutputFormat {
     Gitlab,
     /// SARIF 2.1.0, for GitHub code scanning.
     Sarif,
+    /// JUnit XML: a test suite per file, a failing test case per finding.
+    Junit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -610,3 +610,40 @@ fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
     assert!(related.contains(&"app/engine.py"), "{related:?}");
     assert!(result["partialFingerprints"]["gpulintFingerprint/v1"].is_string());
 }
+
+#[test]
+fn junit_output_is_well_formed_xml_with_a_case_per_finding() {
+    use quick_xml::events::Event;
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("pkg")).unwrap();
+    fs::write(dir.path().join("pkg/a.py"), HAZARD).unwrap();
+    fs::write(dir.path().join("b.py"), HAZARD).unwrap();
+    let xml = gpulint(&["check", "--output-format", "junit", "."], dir.path()).stdout;
+    let mut reader = quick_xml::Reader::from_reader(xml.as_slice());
+    let (mut suites, mut cases, mut failures) = (Vec::new(), 0, 0);
+    let mut buf = Vec::new();
+    loop {
+        match reader.read_event_into(&mut buf).expect("well-formed XML") {
+            Event::Start(e) | Event::Empty(e) => match e.name().as_ref() {
+                b"testsuite" => {
+                    let name = e.try_get_attribute("name").unwrap().unwrap();
+                    suites.push(String::from_utf8(name.value.to_vec()).unwrap());
+                }
+                b"testcase" => cases += 1,
+                b"failure" => failures += 1,
+                _ => {}
+            },
+            Event::Eof => break,
+            _ => {}
+        }
+        buf.clear();
+    }
+    assert_eq!(suites, ["b.py", "pkg/a.py"]);
+    assert_eq!((cases, failures), (2, 2));
+
+    fs::write(dir.path().join("b.py"), CLEAN).unwrap();
+    fs::write(dir.path().join("pkg/a.py"), CLEAN).unwrap();
+    let clean = gpulint(&["check", "--output-format", "junit", "."], dir.path());
+    assert_eq!(clean.status.code(), Some(0));
+    assert!(stdout(&clean).contains("<testcase name=\"No findings\"/>"));
+}

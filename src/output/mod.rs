@@ -5,6 +5,7 @@ mod full;
 mod github;
 mod gitlab;
 mod json;
+mod junit;
 mod sarif;
 
 use std::io::{IsTerminal, Write};
@@ -56,6 +57,7 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         OutputFormat::Github => github::write(out, program, &ordered)?,
         OutputFormat::Gitlab => gitlab::write(out, program, &ordered)?,
         OutputFormat::Sarif => sarif::write(out, program, &ordered)?,
+        OutputFormat::Junit => junit::write(out, program, &ordered)?,
     }
     if matches!(format, OutputFormat::Full | OutputFormat::Concise) && !quiet {
         summary(out, program, &ordered, checked.suppressed)?;

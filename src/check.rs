@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::config::Resolver;
 use crate::discover::Found;
-use crate::noqa::Directives;
+use crate::noqa::{self, Directives};
 
 /// What a run produced: the program (paths and texts of every file a diagnostic may point into),
 /// the findings, and any bug in gpulint itself, by file.
@@ -29,27 +29,31 @@ pub struct Checked {
 /// Deep nesting is parsed and analysed recursively: give each worker thread room for it.
 const STACK_SIZE: usize = 256 << 20;
 
-/// Checks the found files; `named` are the files given on the command line, checked even when the
-/// configuration excludes them.
-/// `stdin` is a file's path and text read from standard input.
-pub fn check(
-    found: Vec<Found>,
-    stdin: Option<(PathBuf, String)>,
-    named: &[PathBuf],
-    resolver: Resolver,
-) -> anyhow::Result<Checked> {
+pub fn check(request: Request, resolver: Resolver) -> anyhow::Result<Checked> {
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(STACK_SIZE)
         .build()?;
-    pool.install(|| check_in_pool(found, stdin, named, resolver))
+    pool.install(|| check_in_pool(request, resolver))
 }
 
-fn check_in_pool(
-    found: Vec<Found>,
-    stdin: Option<(PathBuf, String)>,
-    named: &[PathBuf],
-    mut resolver: Resolver,
-) -> anyhow::Result<Checked> {
+/// What to check.
+pub struct Request {
+    pub found: Vec<Found>,
+    /// A file's path and text read from standard input.
+    pub stdin: Option<(PathBuf, String)>,
+    /// The files named on the command line: checked even when the configuration excludes them.
+    pub named: Vec<PathBuf>,
+    /// Report suppression comments that suppress nothing (GPU900).
+    pub report_unused_noqa: bool,
+}
+
+fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Checked> {
+    let Request {
+        found,
+        stdin,
+        named,
+        report_unused_noqa,
+    } = request;
     let mut inputs = Vec::new();
     if let Some((path, text)) = stdin {
         inputs.push(Input::Text { path, text });
@@ -120,7 +124,9 @@ fn check_in_pool(
         }
     }
     let diagnostics = configure(&program, &mut resolver, merge(&program, diagnostics))?;
-    let (diagnostics, suppressed) = suppress(&program, diagnostics);
+    let (diagnostics, suppressed) = suppress(&program, diagnostics, report_unused_noqa);
+    // GPU900 findings are configured like any other.
+    let diagnostics = configure(&program, &mut resolver, diagnostics)?;
     Ok(Checked {
         diagnostics,
         suppressed,
@@ -186,11 +192,17 @@ fn configure(
 }
 
 /// Drops findings that a suppression comment in their primary file covers; returns the rest and how
-/// many were dropped. Syntax and read errors cannot be suppressed.
-fn suppress(program: &Program, diagnostics: Vec<Diagnostic>) -> (Vec<Diagnostic>, usize) {
+/// many were dropped. Syntax and read errors cannot be suppressed. With `report_unused`, adds GPU900
+/// for the gpulint codes in the checked files' suppression comments that suppressed nothing.
+fn suppress(
+    program: &Program,
+    diagnostics: Vec<Diagnostic>,
+    report_unused: bool,
+) -> (Vec<Diagnostic>, usize) {
     let mut directives: HashMap<FileId, Directives> = HashMap::new();
+    let mut used: HashMap<FileId, HashSet<noqa::Use>> = HashMap::new();
     let before = diagnostics.len();
-    let kept: Vec<Diagnostic> = diagnostics
+    let mut kept: Vec<Diagnostic> = diagnostics
         .into_iter()
         .filter(|d| {
             if d.code == "GPU999" {
@@ -198,13 +210,29 @@ fn suppress(program: &Program, diagnostics: Vec<Diagnostic>) -> (Vec<Diagnostic>
             }
             let file = program.file(d.span.file);
             let line = file.lines.line_col(&file.text, d.span.start).line;
-            !directives
+            let by = directives
                 .entry(d.span.file)
                 .or_insert_with(|| Directives::of(file))
-                .suppresses(line, d.code)
+                .suppressing(line, d.code);
+            match by {
+                Some(by) => {
+                    used.entry(d.span.file).or_default().insert(by);
+                    false
+                }
+                None => true,
+            }
         })
         .collect();
     let dropped = before - kept.len();
+    if report_unused {
+        let none = HashSet::new();
+        for (id, file) in program.files().filter(|(_, f)| f.checked) {
+            let found = directives
+                .remove(&id)
+                .unwrap_or_else(|| Directives::of(file));
+            kept.extend(found.unused(used.get(&id).unwrap_or(&none)));
+        }
+    }
     (kept, dropped)
 }
 

@@ -72,6 +72,9 @@ pub struct CheckArgs {
     /// Print the findings only: no summary line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Report gpulint codes in suppression comments that suppress nothing (GPU900).
+    #[arg(long)]
+    pub report_unused_noqa: bool,
     /// Print how many findings each rule has, instead of the findings.
     #[arg(long)]
     pub statistics: bool,

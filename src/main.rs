@@ -23,6 +23,14 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(err) => {
+            // `gpulint ... | head`: the reader left; nothing more to say.
+            if err
+                .chain()
+                .filter_map(|e| e.downcast_ref::<std::io::Error>())
+                .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitCode::SUCCESS;
+            }
             match err.downcast_ref::<config::ConfigError>() {
                 // Already a full report: the file, the line, the key.
                 Some(config) => eprint!("{}", config.render()),
@@ -54,7 +62,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 isolated: args.isolated,
             };
             let named: Vec<PathBuf> = args.paths.iter().filter(|p| p.is_file()).cloned().collect();
-            let checked = check::check(files, stdin, &named, config::Resolver::new(overrides)?)?;
+            let request = check::Request {
+                found: files,
+                stdin,
+                named,
+                report_unused_noqa: args.report_unused_noqa,
+            };
+            let checked = check::check(request, config::Resolver::new(overrides)?)?;
             let options = output::Options {
                 format: args.output_format,
                 // A file gets no colour codes.

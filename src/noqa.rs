@@ -2,9 +2,11 @@
 //! finding starts, and `# gpulint: noqa` or `# gpulint: noqa: GPU001` anywhere in a file for the whole
 //! file. Codes are case-insensitive; `# noqa` without codes suppresses every code.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use gpulint_analyzer::program::SourceFile;
+use gpulint_analyzer::source::Span;
+use gpulint_rules::Diagnostic;
 
 /// The codes a directive names; empty for all.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -16,12 +18,22 @@ impl Codes {
     }
 }
 
+/// One suppression comment: its codes and where it is.
+#[derive(Debug)]
+struct Directive {
+    codes: Codes,
+    span: Span,
+}
+
+/// Which directive suppressed a finding: a line's, or the file's (`None`).
+pub type Use = (Option<u32>, String);
+
 /// The suppression comments of one file.
 #[derive(Debug, Default)]
 pub struct Directives {
     /// By 1-based line.
-    lines: HashMap<u32, Codes>,
-    file: Option<Codes>,
+    lines: HashMap<u32, Directive>,
+    file: Option<Directive>,
 }
 
 impl Directives {
@@ -32,11 +44,11 @@ impl Directives {
                 continue;
             };
             match parse_comment(comment) {
-                Some((true, codes)) => out.file = Some(merge(out.file.take(), codes)),
+                Some((true, codes)) => out.file = Some(merge(out.file.take(), codes, *span)),
                 Some((false, codes)) => {
                     let line = file.lines.line_col(&file.text, span.start).line;
                     let old = out.lines.remove(&line);
-                    out.lines.insert(line, merge(old, codes));
+                    out.lines.insert(line, merge(old, codes, *span));
                 }
                 None => {}
             }
@@ -44,21 +56,60 @@ impl Directives {
         out
     }
 
-    /// Whether a finding with `code` starting on `line` is suppressed.
-    pub fn suppresses(&self, line: u32, code: &str) -> bool {
-        self.file.as_ref().is_some_and(|c| c.covers(code))
-            || self.lines.get(&line).is_some_and(|c| c.covers(code))
+    /// The directive that suppresses a finding with `code` starting on `line`, if one does.
+    pub fn suppressing(&self, line: u32, code: &str) -> Option<Use> {
+        if self.lines.get(&line).is_some_and(|d| d.codes.covers(code)) {
+            return Some((Some(line), code.to_ascii_uppercase()));
+        }
+        self.file
+            .as_ref()
+            .filter(|d| d.codes.covers(code))
+            .map(|_| (None, code.to_ascii_uppercase()))
+    }
+
+    /// GPU900 for each gpulint code these comments name that suppressed nothing (`used`), and for
+    /// a bare file-level suppression that suppressed nothing. Bare `# noqa` and other tools' codes
+    /// are not reported: they may be ruff's or flake8's.
+    pub fn unused(&self, used: &HashSet<Use>) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let ours = |c: &&String| c.to_ascii_uppercase().starts_with("GPU");
+        let mut lines: Vec<_> = self.lines.iter().collect();
+        lines.sort_by_key(|(line, _)| **line);
+        for (line, d) in lines {
+            for code in d.codes.0.iter().filter(ours) {
+                if !used.contains(&(Some(*line), code.clone())) {
+                    out.push(gpulint_rules::unused_noqa(Some(code), d.span, false));
+                }
+            }
+        }
+        if let Some(d) = &self.file {
+            if d.codes.0.is_empty() {
+                if !used.iter().any(|(line, _)| line.is_none()) {
+                    out.push(gpulint_rules::unused_noqa(None, d.span, true));
+                }
+            } else {
+                for code in d.codes.0.iter().filter(ours) {
+                    if !used.contains(&(None, code.clone())) {
+                        out.push(gpulint_rules::unused_noqa(Some(code), d.span, true));
+                    }
+                }
+            }
+        }
+        out
     }
 }
 
-fn merge(old: Option<Codes>, new: Codes) -> Codes {
+fn merge(old: Option<Directive>, codes: Codes, span: Span) -> Directive {
     match old {
-        Some(old) if old.0.is_empty() || new.0.is_empty() => Codes::default(),
+        Some(old) if old.codes.0.is_empty() || codes.0.is_empty() => Directive {
+            codes: Codes::default(),
+            span: old.span,
+        },
         Some(mut old) => {
-            old.0.extend(new.0);
+            old.codes.0.extend(codes.0);
             old
         }
-        None => new,
+        None => Directive { codes, span },
     }
 }
 

@@ -589,7 +589,7 @@ fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
     assert!(!validator.is_valid(&broken));
 
     let run = &sarif["runs"][0];
-    assert_eq!(run["tool"]["driver"]["rules"].as_array().unwrap().len(), 4);
+    assert_eq!(run["tool"]["driver"]["rules"].as_array().unwrap().len(), 5);
     let result = &run["results"][0];
     assert_eq!(result["ruleId"], "GPU001");
     assert_eq!(result["level"], "error");
@@ -646,4 +646,47 @@ fn junit_output_is_well_formed_xml_with_a_case_per_finding() {
     let clean = gpulint(&["check", "--output-format", "junit", "."], dir.path());
     assert_eq!(clean.status.code(), Some(0));
     assert!(stdout(&clean).contains("<testcase name=\"No findings\"/>"));
+}
+
+#[test]
+fn report_unused_noqa_names_gpulint_codes_that_suppress_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let fork_line = "with mp.Pool(2) as pool:";
+    fs::write(
+        dir.path().join("hazard.py"),
+        HAZARD.replace(
+            fork_line,
+            &format!("{fork_line}  # noqa: GPU001, GPU003, E501"),
+        ),
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("clean.py"),
+        format!("# gpulint: noqa\n{CLEAN}x = 1  # noqa\n"),
+    )
+    .unwrap();
+    let plain = gpulint(&["check", "--output-format", "concise", "."], dir.path());
+    assert_eq!(plain.status.code(), Some(0), "{plain:?}");
+    let out = gpulint(
+        &[
+            "check",
+            "--report-unused-noqa",
+            "--output-format",
+            "concise",
+            ".",
+        ],
+        dir.path(),
+    );
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    // GPU001 was used; GPU003 was not; E501 and the bare `# noqa` belong to other tools.
+    assert!(
+        text.contains("hazard.py:8:27: GPU900 Unused `noqa` for GPU003"),
+        "{text}"
+    );
+    assert!(
+        text.contains("clean.py:1:1: GPU900 Unused file-level suppression"),
+        "{text}"
+    );
+    assert_eq!(text.matches("GPU900").count(), 2, "{text}");
 }

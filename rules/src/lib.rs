@@ -4,6 +4,7 @@
 mod gpu001_fork_after_cuda_init;
 mod gpu002_device_pinned_global;
 mod gpu003_process_group_before_set_device;
+mod gpu900_unused_noqa;
 mod gpu999_invalid_input;
 
 use gpulint_analyzer::facts::Facts;
@@ -66,6 +67,7 @@ pub static RULES: &[&Rule] = &[
     &gpu001_fork_after_cuda_init::RULE,
     &gpu002_device_pinned_global::RULE,
     &gpu003_process_group_before_set_device::RULE,
+    &gpu900_unused_noqa::RULE,
     &gpu999_invalid_input::RULE,
 ];
 
@@ -89,6 +91,7 @@ pub fn check(facts: &Facts) -> Vec<Diagnostic> {
     out
 }
 
+pub use gpu900_unused_noqa::unused_noqa;
 pub use gpu999_invalid_input::{invalid_syntax, unreadable_file};
 
 /// The rule reference in Markdown: an index, then each rule's documentation (`docs/rules.md`).

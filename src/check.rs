@@ -23,6 +23,8 @@ pub struct Checked {
     pub diagnostics: Vec<Diagnostic>,
     /// Findings a `# noqa` comment silenced.
     pub suppressed: usize,
+    /// Findings `--fix` fixed before this check.
+    pub fixed: usize,
     pub internal_errors: Vec<(PathBuf, String)>,
 }
 
@@ -76,7 +78,14 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     let built = started.elapsed();
     // Import-time state does not depend on the start method unless a module forks at import, which
     // the module's own analysis reports.
-    let cache = ImportCache::build(&program, Settings::default());
+    let cache = catch_unwind(AssertUnwindSafe(|| {
+        ImportCache::build(&program, Settings::default())
+    }))
+    .unwrap_or_else(|_| {
+        // A bug while running imports: analyses run every import themselves instead.
+        eprintln!("gpulint: internal error while running imported modules (please report this)");
+        ImportCache::default()
+    });
     let frozen = started.elapsed() - built;
     let mut checked: Vec<(FileId, Settings)> = Vec::new();
     for (id, file) in program.files().filter(|(_, f)| f.checked) {
@@ -130,6 +139,7 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     Ok(Checked {
         diagnostics,
         suppressed,
+        fixed: 0,
         program,
         internal_errors,
     })
@@ -156,7 +166,7 @@ fn check_file(
             Ok(vec![gpulint_rules::invalid_syntax(&err.message, err.span)])
         }
         Ok(_) => catch_unwind(AssertUnwindSafe(|| {
-            gpulint_rules::check(&semantic::analyze(program, cache, id, settings))
+            gpulint_rules::check(&semantic::analyze(program, cache, id, settings), program)
         }))
         .map_err(|panic| {
             panic

@@ -72,6 +72,15 @@ pub struct CheckArgs {
     /// Print the findings only: no summary line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Apply safe fixes, check again, and report what is left.
+    #[arg(long)]
+    pub fix: bool,
+    /// Also apply (with --fix) or show (with --diff) unsafe fixes.
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print the fixes as a unified diff instead of applying them; exit 1 if there are any.
+    #[arg(long, conflicts_with = "fix")]
+    pub diff: bool,
     /// Report gpulint codes in suppression comments that suppress nothing (GPU900).
     #[arg(long)]
     pub report_unused_noqa: bool,

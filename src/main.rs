@@ -4,6 +4,7 @@ mod check;
 mod cli;
 mod config;
 mod discover;
+mod fixes;
 mod noqa;
 mod output;
 
@@ -46,14 +47,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut out = stdout.lock();
     match cli.command {
         Command::Check(args) => {
-            let (files, stdin) = match &args.stdin_filename {
+            let stdin = match &args.stdin_filename {
+                Some(_) if args.fix => {
+                    anyhow::bail!("--fix does not rewrite standard input; use --diff")
+                }
                 Some(path) => {
                     let mut text = String::new();
                     std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
                         .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
-                    (Vec::new(), Some((path.clone(), text)))
+                    Some((path.clone(), text))
                 }
-                None => (discover::discover(&args.paths), None),
+                None => None,
             };
             let overrides = config::Overrides {
                 target_version: args.target_version,
@@ -62,13 +66,49 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 isolated: args.isolated,
             };
             let named: Vec<PathBuf> = args.paths.iter().filter(|p| p.is_file()).cloned().collect();
-            let request = check::Request {
-                found: files,
-                stdin,
-                named,
-                report_unused_noqa: args.report_unused_noqa,
+            // Walks again each time: a fix round re-reads the files it wrote.
+            let run_check = || -> anyhow::Result<check::Checked> {
+                let request = check::Request {
+                    found: match stdin {
+                        Some(_) => Vec::new(),
+                        None => discover::discover(&args.paths),
+                    },
+                    stdin: stdin.clone(),
+                    named: named.clone(),
+                    report_unused_noqa: args.report_unused_noqa,
+                };
+                check::check(request, config::Resolver::new(overrides.clone())?)
             };
-            let checked = check::check(request, config::Resolver::new(overrides)?)?;
+            let mut checked = run_check()?;
+            let mode = fixes::Mode {
+                unsafe_fixes: args.unsafe_fixes,
+            };
+            if args.diff {
+                let (changes, count) = fixes::fixed_texts(&checked, mode);
+                fixes::write_diff(&mut out, &changes)?;
+                out.flush()?;
+                if count > 0 {
+                    eprintln!(
+                        "Would fix {count} finding{}.",
+                        if count == 1 { "" } else { "s" }
+                    );
+                }
+                return Ok(ExitCode::from(u8::from(!changes.is_empty())));
+            }
+            if args.fix {
+                // Fixes that overlap wait for the next round; ten rounds is more than any file needs.
+                for _ in 0..10 {
+                    let (changes, count) = fixes::fixed_texts(&checked, mode);
+                    if changes.is_empty() {
+                        break;
+                    }
+                    fixes::write_files(&changes)?;
+                    let fixed = checked.fixed + count;
+                    checked = run_check()?;
+                    checked.fixed = fixed;
+                }
+            }
+            let checked = checked;
             let options = output::Options {
                 format: args.output_format,
                 // A file gets no colour codes.

@@ -95,13 +95,13 @@ impl Program {
                 Input::Path(path) => (path, None),
                 Input::Text { path, text } => (path, Some(text)),
                 Input::Unreadable { path, reason } => {
-                    let id = builder.add_file(normalize(&path), path, true);
+                    let id = builder.add_file(identity(&path), path, true);
                     builder.program.files[id.0 as usize].module =
                         Err(FileError::Unreadable(reason));
                     continue;
                 }
             };
-            let key = normalize(&path);
+            let key = identity(&path);
             if !builder.by_path.contains_key(&key) {
                 let id = builder.add_file(key, path, true);
                 wave.push((id, text));
@@ -506,20 +506,20 @@ impl Builder {
         if !dir.is_dir() {
             return None;
         }
-        if let Some(id) = self.nodes_by_path.get(dir) {
+        if let Some(id) = self.nodes_by_path.get(&identity(dir)) {
             return Some(*id);
         }
         let init = dir.join("__init__.py");
         let file = init.is_file().then(|| self.file_id(&init, found));
-        Some(self.new_node(dir.to_path_buf(), file))
+        Some(self.new_node(identity(dir), file))
     }
 
     fn file_node(&mut self, path: &Path, found: &mut Vec<FileId>) -> NodeId {
-        if let Some(id) = self.nodes_by_path.get(path) {
+        if let Some(id) = self.nodes_by_path.get(&identity(path)) {
             return *id;
         }
         let file = self.file_id(path, found);
-        self.new_node(path.to_path_buf(), Some(file))
+        self.new_node(identity(path), Some(file))
     }
 
     fn new_node(&mut self, key: PathBuf, file: Option<FileId>) -> NodeId {
@@ -533,10 +533,10 @@ impl Builder {
     }
 
     fn file_id(&mut self, path: &Path, found: &mut Vec<FileId>) -> FileId {
-        if let Some(id) = self.by_path.get(path) {
+        if let Some(id) = self.by_path.get(&identity(path)) {
             return *id;
         }
-        let id = self.add_file(path.to_path_buf(), shown(path), false);
+        let id = self.add_file(identity(path), shown(path), false);
         found.push(id);
         id
     }
@@ -552,24 +552,25 @@ impl Builder {
         // Inside a regular package, absolute imports start above its top package; a plain folder
         // may be a script's (on `sys.path` when it runs). Then every folder up to the project root,
         // where a script started from it would find its modules.
+        let project = dir.ancestors().find(|d| is_project_root(d));
+        // Never above the project root, even when it holds an `__init__.py` itself.
         let mut top = dir;
-        while top.join("__init__.py").is_file() {
+        while top.join("__init__.py").is_file() && Some(top) != project {
             match top.parent() {
                 Some(parent) => top = parent,
                 None => break,
             }
         }
-        let project = dir.ancestors().find(|d| is_project_root(d));
         let cwd = std::env::current_dir().ok().map(|c| normalize(&c));
         let mut roots = Vec::new();
         for ancestor in top.ancestors() {
             roots.push(ancestor.to_path_buf());
-            let at_project = project == Some(ancestor);
-            let at_cwd = project.is_none() && cwd.as_deref() == Some(ancestor);
-            if at_project || at_cwd || (project.is_none() && cwd.is_none()) {
-                break;
-            }
-            if project.is_none() && !cwd.as_deref().is_some_and(|c| ancestor.starts_with(c)) {
+            let stop = match (project, cwd.as_deref()) {
+                (Some(project), _) => ancestor == project || !ancestor.starts_with(project),
+                (None, Some(cwd)) => ancestor == cwd || !ancestor.starts_with(cwd),
+                (None, None) => true,
+            };
+            if stop {
                 break;
             }
         }
@@ -604,6 +605,12 @@ fn named_package_roots(project: &Path) -> Vec<PathBuf> {
         .collect();
     roots.sort();
     roots
+}
+
+/// What makes two paths one file or folder: symbolic links resolved (so `pkg/a -> .` does not
+/// make `pkg/a/a/a/...` new modules), falling back to the normalized path.
+fn identity(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| normalize(path))
 }
 
 fn is_project_root(dir: &Path) -> bool {

@@ -22,7 +22,9 @@ impl PythonVersion {
         let digits = text.trim().trim_start_matches("py");
         let (major, minor) = match digits.split_once('.') {
             Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
-            None if digits.len() >= 2 => (digits[..1].parse().ok()?, digits[1..].parse().ok()?),
+            None if digits.len() >= 2 && digits.is_ascii() => {
+                (digits[..1].parse().ok()?, digits[1..].parse().ok()?)
+            }
             None => return None,
         };
         (major == 3).then_some(PythonVersion { major, minor })
@@ -103,6 +105,8 @@ mod tests {
         assert_eq!(PythonVersion::parse("3.12"), Some(v(12)));
         assert_eq!(PythonVersion::parse("py2"), None);
         assert_eq!(PythonVersion::parse("python"), None);
+        assert_eq!(PythonVersion::parse("é"), None);
+        assert_eq!(PythonVersion::parse("3é"), None);
     }
 
     #[test]

@@ -146,3 +146,64 @@ fn the_import_cache_gives_the_facts_that_running_each_import_gives() {
     );
     assert!(fork.child_use.is_some(), "the pool function uses the model");
 }
+
+#[test]
+fn imports_into_a_process_that_bound_its_device_are_not_taken_from_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        &[
+            (
+                "dist_setup.py",
+                "import torch.distributed as dist\ndist.init_process_group('nccl')\n",
+            ),
+            (
+                "main.py",
+                "import os\nimport torch\ntorch.cuda.set_device(int(os.environ['LOCAL_RANK']))\nimport dist_setup\n",
+            ),
+        ],
+    );
+    let p = build(root, "main.py");
+    let settings = Settings::default();
+    let cached = analyze(&p, &ImportCache::build(&p, settings), FileId(0), settings);
+    let direct = analyze(&p, &ImportCache::EMPTY, FileId(0), settings);
+    assert_eq!(cached, direct);
+    assert!(cached.process_groups.is_empty(), "{cached:#?}");
+}
+
+#[test]
+fn search_roots_stop_at_the_project_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        &[
+            ("helper.py", "import torch\n"),
+            ("proj/.git/HEAD", ""),
+            ("proj/__init__.py", ""),
+            ("proj/sub/train.py", "import helper\n"),
+        ],
+    );
+    let p = build(root, "proj/sub/train.py");
+    assert!(p.resolve(FileId(0), 0, "helper").is_none());
+}
+
+#[cfg(unix)]
+#[test]
+fn symbolic_links_to_a_package_folder_are_one_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        &[(
+            "pkg/__init__.py",
+            "import torch\nfrom .a import x\nfrom .b import y\n",
+        )],
+    );
+    std::os::unix::fs::symlink(".", root.join("pkg/a")).unwrap();
+    std::os::unix::fs::symlink(".", root.join("pkg/b")).unwrap();
+    let p = build(root, "pkg/__init__.py");
+    // pkg/__init__.py is the only file, whatever path reaches it.
+    assert_eq!(p.files().count(), 1);
+}

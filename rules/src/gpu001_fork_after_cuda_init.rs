@@ -4,7 +4,9 @@ use gpulint_analyzer::facts::{Facts, ForkFact};
 use gpulint_analyzer::libraries::processes::StartMethod;
 use gpulint_analyzer::libraries::Init;
 
-use crate::{Diagnostic, Related, Rule, Severity};
+use gpulint_analyzer::facts::ForkKind;
+
+use crate::{Applicability, Diagnostic, Fix, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU001",
@@ -82,11 +84,37 @@ callables (no lambdas or closures) and re-import the main module, so keep proces
 - huggingface/datasets#6435 (`map(num_proc=...)` forks through `multiprocess`).
 "#;
 
-fn check(facts: &Facts) -> Vec<Diagnostic> {
-    facts.forks.iter().filter_map(diagnostic).collect()
+fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
+    facts
+        .forks
+        .iter()
+        .filter_map(|f| diagnostic(f, sources))
+        .collect()
 }
 
-fn diagnostic(fork: &ForkFact) -> Option<Diagnostic> {
+/// Start the workers by spawn at the fork point, where one keyword does it. Unsafe: spawned workers
+/// re-import the main module, and everything sent to them must be picklable.
+fn spawn_fix(fork: &ForkFact, sources: &dyn Sources) -> Option<Fix> {
+    let text = sources.text(fork.span.file);
+    let argument = match fork.kind {
+        ForkKind::DataLoader => "multiprocessing_context=\"spawn\"",
+        // Only where `multiprocessing` is imported under its own name already.
+        ForkKind::Executor if text.lines().any(|l| l.trim() == "import multiprocessing") => {
+            "mp_context=multiprocessing.get_context(\"spawn\")"
+        }
+        _ => return None,
+    };
+    let edit = crate::fix::add_keyword(text, fork.span, argument)?;
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!(
+            "pass `{argument}`: spawned workers re-import the main module (keep process creation under `if __name__ == \"__main__\":`), and what they receive must be picklable (no lambdas or local functions)"
+        ),
+        edits: vec![edit],
+    })
+}
+
+fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
     if fork.start_method == StartMethod::Spawn {
         return None;
     }
@@ -141,5 +169,6 @@ fn diagnostic(fork: &ForkFact) -> Option<Diagnostic> {
             "{}; or initialise CUDA only after the fork; or keep the child on the CPU",
             fork.kind.spawn_fix()
         ),
+        fix: spawn_fix(fork, sources),
     })
 }

@@ -2,7 +2,7 @@
 
 use gpulint_analyzer::facts::Facts;
 
-use crate::{Diagnostic, Related, Rule, Severity};
+use crate::{Diagnostic, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU002",
@@ -70,7 +70,7 @@ them to the worker's device there.
 - PyTorch, "Multiprocessing best practices" (spawned children re-run the module's top level).
 "#;
 
-fn check(facts: &Facts) -> Vec<Diagnostic> {
+fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
     facts
         .pinned_globals
         .iter()
@@ -92,6 +92,7 @@ fn check(facts: &Facts) -> Vec<Diagnostic> {
                 "keep `{}` on the CPU and move it to the worker's device inside the worker, or load it there after `set_device`",
                 g.name
             ),
+            fix: None,
         })
         .collect()
 }

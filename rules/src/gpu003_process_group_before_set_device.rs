@@ -2,7 +2,7 @@
 
 use gpulint_analyzer::facts::{Backend, Facts, ProcessGroupFact};
 
-use crate::{Diagnostic, Related, Rule, Severity};
+use crate::{Applicability, Diagnostic, Fix, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU003",
@@ -75,11 +75,15 @@ Derive the index from `LOCAL_RANK`, not the global rank.
 - NVIDIA/nccl#541 ("Duplicate GPU detected").
 "#;
 
-fn check(facts: &Facts) -> Vec<Diagnostic> {
-    facts.process_groups.iter().filter_map(diagnostic).collect()
+fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
+    facts
+        .process_groups
+        .iter()
+        .filter_map(|g| diagnostic(g, sources))
+        .collect()
 }
 
-fn diagnostic(group: &ProcessGroupFact) -> Option<Diagnostic> {
+fn diagnostic(group: &ProcessGroupFact, sources: &dyn Sources) -> Option<Diagnostic> {
     if group.backend == Backend::Default && !group.cuda_used {
         return None;
     }
@@ -127,5 +131,22 @@ fn diagnostic(group: &ProcessGroupFact) -> Option<Diagnostic> {
         label: "created here while the current device is GPU 0 in every rank".into(),
         related,
         help: "call `torch.cuda.set_device(local_rank)` before `init_process_group`, and pass `device_id=torch.device(\"cuda\", local_rank)`".into(),
+        fix: move_binding_first(group, sources),
+    })
+}
+
+/// With nothing between the group and a later `set_device` that the binding reads, moving the binding
+/// above the group keeps the program's meaning: a safe fix.
+fn move_binding_first(group: &ProcessGroupFact, sources: &dyn Sources) -> Option<Fix> {
+    let late = group.late_bind?;
+    if group.early_use.is_some() || late.file != group.span.file {
+        return None;
+    }
+    let text = sources.text(group.span.file);
+    let edits = crate::fix::move_statement_before(text, late, group.span)?;
+    Some(Fix {
+        applicability: Applicability::Safe,
+        message: "bind the device before creating the process group".into(),
+        edits,
     })
 }

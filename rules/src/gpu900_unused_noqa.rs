@@ -58,5 +58,6 @@ pub fn unused_noqa(code: Option<&str>, span: Span, file_level: bool) -> Diagnost
         label: format!("{code} is suppressed here, but nothing is"),
         related: Vec::new(),
         help: format!("remove {code} from the comment"),
+        fix: None,
     }
 }

@@ -46,6 +46,7 @@ pub fn invalid_syntax(message: &str, span: Span) -> Diagnostic {
         label: message.to_string(),
         related: Vec::new(),
         help: "fix the syntax error; the file was not checked".into(),
+        fix: None,
     }
 }
 
@@ -60,5 +61,6 @@ pub fn unreadable_file(reason: &str, span: Span) -> Diagnostic {
         label: reason.to_string(),
         related: Vec::new(),
         help: "the file was not checked".into(),
+        fix: None,
     }
 }

@@ -1,12 +1,14 @@
 //! gpulint's rules. One file per rule: its code, name, documentation (what `gpulint rule CODE`
 //! prints) and check, which reads the analyzer's facts and returns diagnostics.
 
+pub mod fix;
 mod gpu001_fork_after_cuda_init;
 mod gpu002_device_pinned_global;
 mod gpu003_process_group_before_set_device;
 mod gpu900_unused_noqa;
 mod gpu999_invalid_input;
 
+pub use fix::{Applicability, Edit, Fix, NoSources, Sources};
 use gpulint_analyzer::facts::Facts;
 use gpulint_analyzer::source::Span;
 
@@ -47,7 +49,12 @@ pub struct Diagnostic {
     pub related: Vec<Related>,
     /// How to fix it.
     pub help: String,
+    /// Edits that fix it, when the fix is mechanical.
+    pub fix: Option<Fix>,
 }
+
+/// A rule's check: facts in, findings (with fixes, built from the sources) out.
+pub type Check = fn(&Facts, &dyn Sources) -> Vec<Diagnostic>;
 
 /// A rule: its identity, docs and check.
 pub struct Rule {
@@ -59,7 +66,7 @@ pub struct Rule {
     /// Markdown: what it does, why it is a bug, when it is not, example, fix, references.
     pub docs: &'static str,
     /// `None` for diagnostics the driver emits itself (unreadable or unparsable files).
-    pub check: Option<fn(&Facts) -> Vec<Diagnostic>>,
+    pub check: Option<Check>,
 }
 
 /// Every rule, in code order.
@@ -79,12 +86,12 @@ pub fn rule(code_or_name: &str) -> Option<&'static Rule> {
         .find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
 }
 
-/// Runs every rule over one module's facts.
-pub fn check(facts: &Facts) -> Vec<Diagnostic> {
+/// Runs every rule over one analysis's facts; `sources` lets rules build fixes.
+pub fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = RULES
         .iter()
         .filter_map(|r| r.check)
-        .flat_map(|c| c(facts))
+        .flat_map(|c| c(facts, sources))
         .collect();
     out.sort_by_key(|d| (d.span.start, d.code));
     out.dedup_by(|a, b| a.span == b.span && a.code == b.code);

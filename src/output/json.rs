@@ -23,6 +23,21 @@ struct RelatedLocation {
     message: String,
 }
 
+/// ruff's shape for a fix.
+#[derive(Serialize)]
+struct FixJson {
+    applicability: &'static str,
+    message: String,
+    edits: Vec<EditJson>,
+}
+
+#[derive(Serialize)]
+struct EditJson {
+    content: String,
+    location: Location,
+    end_location: Location,
+}
+
 #[derive(Serialize)]
 struct Message {
     code: &'static str,
@@ -32,7 +47,7 @@ struct Message {
     filename: String,
     location: Location,
     end_location: Location,
-    fix: Option<()>,
+    fix: Option<FixJson>,
     noqa_row: u32,
     url: Option<String>,
     help: String,
@@ -82,7 +97,19 @@ fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
             location: at(d.span, d.span.start),
             end_location: at(d.span, d.span.end),
             noqa_row: super::at(program, d.span).line,
-            fix: None,
+            fix: d.fix.as_ref().map(|f| FixJson {
+                applicability: f.applicability.as_str(),
+                message: f.message.clone(),
+                edits: f
+                    .edits
+                    .iter()
+                    .map(|e| EditJson {
+                        content: e.content.clone(),
+                        location: at(e.span, e.span.start),
+                        end_location: at(e.span, e.span.end),
+                    })
+                    .collect(),
+            }),
             url: None,
             help: d.help.clone(),
             related: d

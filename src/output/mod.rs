@@ -61,6 +61,37 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
     }
     if matches!(format, OutputFormat::Full | OutputFormat::Concise) && !quiet {
         summary(out, program, &ordered, checked.suppressed)?;
+        fix_summary(out, checked, &ordered)?;
+    }
+    Ok(())
+}
+
+/// What `--fix` did, and what it could do.
+fn fix_summary(
+    out: &mut impl Write,
+    checked: &Checked,
+    ordered: &[&Diagnostic],
+) -> std::io::Result<()> {
+    use gpulint_rules::Applicability;
+    if checked.fixed > 0 {
+        let s = if checked.fixed == 1 { "" } else { "s" };
+        writeln!(out, "Fixed {} finding{s}.", checked.fixed)?;
+    }
+    let fixable = |a: Applicability| {
+        ordered
+            .iter()
+            .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == a))
+            .count()
+    };
+    let (safe, unsafe_) = (fixable(Applicability::Safe), fixable(Applicability::Unsafe));
+    if safe > 0 {
+        writeln!(out, "[*] {safe} fixable with `--fix`.")?;
+    }
+    if unsafe_ > 0 {
+        writeln!(
+            out,
+            "{unsafe_} more fixable with `--fix --unsafe-fixes` (review them: see each fix's note)."
+        )?;
     }
     Ok(())
 }

@@ -31,7 +31,7 @@ impl<'m> Interp<'m> {
         if self.globals.contains_key(&file) {
             return;
         }
-        if !self.run_directly.contains(&file) {
+        if !self.run_directly.contains(&file) && self.imports_like_a_clean_process() {
             if let Some(frozen) = self.cache.get(file) {
                 let frozen = std::sync::Arc::clone(frozen);
                 self.attach(&frozen);
@@ -47,6 +47,21 @@ impl<'m> Interp<'m> {
         self.import_depth += 1;
         self.exec_module(file);
         self.import_depth -= 1;
+    }
+
+    /// Whether a module's top level would do here what it does in a clean process (where the cache
+    /// ran it): not when the device is bound or narrowed, a default CUDA device is set, a process
+    /// group is pending, or CUDA's availability check was switched to NVML.
+    fn imports_like_a_clean_process(&self) -> bool {
+        let p = self.proc_ref();
+        let env_matters = [
+            "CUDA_VISIBLE_DEVICES",
+            crate::libraries::torch::NVML_CHECK_ENV,
+        ]
+        .iter()
+        .chain(crate::libraries::torch::RANK_ENV)
+        .any(|k| p.env.contains_key(*k));
+        p.bound.is_none() && p.default_cuda.is_none() && p.group.is_none() && !env_matters
     }
 
     /// Runs a module's top level as module code: no frames, its own globals, no enclosing loop.

@@ -55,13 +55,45 @@ fn the_maturin_wheel_installs_and_runs_without_a_rust_toolchain() {
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|e| e == "whl"))
         .expect("a wheel was built");
-    let user = venv(&tmp.path().join("user"), &[wheel.to_str().unwrap()]);
+    let user = venv(
+        &tmp.path().join("user"),
+        &[wheel.to_str().unwrap(), "pre-commit>=3,<5"],
+    );
     fs::write(tmp.path().join("hazard.py"), HAZARD).unwrap();
     let out = run(Command::new(user.join("gpulint"))
         .args(["check", "--output-format", "concise", "hazard.py"])
         .current_dir(tmp.path()));
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("hazard.py:8:6: GPU001"));
+
+    // The same wheel as a pre-commit hook (`language: python`): no Rust toolchain involved.
+    let project = tmp.path().join("project");
+    fs::create_dir(&project).unwrap();
+    let git = |args: &[&str]| {
+        ok(Command::new("git")
+            .args(["-c", "user.email=ci@example.com", "-c", "user.name=ci"])
+            .args(args)
+            .current_dir(&project))
+    };
+    git(&["init", "--quiet"]);
+    fs::write(project.join("hazard.py"), HAZARD).unwrap();
+    fs::write(
+        project.join(".pre-commit-config.yaml"),
+        format!(
+            "repos:\n  - repo: local\n    hooks:\n      - id: gpulint\n        name: gpulint\n        entry: gpulint check\n        language: python\n        additional_dependencies: [\"{}\"]\n        types_or: [python, pyi]\n        require_serial: true\n",
+            wheel.display()
+        ),
+    )
+    .unwrap();
+    git(&["add", "."]);
+    git(&["commit", "--quiet", "-m", "a hazard"]);
+    let hook = run(Command::new(user.join("pre-commit"))
+        .args(["run", "--all-files"])
+        .env("PRE_COMMIT_HOME", tmp.path().join("cache"))
+        .current_dir(&project));
+    let text = String::from_utf8_lossy(&hook.stdout);
+    assert!(!hook.status.success(), "the hook must fail:\n{text}");
+    assert!(text.contains("GPU001"), "{text}");
 }
 
 #[test]

@@ -30,6 +30,15 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
                 found.push(Found::Error(root.clone(), err.to_string()));
                 continue;
             }
+            // Rust sources are named by hooks (`types_or: [python, pyi, rust]`) but not analysed yet:
+            // say so rather than report them as Python syntax errors.
+            Ok(meta) if meta.is_file() && root.extension().is_some_and(|e| e == "rs") => {
+                eprintln!(
+                    "gpulint: {}: skipped: Rust sources are not analysed yet",
+                    root.display()
+                );
+                continue;
+            }
             Ok(meta) if meta.is_file() => {
                 found.push(Found::File(root.clone()));
                 continue;

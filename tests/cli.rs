@@ -743,3 +743,13 @@ fn fix_applies_safe_fixes_diff_shows_them_and_unsafe_ones_wait_for_the_flag() {
         "{new}"
     );
 }
+
+#[test]
+fn a_named_rust_file_is_skipped_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("kernel.rs"), "fn main() {}\n").unwrap();
+    fs::write(dir.path().join("clean.py"), CLEAN).unwrap();
+    let out = gpulint(&["check", "kernel.rs", "clean.py"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kernel.rs: skipped"));
+}

@@ -185,12 +185,7 @@ impl Resolver {
             (_, true) => Some(Arc::new(Config::default())),
             (Some(path), false) => {
                 let path = normalize(path);
-                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError {
-                    path: path.clone(),
-                    text: String::new(),
-                    span: 0..0,
-                    message: format!("cannot read it: {e}"),
-                })?;
+                let text = read(&path)?;
                 Some(Arc::new(parse_config(&path, &text)?.unwrap_or_default()))
             }
             (None, false) => None,
@@ -224,12 +219,7 @@ impl Resolver {
             if !path.is_file() {
                 continue;
             }
-            let text = std::fs::read_to_string(&path).map_err(|e| ConfigError {
-                path: path.clone(),
-                text: String::new(),
-                span: 0..0,
-                message: format!("cannot read it: {e}"),
-            })?;
+            let text = read(&path)?;
             if let Some(config) = parse_config(&path, &text)? {
                 found = Some(Arc::new(config));
                 break;
@@ -288,6 +278,15 @@ impl Resolver {
         self.requires_python.insert(dir.to_path_buf(), version);
         version
     }
+}
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError {
+        path: path.to_path_buf(),
+        text: String::new(),
+        span: 0..0,
+        message: format!("cannot read it: {e}"),
+    })
 }
 
 /// The configuration in `path`; `None` for a `pyproject.toml` without `[tool.gpulint]`.

@@ -243,21 +243,27 @@ fn a_bad_setting_in_pyproject_names_the_file_and_key() {
     );
 }
 
-#[test]
-fn a_finding_caused_by_another_module_points_into_it() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::create_dir(dir.path().join("app")).unwrap();
-    fs::write(dir.path().join("app/__init__.py"), "").unwrap();
+/// `main.py` forks a pool whose function, in `app/engine.py`, uses a model that module put on CUDA
+/// when it was imported.
+fn write_cross_module_project(root: &std::path::Path) {
+    fs::create_dir(root.join("app")).unwrap();
+    fs::write(root.join("app/__init__.py"), "").unwrap();
     fs::write(
-        dir.path().join("app/engine.py"),
+        root.join("app/engine.py"),
         "import torch\n\nnet = torch.nn.Linear(2, 2).cuda()\n\ndef run(x):\n    return net(x)\n",
     )
     .unwrap();
     fs::write(
-        dir.path().join("main.py"),
+        root.join("main.py"),
         "import multiprocessing as mp\nfrom app.engine import run\n\nwith mp.Pool(2) as pool:\n    pool.map(run, [1])\n",
     )
     .unwrap();
+}
+
+#[test]
+fn a_finding_caused_by_another_module_points_into_it() {
+    let dir = tempfile::tempdir().unwrap();
+    write_cross_module_project(dir.path());
     // Only main.py is named: app/engine.py is still read, as an import.
     let out = gpulint(&["check", "--output-format", "json", "main.py"], dir.path());
     assert_eq!(out.status.code(), Some(1), "{out:?}");
@@ -558,18 +564,7 @@ fn gitlab_fingerprints_survive_unrelated_edits() {
 #[test]
 fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
     let dir = tempfile::tempdir().unwrap();
-    fs::create_dir(dir.path().join("app")).unwrap();
-    fs::write(dir.path().join("app/__init__.py"), "").unwrap();
-    fs::write(
-        dir.path().join("app/engine.py"),
-        "import torch\n\nnet = torch.nn.Linear(2, 2).cuda()\n\ndef run(x):\n    return net(x)\n",
-    )
-    .unwrap();
-    fs::write(
-        dir.path().join("main.py"),
-        "import multiprocessing as mp\nfrom app.engine import run\n\nwith mp.Pool(2) as pool:\n    pool.map(run, [1])\n",
-    )
-    .unwrap();
+    write_cross_module_project(dir.path());
     let out = gpulint(&["check", "--output-format", "sarif", "."], dir.path());
     assert_eq!(out.status.code(), Some(1));
     let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -38,6 +38,14 @@ fn venv(dir: &Path, packages: &[&str]) -> std::path::PathBuf {
     bin
 }
 
+/// Runs git in `dir` with an identity of its own (CI machines have none).
+fn git_in(dir: &Path, args: &[&str]) {
+    ok(Command::new("git")
+        .args(["-c", "user.email=ci@example.com", "-c", "user.name=ci"])
+        .args(args)
+        .current_dir(dir));
+}
+
 const HAZARD: &str = "import torch\nimport multiprocessing as mp\n\ndef work(x):\n    return x.cuda()\n\nmodel = torch.nn.Linear(2, 2).cuda()\nwith mp.Pool(2) as pool:\n    pool.map(work, [torch.ones(2)])\n";
 
 #[test]
@@ -69,12 +77,7 @@ fn the_maturin_wheel_installs_and_runs_without_a_rust_toolchain() {
     // The same wheel as a pre-commit hook (`language: python`): no Rust toolchain involved.
     let project = tmp.path().join("project");
     fs::create_dir(&project).unwrap();
-    let git = |args: &[&str]| {
-        ok(Command::new("git")
-            .args(["-c", "user.email=ci@example.com", "-c", "user.name=ci"])
-            .args(args)
-            .current_dir(&project))
-    };
+    let git = |args: &[&str]| git_in(&project, args);
     git(&["init", "--quiet"]);
     fs::write(project.join("hazard.py"), HAZARD).unwrap();
     fs::write(
@@ -103,12 +106,7 @@ fn pre_commit_runs_the_hook_from_this_repository() {
     let tools = venv(&tmp.path().join("tools"), &["pre-commit>=3,<5"]);
     let project = tmp.path().join("project");
     fs::create_dir(&project).unwrap();
-    let git = |args: &[&str]| {
-        ok(Command::new("git")
-            .args(["-c", "user.email=ci@example.com", "-c", "user.name=ci"])
-            .args(args)
-            .current_dir(&project))
-    };
+    let git = |args: &[&str]| git_in(&project, args);
     git(&["init", "--quiet"]);
     fs::write(project.join("hazard.py"), HAZARD).unwrap();
     git(&["add", "hazard.py"]);

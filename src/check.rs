@@ -133,9 +133,9 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
         }
     }
     let diagnostics = configure(&program, &mut resolver, merge(&program, diagnostics))?;
-    let (diagnostics, suppressed) = suppress(&program, diagnostics, report_unused_noqa);
+    let (mut diagnostics, suppressed, unused) = suppress(&program, diagnostics, report_unused_noqa);
     // GPU900 findings are configured like any other.
-    let diagnostics = configure(&program, &mut resolver, diagnostics)?;
+    diagnostics.extend(configure(&program, &mut resolver, unused)?);
     Ok(Checked {
         diagnostics,
         suppressed,
@@ -202,17 +202,17 @@ fn configure(
 }
 
 /// Drops findings that a suppression comment in their primary file covers; returns the rest and how
-/// many were dropped. Syntax and read errors cannot be suppressed. With `report_unused`, adds GPU900
-/// for the gpulint codes in the checked files' suppression comments that suppressed nothing.
+/// many were dropped. Syntax and read errors cannot be suppressed. With `report_unused`, also returns
+/// GPU900 for the gpulint codes in the checked files' suppression comments that suppressed nothing.
 fn suppress(
     program: &Program,
     diagnostics: Vec<Diagnostic>,
     report_unused: bool,
-) -> (Vec<Diagnostic>, usize) {
+) -> (Vec<Diagnostic>, usize, Vec<Diagnostic>) {
     let mut directives: HashMap<FileId, Directives> = HashMap::new();
     let mut used: HashMap<FileId, HashSet<noqa::Use>> = HashMap::new();
     let before = diagnostics.len();
-    let mut kept: Vec<Diagnostic> = diagnostics
+    let kept: Vec<Diagnostic> = diagnostics
         .into_iter()
         .filter(|d| {
             if d.code == "GPU999" {
@@ -234,16 +234,17 @@ fn suppress(
         })
         .collect();
     let dropped = before - kept.len();
+    let mut unused = Vec::new();
     if report_unused {
         let none = HashSet::new();
         for (id, file) in program.files().filter(|(_, f)| f.checked) {
             let found = directives
                 .remove(&id)
                 .unwrap_or_else(|| Directives::of(file));
-            kept.extend(found.unused(used.get(&id).unwrap_or(&none)));
+            unused.extend(found.unused(used.get(&id).unwrap_or(&none)));
         }
     }
-    (kept, dropped)
+    (kept, dropped, unused)
 }
 
 /// One diagnostic per place and rule: two main programs reaching the same fork report it once, with

@@ -141,12 +141,15 @@ fn relative_path(path: &std::path::Path) -> String {
         .map(|c| gpulint_analyzer::program::normalize(&c))
         .unwrap_or_default();
     let shown = absolute.strip_prefix(&cwd).unwrap_or(&absolute);
-    shown
+    let names: Vec<_> = shown
         .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
-        .replacen("//", "/", 1)
+        .filter_map(|c| match c {
+            std::path::Component::Normal(name) => Some(name.to_string_lossy()),
+            _ => None,
+        })
+        .collect();
+    let root = if shown.has_root() { "/" } else { "" };
+    format!("{root}{}", names.join("/"))
 }
 
 /// Fingerprints that survive unrelated edits: the rule, the file, the primary line's text with its

@@ -28,9 +28,39 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
         output_format: RulesFormat,
     },
+    /// Reproduce each hazard on this host's GPUs and time the fixes (needs an NVIDIA driver;
+    /// exits 3 without one).
+    Probe(ProbeArgs),
+    /// The probe's own worker processes.
+    #[command(hide = true, name = "probe-worker")]
+    ProbeWorker {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Print the semantic facts found in one file (for debugging gpulint itself).
     #[command(hide = true)]
     Facts { path: PathBuf },
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// Print one JSON object instead of the report.
+    #[arg(long)]
+    pub json: bool,
+    /// Read `gpulint check --output-format json` output and reproduce only the rules found there,
+    /// saying for each finding whether this host confirms it.
+    #[arg(long, value_name = "FILE")]
+    pub findings: Option<PathBuf>,
+    /// Run only this hazard (a rule code or name); repeatable.
+    #[arg(long, value_name = "RULE")]
+    pub hazard: Vec<String>,
+    /// Workers per reproduction (NCCL ranks: at most one per GPU). Default: the GPU count, at
+    /// least 2.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub workers: Option<u16>,
+    /// The longest any one step may take, in seconds; a hung child is killed then.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    pub timeout: f64,
 }
 
 #[derive(Debug, Args)]

@@ -148,6 +148,31 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             None => anyhow::bail!("unknown rule `{code}`; `gpulint rules` lists them"),
         },
+        Command::Probe(args) => {
+            for h in &args.hazard {
+                if gpulint_probe::resolve_hazard(h).is_none() {
+                    let known: Vec<String> = gpulint_probe::HAZARDS
+                        .iter()
+                        .map(|(c, n)| format!("{c} ({n})"))
+                        .collect();
+                    anyhow::bail!("--hazard {h}: the probe reproduces {}", known.join(", "));
+                }
+            }
+            if !(args.timeout > 0.0 && args.timeout <= 86_400.0) {
+                anyhow::bail!("--timeout must be between 0 and 86400 seconds");
+            }
+            let opts = gpulint_probe::Options {
+                json: args.json,
+                findings: args.findings,
+                hazards: args.hazard,
+                workers: args.workers.map(usize::from),
+                timeout: std::time::Duration::from_secs_f64(args.timeout),
+            };
+            let code = gpulint_probe::run(&opts, &mut out);
+            out.flush()?;
+            Ok(ExitCode::from(code as u8))
+        }
+        Command::ProbeWorker { args } => Ok(ExitCode::from(gpulint_probe::worker_main(args) as u8)),
         Command::Facts { path } => {
             let program = Program::build(vec![Input::Path(path)]);
             let main = FileId(0);

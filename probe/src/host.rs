@@ -1,0 +1,131 @@
+//! The host: driver and library versions, and the GPUs, matched between CUDA and NVML by UUID.
+
+use std::collections::BTreeMap;
+
+use nvml_wrapper::enums::device::UsedGpuMemory;
+use nvml_wrapper::Nvml;
+
+use crate::cu::{self, Cu};
+use crate::libs;
+use crate::report::{Gpu, Host, Launcher, Libraries};
+
+/// What the reproductions need to know about the host.
+pub struct Env {
+    pub host: Host,
+    pub nvml: Option<Nvml>,
+    /// Why NCCL cannot be used, when it cannot.
+    pub nccl_missing: Option<String>,
+}
+
+/// Gathers the host, after `cuInit` has succeeded in this process.
+pub fn gather(launcher: Option<Launcher>) -> Cu<Env> {
+    let mut missing = Vec::new();
+    let mut test_doubles = libs::cuda_is_double();
+    let (nvml, nvml_path) = match libs::nvml() {
+        Ok((n, double, path)) => {
+            test_doubles |= double;
+            (Some(n), path)
+        }
+        Err(why) => {
+            missing.push(format!("NVML: {why}"));
+            (None, None)
+        }
+    };
+    let (nccl, nccl_path, nccl_missing) = if libs::nccl_present() {
+        test_doubles |= libs::nccl_is_double();
+        match crate::nccl::version() {
+            Ok(v) => (Some(v), libs::nccl_path(), None),
+            Err(e) => (
+                None,
+                libs::nccl_path(),
+                Some(format!("ncclGetVersion → {} {}", e.code, e.text)),
+            ),
+        }
+    } else {
+        let mut why = format!("libnccl.so not found ({})", libs::search_path());
+        if let Some(hint) = libs::nccl_hint() {
+            why = format!("{why}; {hint}");
+        }
+        (None, None, Some(why))
+    };
+    if let Some(why) = &nccl_missing {
+        missing.push(format!("NCCL: {why}"));
+    }
+    let v = cu::driver_version()?;
+    let mut gpus = Vec::new();
+    for ordinal in 0..cu::device_count()? {
+        let dev = cu::device(ordinal)?;
+        gpus.push(Gpu {
+            ordinal,
+            nvml_index: None,
+            name: cu::device_name(dev)?,
+            uuid: cu::device_uuid(dev)?,
+            memory_mib: (cu::total_mem(dev)? >> 20) as u64,
+        });
+    }
+    let mut driver = None;
+    if let Some(n) = &nvml {
+        driver = n.sys_driver_version().ok();
+        let count = n.device_count().unwrap_or(0);
+        for index in 0..count {
+            let Ok(uuid) = n.device_by_index(index).and_then(|d| d.uuid()) else {
+                continue;
+            };
+            if let Some(g) = gpus.iter_mut().find(|g| g.uuid.eq_ignore_ascii_case(&uuid)) {
+                g.nvml_index = Some(index);
+            }
+        }
+    }
+    let host = Host {
+        driver,
+        cuda: format!("{}.{}", v / 1000, v % 1000 / 10),
+        nccl,
+        missing,
+        libraries: Libraries {
+            cuda: libs::cuda_path(),
+            nvml: nvml_path,
+            nccl: nccl_path,
+        },
+        test_doubles,
+        gpus,
+        launcher,
+    };
+    Ok(Env {
+        host,
+        nvml,
+        nccl_missing,
+    })
+}
+
+impl Env {
+    pub fn gpu_count(&self) -> i32 {
+        self.host.gpus.len() as i32
+    }
+
+    /// Which pids NVML sees on each CUDA ordinal, with the MiB each holds. `None` without NVML.
+    pub fn holders(&self) -> Option<BTreeMap<i32, Vec<(u32, u64)>>> {
+        let nvml = self.nvml.as_ref()?;
+        let mut out = BTreeMap::new();
+        for g in &self.host.gpus {
+            let Some(index) = g.nvml_index else { continue };
+            let procs = nvml
+                .device_by_index(index)
+                .and_then(|d| d.running_compute_processes());
+            let list = procs
+                .map(|ps| {
+                    ps.iter()
+                        .map(|p| {
+                            let mib = match p.used_gpu_memory {
+                                UsedGpuMemory::Used(b) => b >> 20,
+                                UsedGpuMemory::Unavailable => 0,
+                            };
+                            (p.pid, mib)
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            out.insert(g.ordinal, list);
+        }
+        Some(out)
+    }
+}

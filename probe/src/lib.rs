@@ -1,0 +1,171 @@
+//! `gpulint probe`: reproduces each hazard gpulint's rules describe on this host's GPUs, with
+//! cudarc (driver API, NCCL) and nvml-wrapper, and times each fix.
+//!
+//! Every reproduction runs in processes of its own (this binary in its hidden worker mode), so a
+//! crash, a hang or a poisoned CUDA state never reaches the process that reports.
+
+mod cu;
+mod findings;
+mod hazards;
+mod host;
+mod launcher;
+mod libs;
+mod nccl;
+mod proc;
+mod report;
+mod worker;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use report::Verdict;
+
+/// Exit status when the host has no usable GPU, driver or device.
+pub const EXIT_NO_GPU: i32 = 3;
+
+/// The hazards the probe reproduces: (rule, name).
+pub const HAZARDS: [(&str, &str); 3] = [
+    ("GPU001", "fork-after-cuda-init"),
+    ("GPU002", "device-pinned-global"),
+    ("GPU003", "process-group-before-set-device"),
+];
+
+pub struct Options {
+    pub json: bool,
+    /// `gpulint check --output-format json` output: probe only the rules found there.
+    pub findings: Option<PathBuf>,
+    /// Rule codes or names to run; empty means all.
+    pub hazards: Vec<String>,
+    /// Workers (and NCCL ranks, up to the GPU count); default: the GPU count, at least 2.
+    pub workers: Option<usize>,
+    /// The longest any one step may take.
+    pub timeout: Duration,
+}
+
+/// The hidden worker mode's entry point.
+pub fn worker_main(args: Vec<String>) -> i32 {
+    worker::main(args)
+}
+
+/// Resolves `--hazard` values (codes or names) to rule codes.
+pub fn resolve_hazard(name: &str) -> Option<&'static str> {
+    HAZARDS
+        .iter()
+        .find(|(code, hazard)| code.eq_ignore_ascii_case(name) || *hazard == name)
+        .map(|(code, _)| *code)
+}
+
+fn no_gpu(opts: &Options, out: &mut dyn Write, reason: &str) -> i32 {
+    if opts.json {
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::json!({"status": "no-gpu", "reason": reason})
+        );
+    } else {
+        eprintln!("gpulint probe: no GPU: {reason}");
+    }
+    EXIT_NO_GPU
+}
+
+/// Runs the probe; returns the exit status (0 done, 2 bad input, 3 no GPU).
+pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
+    let findings = match &opts.findings {
+        Some(path) => match findings::read(path) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                eprintln!("gpulint probe: {e}");
+                return 2;
+            }
+        },
+        None => None,
+    };
+    let mut wanted: Vec<&str> = HAZARDS.iter().map(|(c, _)| *c).collect();
+    if !opts.hazards.is_empty() {
+        wanted.retain(|c| opts.hazards.iter().any(|h| resolve_hazard(h) == Some(c)));
+    }
+    if let Some(f) = &findings {
+        wanted.retain(|c| f.iter().any(|x| x.code == *c));
+    }
+
+    if !libs::cuda_present() {
+        let why = format!(
+            "no CUDA driver: {} not found; {}",
+            libs::names_tried("cuda"),
+            libs::search_path()
+        );
+        return no_gpu(opts, out, &why);
+    }
+    if let Err(e) = cu::init() {
+        return no_gpu(opts, out, &format!("the CUDA driver did not start: {e}"));
+    }
+    match cu::device_count() {
+        Ok(0) => return no_gpu(opts, out, "the CUDA driver sees no device"),
+        Err(e) => return no_gpu(opts, out, &format!("the CUDA driver did not start: {e}")),
+        Ok(_) => {}
+    }
+    let env = match host::gather(launcher()) {
+        Ok(env) => env,
+        Err(e) => return no_gpu(opts, out, &format!("could not read the GPUs: {e}")),
+    };
+    let workers = opts
+        .workers
+        .unwrap_or_else(|| (env.gpu_count() as usize).clamp(2, 8))
+        .max(1);
+    let plan = hazards::Plan {
+        env: &env,
+        workers,
+        timeout: opts.timeout,
+    };
+    let mut hazards = Vec::new();
+    let per_host = "runs once per host: run `gpulint probe` without a launcher for it";
+    for code in wanted {
+        let name = HAZARDS
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map_or("", |(_, n)| *n);
+        hazards.push(match code {
+            // Several ranks forking workers at once on one host would blur NVML's view.
+            "GPU001" | "GPU002" if env.host.launcher.is_some() => {
+                report::Hazard::skipped(code, name, per_host)
+            }
+            "GPU001" => plan.gpu001(),
+            "GPU002" => plan.gpu002(),
+            _ => plan.gpu003(),
+        });
+    }
+    let checks = findings
+        .map(|f| findings::check(&f, &hazards))
+        .unwrap_or_default();
+    let report = report::Report {
+        status: "ok",
+        host: env.host,
+        hazards,
+        findings: checks,
+    };
+    if opts.json {
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
+    } else {
+        let _ = write!(out, "{}", report::render(&report));
+    }
+    0
+}
+
+/// RANK/LOCAL_RANK/WORLD_SIZE from torchrun, or their Slurm equivalents from srun.
+fn launcher() -> Option<report::Launcher> {
+    let var = |names: &[&str]| {
+        names
+            .iter()
+            .find_map(|n| std::env::var(n).ok()?.parse::<i32>().ok())
+    };
+    Some(report::Launcher {
+        rank: var(&["RANK", "SLURM_PROCID"])?,
+        local_rank: var(&["LOCAL_RANK", "SLURM_LOCALID"]).unwrap_or(0),
+        world_size: var(&["WORLD_SIZE", "SLURM_NTASKS"])?,
+    })
+}

@@ -1,0 +1,104 @@
+//! Which GPU libraries this host has, checked before any call: cudarc panics when a library or
+//! symbol is missing, so absence must be found out here and turned into a message.
+
+use nvml_wrapper::Nvml;
+
+/// The NVML library name nvml-wrapper opens.
+pub const NVML_LIB: &str = "libnvidia-ml.so.1";
+
+pub fn cuda_present() -> bool {
+    // SAFETY: only tries to dlopen the candidate names.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+pub fn nccl_present() -> bool {
+    // SAFETY: only tries to dlopen the candidate names.
+    unsafe { cudarc::nccl::sys::is_culib_present() }
+}
+
+/// Where the dynamic loader looked, for "not found" messages.
+pub fn search_path() -> String {
+    let ld = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
+    let ld = if ld.is_empty() {
+        "LD_LIBRARY_PATH (unset)".to_string()
+    } else {
+        format!("LD_LIBRARY_PATH={ld}")
+    };
+    format!("searched {ld}, the ld.so cache and the system library folders")
+}
+
+/// The names cudarc tries for `lib` ("cuda", "nccl"), for messages: the usual two and a count.
+pub fn names_tried(lib: &str) -> String {
+    let others = cudarc::get_lib_name_candidates(lib).len().saturating_sub(1);
+    format!("lib{lib}.so and lib{lib}.so.1 (and {others} other names cudarc tries) were")
+}
+
+/// NCCL is usually installed as libnccl.so.2 only, which cudarc never opens.
+pub fn nccl_hint() -> Option<String> {
+    // SAFETY: dlopen of a library name; dropped at once.
+    let found = unsafe { libloading::Library::new("libnccl.so.2") }.is_ok();
+    found.then(|| {
+        "libnccl.so.2 is present but cudarc opens libnccl.so only: link libnccl.so to it in a folder on LD_LIBRARY_PATH".to_string()
+    })
+}
+
+/// The path the loader opened `lib` from, found through one of its symbols with `dladdr`.
+pub fn path_of(lib: &libloading::Library, symbol: &[u8]) -> Option<String> {
+    // SAFETY: looks a symbol up without calling it; dladdr only reads the loader's tables.
+    unsafe {
+        let sym = lib.get::<unsafe extern "C" fn()>(symbol).ok()?;
+        let addr = *sym as *const std::ffi::c_void;
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        if libc::dladdr(addr, &mut info) == 0 || info.dli_fname.is_null() {
+            return None;
+        }
+        Some(
+            std::ffi::CStr::from_ptr(info.dli_fname)
+                .to_string_lossy()
+                .into_owned(),
+        )
+    }
+}
+
+pub fn cuda_path() -> Option<String> {
+    // SAFETY: the library is present (checked by the caller).
+    path_of(unsafe { cudarc::driver::sys::culib() }, b"cuInit\0")
+}
+
+pub fn nccl_path() -> Option<String> {
+    // SAFETY: as above.
+    path_of(unsafe { cudarc::nccl::sys::culib() }, b"ncclGetVersion\0")
+}
+
+/// Whether a loaded library is one of this project's test doubles (they export a marker).
+pub fn is_double(lib: &libloading::Library) -> bool {
+    // SAFETY: looks a symbol up without calling it.
+    unsafe { lib.get::<unsafe extern "C" fn()>(b"gpudouble_marker\0") }.is_ok()
+}
+
+pub fn cuda_is_double() -> bool {
+    // SAFETY: the library is present (checked by the caller); no call is made.
+    is_double(unsafe { cudarc::driver::sys::culib() })
+}
+
+pub fn nccl_is_double() -> bool {
+    // SAFETY: as above.
+    is_double(unsafe { cudarc::nccl::sys::culib() })
+}
+
+/// NVML, or why not. nvml-wrapper's `Drop` panics when `nvmlShutdown` is missing, so a library
+/// without it is refused here.
+pub fn nvml() -> Result<(Nvml, bool, Option<String>), String> {
+    // SAFETY: dlopen of a library name; symbols are only looked up.
+    let lib = unsafe { libloading::Library::new(NVML_LIB) }
+        .map_err(|_| format!("{NVML_LIB} not found ({})", search_path()))?;
+    // SAFETY: looks a symbol up without calling it.
+    if unsafe { lib.get::<unsafe extern "C" fn() -> i32>(b"nvmlShutdown\0") }.is_err() {
+        return Err(format!("{NVML_LIB} has no nvmlShutdown"));
+    }
+    let double = is_double(&lib);
+    let path = path_of(&lib, b"nvmlInit_v2\0");
+    Nvml::init()
+        .map(|n| (n, double, path))
+        .map_err(|e| format!("NVML failed to start: {e}"))
+}

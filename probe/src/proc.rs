@@ -1,0 +1,226 @@
+//! Process plumbing for the reproductions: monotonic time shared across processes, one-write JSON
+//! lines (atomic on a shared pipe), holding a worker until released, a fork watchdog, and
+//! spawning this binary in its hidden worker mode.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// CLOCK_MONOTONIC in nanoseconds: the same clock in every process on the host, so a worker can
+/// measure from the instant its parent asked for it.
+pub fn now_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: writes one timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+pub fn ms_since(t0_ns: u64) -> f64 {
+    now_ns().saturating_sub(t0_ns) as f64 / 1e6
+}
+
+/// Writes one line with a single `write(2)`: lines from several forked workers sharing a pipe do
+/// not interleave (they are far below PIPE_BUF), and no lock is taken in a forked child.
+pub fn emit(value: &serde_json::Value) {
+    let mut line = value.to_string();
+    line.push('\n');
+    let bytes = line.as_bytes();
+    let mut done = 0;
+    while done < bytes.len() {
+        // SAFETY: writes from a live buffer to stdout.
+        let n = unsafe { libc::write(1, bytes[done..].as_ptr().cast(), bytes.len() - done) };
+        if n <= 0 {
+            return;
+        }
+        done += n as usize;
+    }
+}
+
+/// Blocks until `fd` reaches end of file (the parent released us) or `limit_ms` passes, so a
+/// worker never outlives a probe that died.
+pub fn hold(fd: i32, limit_ms: u64) {
+    let deadline = now_ns() + limit_ms * 1_000_000;
+    let mut buf = [0u8; 64];
+    loop {
+        let left = deadline.saturating_sub(now_ns()) / 1_000_000;
+        if left == 0 {
+            return;
+        }
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd on the stack.
+        let ready = unsafe { libc::poll(&mut pfd, 1, left.min(i32::MAX as u64) as i32) };
+        if ready < 0 {
+            return;
+        }
+        if ready > 0 {
+            // SAFETY: reads into a stack buffer.
+            let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+            if n <= 0 {
+                return;
+            }
+        }
+    }
+}
+
+/// How a forked child ended, as seen by its parent's watchdog.
+pub enum ChildEnd {
+    Exited,
+    Signalled(i32),
+    /// Still running at the deadline: killed.
+    Hung,
+}
+
+/// Waits for a forked child up to `timeout`, killing it if it is still running then.
+pub fn watch(pid: libc::pid_t, timeout: Duration) -> ChildEnd {
+    let start = Instant::now();
+    loop {
+        let mut status = 0;
+        // SAFETY: waits on our own child without blocking.
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if r == pid {
+            if libc::WIFEXITED(status) {
+                return ChildEnd::Exited;
+            }
+            return ChildEnd::Signalled(libc::WTERMSIG(status));
+        }
+        if r < 0 {
+            return ChildEnd::Exited;
+        }
+        if start.elapsed() >= timeout {
+            // SAFETY: our own child.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, &mut status, 0);
+            }
+            return ChildEnd::Hung;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// This binary started in its hidden worker mode, with its stdout read line by line on a thread.
+pub struct Worker {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Worker {
+    pub fn spawn(role: &str, args: &[String], env: &[(&str, String)]) -> std::io::Result<Worker> {
+        let exe = std::env::current_exe()?;
+        let mut cmd = Command::new(exe);
+        cmd.arg("probe-worker").arg(role).args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        // A group of its own, so a worker that forked workers is killed with them.
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let stdout = child.stdout.take().expect("piped");
+        let mut err_pipe = child.stderr.take().expect("piped");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = Arc::clone(&stderr);
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = err_pipe.read_to_string(&mut text);
+            if let Ok(mut s) = sink.lock() {
+                s.push_str(&text);
+            }
+        });
+        let stdin = child.stdin.take();
+        Ok(Worker {
+            child,
+            stdin,
+            lines,
+            stderr,
+        })
+    }
+
+    /// The next JSON line, or `None` when the worker closed its output or `deadline` passed.
+    pub fn next(&self, deadline: Instant) -> Option<serde_json::Value> {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    if let Ok(v) = serde_json::from_str(&line) {
+                        return Some(v);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+    }
+
+    pub fn send(&mut self, line: &str) -> bool {
+        use std::io::Write;
+        match self.stdin.as_mut() {
+            Some(s) => writeln!(s, "{line}").and_then(|_| s.flush()).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Closes the worker's stdin: it (and any worker it forked) lets go and exits.
+    pub fn release(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Waits for the worker to exit until `deadline`, then kills it.
+    pub fn finish(mut self, deadline: Instant) -> String {
+        self.release();
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) | Err(_) => break,
+                Ok(None) if Instant::now() >= deadline => {
+                    self.kill_group();
+                    break;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            }
+        }
+        // Give the reader thread a moment to drain what the worker wrote last.
+        std::thread::sleep(Duration::from_millis(5));
+        self.stderr
+            .lock()
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default()
+    }
+}
+
+impl Worker {
+    fn kill_group(&mut self) {
+        // SAFETY: signals the process group this worker leads.
+        unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.kill_group();
+        }
+    }
+}

@@ -168,6 +168,15 @@ fn two_gpus_reproduce_every_hazard_and_every_fix_works() {
     let f = fix(g3, "set-device-first");
     assert_eq!(f["works"], true, "{f:#}");
     assert!(f["ms"].as_f64().unwrap() > 0.0);
+
+    let g7 = hazard(&r, "GPU007");
+    assert_eq!(g7["verdict"], "reproduced", "{g7:#}");
+    assert!(
+        evidence(g7)
+            .contains("saw 2 GPUs, then set CUDA_VISIBLE_DEVICES=0: the driver still shows 2"),
+        "{g7:#}"
+    );
+    assert_eq!(fix(g7, "set-before-init")["works"], true);
 }
 
 #[test]
@@ -199,6 +208,7 @@ fn one_gpu_reports_the_pile_up_and_skips_what_needs_two() {
     let g3 = hazard(&r, "GPU003");
     assert_eq!(g3["verdict"], "skipped");
     assert!(g3["reason"].as_str().unwrap().contains("needs ≥ 2 GPUs"));
+    assert_eq!(hazard(&r, "GPU007")["verdict"], "skipped");
     assert_eq!(fix(hazard(&r, "GPU001"), "spawn")["works"], true);
 }
 

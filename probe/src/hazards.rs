@@ -689,4 +689,78 @@ impl Plan<'_> {
             detail,
         }
     }
+
+    // ---------------------------------------------------------------- GPU007
+
+    /// `CUDA_VISIBLE_DEVICES` written after the driver started is ignored: the driver reads it
+    /// once, at `cuInit`.
+    pub fn gpu007(&self) -> Hazard {
+        const RULE: (&str, &str) = ("GPU007", "visible-devices-after-init");
+        let gpus = self.env.gpu_count();
+        if gpus < 2 {
+            return Hazard::skipped(
+                RULE.0,
+                RULE.1,
+                "needs ≥ 2 visible GPUs: with one, hiding the others changes nothing",
+            );
+        }
+        let run = |late: bool| {
+            let args = ["value=0".to_string(), format!("late={}", u8::from(late))];
+            let w = Worker::spawn("visible-devices", &args, &[]);
+            let deadline = self.deadline();
+            let line = w.as_ref().ok().and_then(|w| w.next(deadline));
+            if let Ok(w) = w {
+                w.finish(deadline);
+            }
+            line
+        };
+        let mut z = Hazard {
+            rule: RULE.0,
+            hazard: RULE.1,
+            verdict: Verdict::NotReproduced,
+            reason: None,
+            evidence: String::new(),
+            fixes: Vec::new(),
+        };
+        match run(true) {
+            Some(v) if v["event"] == "visible" => {
+                let (before, after) = (&v["before"], &v["after"]);
+                z.evidence = format!(
+                    "pid {} called cuInit and saw {before} GPUs, then set CUDA_VISIBLE_DEVICES=0: the driver still shows {after}",
+                    v["pid"]
+                );
+                if after == before && v["after"].as_i64() != Some(1) {
+                    z.verdict = Verdict::Reproduced;
+                }
+            }
+            Some(v) => z.evidence = error_text(&v),
+            None => z.evidence = format!("no result within {:?}", self.timeout),
+        }
+        let fix = match run(false) {
+            Some(v) if v["event"] == "visible" => {
+                let works = v["after"].as_i64() == Some(1);
+                Fix {
+                    name: "set-before-init",
+                    ms: v["ms"].as_f64(),
+                    mib: None,
+                    works,
+                    detail: format!(
+                        "set before cuInit: the driver shows {} GPU(s); ms is cuInit and the count",
+                        v["after"]
+                    ),
+                }
+            }
+            other => Fix {
+                name: "set-before-init",
+                ms: None,
+                mib: None,
+                works: false,
+                detail: other.map_or(format!("no result within {:?}", self.timeout), |v| {
+                    error_text(&v)
+                }),
+            },
+        };
+        z.fixes = vec![fix];
+        z
+    }
 }

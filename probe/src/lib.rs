@@ -24,11 +24,12 @@ pub use report::Verdict;
 /// Exit status when the host has no usable GPU, driver or device.
 pub const EXIT_NO_GPU: i32 = 3;
 
-/// The hazards the probe reproduces: (rule, name).
-pub const HAZARDS: [(&str, &str); 3] = [
+/// The hazards the probe reproduces: (rule, name). GPU007 has no static rule yet.
+pub const HAZARDS: [(&str, &str); 4] = [
     ("GPU001", "fork-after-cuda-init"),
     ("GPU002", "device-pinned-global"),
     ("GPU003", "process-group-before-set-device"),
+    ("GPU007", "visible-devices-after-init"),
 ];
 
 pub struct Options {
@@ -127,12 +128,13 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
             .map_or("", |(_, n)| *n);
         hazards.push(match code {
             // Several ranks forking workers at once on one host would blur NVML's view.
-            "GPU001" | "GPU002" if env.host.launcher.is_some() => {
+            "GPU001" | "GPU002" | "GPU007" if env.host.launcher.is_some() => {
                 report::Hazard::skipped(code, name, per_host)
             }
             "GPU001" => plan.gpu001(),
             "GPU002" => plan.gpu002(),
-            _ => plan.gpu003(),
+            "GPU003" => plan.gpu003(),
+            _ => plan.gpu007(),
         });
     }
     let checks = findings

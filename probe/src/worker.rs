@@ -58,6 +58,7 @@ pub fn main(argv: Vec<String>) -> i32 {
         "fork-after-init" => fork_after_init(&args),
         "model" => model(&args, hold_ms),
         "nccl-rank" => nccl_rank(&args),
+        "visible-devices" => visible_devices(&args),
         other => {
             eprintln!("probe-worker: unknown role {other}");
             2
@@ -356,4 +357,32 @@ fn all_reduce_check(comm: &Comm, rank: i32, nranks: i32) -> serde_json::Value {
         Ok((wall, gpu, correct)) => json!({"ms": wall, "event_ms": gpu, "correct": correct}),
         Err(e) => json!({"error": e}),
     }
+}
+
+/// GPU007: how many devices the driver shows, before and after this process writes
+/// `CUDA_VISIBLE_DEVICES=value` (`late=1`: after `cuInit`, as code that sets it in the script
+/// after importing a library that initialised CUDA does).
+fn visible_devices(args: &Args) -> i32 {
+    let value = args.get("value").unwrap_or("0").to_string();
+    let late = args.get("late") == Some("1");
+    let r = (|| {
+        let mut before = None;
+        if late {
+            cu::init()?;
+            before = Some(cu::device_count()?);
+        }
+        // Edition 2021: safe; this process runs no other thread.
+        std::env::set_var("CUDA_VISIBLE_DEVICES", &value);
+        let t0 = now_ns();
+        cu::init()?;
+        let after = cu::device_count()?;
+        Ok::<_, CuError>((before, after, ms_since(t0)))
+    })();
+    match r {
+        Ok((before, after, ms)) => emit(
+            &json!({"event": "visible", "pid": pid(), "before": before, "after": after, "ms": ms}),
+        ),
+        Err(e) => emit(&json!({"event": "error", "pid": pid(), "error": error_json(&e)})),
+    }
+    0
 }

@@ -256,6 +256,27 @@ fn without_nvml_gpu002_is_skipped_and_memory_is_not_measured() {
 }
 
 #[test]
+fn nvml_that_cannot_list_processes_skips_gpu002_with_its_error() {
+    // Some boards answer "Not Supported" (3) to the process query.
+    let r = probe_json(
+        &["--hazard", "GPU002"],
+        &[(
+            "GPUDOUBLE_FAIL",
+            "nvmlDeviceGetComputeRunningProcesses_v3=3",
+        )],
+    );
+    let g2 = hazard(&r, "GPU002");
+    assert_eq!(g2["verdict"], "skipped", "{g2:#}");
+    assert!(
+        g2["reason"]
+            .as_str()
+            .unwrap()
+            .contains("NVML cannot list the processes on a GPU"),
+        "{g2:#}"
+    );
+}
+
+#[test]
 fn without_any_library_exits_3_naming_what_is_missing() {
     let empty = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_gpulint"))

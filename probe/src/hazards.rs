@@ -302,6 +302,29 @@ impl Plan<'_> {
         let n = self.workers;
         let gpus = self.env.gpu_count();
         let (lines, holders) = self.model_group(|_| 0);
+        let ours = lines
+            .iter()
+            .flatten()
+            .filter(|v| v["event"] == "ready")
+            .filter_map(|v| v["pid"].as_u64());
+        if ours.clone().count() > 0 && !ours.into_iter().any(|p| holders.contains_key(&(p as u32)))
+        {
+            let why = match self.env.process_query_error() {
+                Some(err) => format!("NVML cannot list the processes on a GPU: {err}"),
+                None => {
+                    let listed = holders
+                        .keys()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    format!(
+                        "NVML lists none of the workers' pids (it lists: {}); inside a container with its own pid namespace NVML reports host pids",
+                        if listed.is_empty() { "none" } else { &listed }
+                    )
+                }
+            };
+            return Hazard::skipped(RULE.0, RULE.1, why);
+        }
         let mut e = format!("{n} spawned workers each loaded a 256 MiB model on GPU 0 before choosing GPU (worker % {gpus}); NVML:");
         let mut failed = Vec::new();
         let mut on_zero = 0;

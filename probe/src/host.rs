@@ -102,6 +102,18 @@ impl Env {
         self.host.gpus.len() as i32
     }
 
+    /// Why NVML cannot list the processes on a GPU (e.g. "Not Supported" on some boards), if it
+    /// cannot.
+    pub fn process_query_error(&self) -> Option<String> {
+        let nvml = self.nvml.as_ref()?;
+        let index = self.host.gpus.iter().find_map(|g| g.nvml_index)?;
+        let r = nvml
+            .device_by_index(index)
+            .and_then(|d| d.running_compute_processes());
+        r.err()
+            .map(|e| format!("nvmlDeviceGetComputeRunningProcesses: {e}"))
+    }
+
     /// Which pids NVML sees on each CUDA ordinal, with the MiB each holds. `None` without NVML.
     pub fn holders(&self) -> Option<BTreeMap<i32, Vec<(u32, u64)>>> {
         let nvml = self.nvml.as_ref()?;

@@ -60,6 +60,33 @@ impl Plan<'_> {
         i as i32 % self.env.gpu_count().max(1)
     }
 
+    /// Starts one `role` worker per argument list, reads one line from each, runs `while_held`
+    /// while they still hold their GPU memory (an NVML snapshot), then releases them.
+    fn run_spawned<T>(
+        &self,
+        role: &str,
+        args: Vec<Vec<String>>,
+        while_held: impl FnOnce(&Lines) -> T,
+    ) -> (Lines, T) {
+        let workers: Vec<_> = args
+            .into_iter()
+            .map(|mut a| {
+                a.push(self.hold_ms());
+                Worker::spawn(role, &a, &[])
+            })
+            .collect();
+        let deadline = self.deadline();
+        let lines: Lines = workers
+            .iter()
+            .map(|w| w.as_ref().ok().and_then(|w| w.next(deadline)))
+            .collect();
+        let held = while_held(&lines);
+        for w in workers.into_iter().flatten() {
+            w.finish(self.deadline());
+        }
+        (lines, held)
+    }
+
     /// NVML's holders by pid: for each pid, the (ordinal, MiB) pairs where it holds memory.
     fn by_pid(&self) -> Option<ByPid> {
         let mut out = ByPid::new();
@@ -154,7 +181,7 @@ impl Plan<'_> {
 
     /// Reads one ready (or error) line per worker and builds the fix row; `extra` goes first in
     /// the detail.
-    fn group_fix(&self, name: &'static str, lines: Vec<Option<Value>>, extra: &str) -> Fix {
+    fn group_fix(&self, name: &'static str, lines: &[Option<Value>], extra: &str) -> Fix {
         let holders = self.by_pid();
         let mut ms = Vec::new();
         let mut mib = Vec::new();
@@ -208,29 +235,11 @@ impl Plan<'_> {
 
     fn spawn_fix(&self) -> Fix {
         let t0 = now_ns();
-        let workers: Vec<_> = (0..self.workers)
-            .map(|i| {
-                Worker::spawn(
-                    "alloc",
-                    &[
-                        format!("device={}", self.device_for(i)),
-                        format!("t0={t0}"),
-                        self.hold_ms(),
-                    ],
-                    &[],
-                )
-            })
+        let args = (0..self.workers)
+            .map(|i| vec![format!("device={}", self.device_for(i)), format!("t0={t0}")])
             .collect();
-        let deadline = self.deadline();
-        let lines = workers
-            .iter()
-            .map(|w| w.as_ref().ok().and_then(|w| w.next(deadline)))
-            .collect();
-        let fix = self.group_fix("spawn", lines, "");
-        for w in workers.into_iter().flatten() {
-            w.finish(self.deadline());
-        }
-        fix
+        self.run_spawned("alloc", args, |lines| self.group_fix("spawn", lines, ""))
+            .1
     }
 
     fn fork_before_init_fix(&self) -> Fix {
@@ -243,10 +252,10 @@ impl Plan<'_> {
             &[],
         );
         let deadline = self.deadline();
-        let lines = (0..self.workers)
+        let lines: Lines = (0..self.workers)
             .map(|_| w.as_ref().ok().and_then(|w| w.next(deadline)))
             .collect();
-        let fix = self.group_fix("fork-before-init", lines, "");
+        let fix = self.group_fix("fork-before-init", &lines, "");
         if let Ok(w) = w {
             w.finish(self.deadline());
         }
@@ -281,7 +290,7 @@ impl Plan<'_> {
         }
         let fix = self.group_fix(
             "forkserver",
-            lines,
+            &lines,
             &format!("server up in {up_ms:.1} ms (once); "),
         );
         server.finish(self.deadline());
@@ -401,31 +410,17 @@ impl Plan<'_> {
     /// snapshots NVML while they hold their memory.
     fn model_group(&self, load: impl Fn(usize) -> i32) -> (Lines, ByPid) {
         let t0 = now_ns();
-        let workers: Vec<_> = (0..self.workers)
+        let args = (0..self.workers)
             .map(|i| {
-                Worker::spawn(
-                    "model",
-                    &[
-                        format!("load={}", load(i)),
-                        format!("own={}", self.device_for(i)),
-                        "mib=256".into(),
-                        format!("t0={t0}"),
-                        self.hold_ms(),
-                    ],
-                    &[],
-                )
+                vec![
+                    format!("load={}", load(i)),
+                    format!("own={}", self.device_for(i)),
+                    "mib=256".into(),
+                    format!("t0={t0}"),
+                ]
             })
             .collect();
-        let deadline = self.deadline();
-        let lines: Vec<_> = workers
-            .iter()
-            .map(|w| w.as_ref().ok().and_then(|w| w.next(deadline)))
-            .collect();
-        let holders = self.by_pid().unwrap_or_default();
-        for w in workers.into_iter().flatten() {
-            w.finish(self.deadline());
-        }
-        (lines, holders)
+        self.run_spawned("model", args, |_| self.by_pid().unwrap_or_default())
     }
 
     fn device_first_fix(&self) -> Fix {
@@ -626,33 +621,21 @@ impl Plan<'_> {
     /// Starts one rank process for each `(rank, device)` (no device: the rank binds none) on the
     /// NCCL id `id`; returns their lines and NVML's holders by ordinal, read while they wait.
     fn ranks(&self, id: &str, ranks: &[(i32, Option<i32>)], nranks: i32) -> (Lines, ByGpu) {
-        let workers: Vec<_> = ranks
+        let args = ranks
             .iter()
             .map(|(r, device)| {
                 let device = device.map_or("none".to_string(), |d| d.to_string());
-                Worker::spawn(
-                    "nccl-rank",
-                    &[
-                        format!("rank={r}"),
-                        format!("nranks={nranks}"),
-                        format!("id={id}"),
-                        format!("device={device}"),
-                        self.hold_ms(),
-                    ],
-                    &[],
-                )
+                vec![
+                    format!("rank={r}"),
+                    format!("nranks={nranks}"),
+                    format!("id={id}"),
+                    format!("device={device}"),
+                ]
             })
             .collect();
-        let deadline = self.deadline();
-        let lines: Vec<_> = workers
-            .iter()
-            .map(|w| w.as_ref().ok().and_then(|w| w.next(deadline)))
-            .collect();
-        let holders = self.env.holders().unwrap_or_default();
-        for w in workers.into_iter().flatten() {
-            w.finish(self.deadline());
-        }
-        (lines, holders)
+        self.run_spawned("nccl-rank", args, |_| {
+            self.env.holders().unwrap_or_default()
+        })
     }
 
     fn set_device_first_fix(&self, id: &str, ranks: &[(i32, Option<i32>)], nranks: i32) -> Fix {

@@ -101,14 +101,7 @@ impl Plan<'_> {
     // ---------------------------------------------------------------- GPU001
 
     pub fn gpu001(&self) -> Hazard {
-        let mut z = Hazard {
-            rule: "GPU001",
-            hazard: "fork-after-cuda-init",
-            verdict: Verdict::NotReproduced,
-            reason: None,
-            evidence: String::new(),
-            fixes: Vec::new(),
-        };
+        let mut z = Hazard::new("GPU001", "fork-after-cuda-init");
         let run = Worker::spawn(
             "fork-after-init",
             &[
@@ -373,14 +366,7 @@ impl Plan<'_> {
             e,
             "\n  GPU 0 holds {on_zero} of {n} workers, {pile_mib} MiB in all"
         );
-        let mut z = Hazard {
-            rule: RULE.0,
-            hazard: RULE.1,
-            verdict: Verdict::NotReproduced,
-            reason: None,
-            evidence: String::new(),
-            fixes: Vec::new(),
-        };
+        let mut z = Hazard::new(RULE.0, RULE.1);
         if gpus >= 2 {
             let _ = write!(
                 e,
@@ -532,14 +518,7 @@ impl Plan<'_> {
             }
         };
         let (hazard_id, fix_id) = ids.split_once(' ').unwrap_or((&ids, &ids));
-        let mut z = Hazard {
-            rule: RULE.0,
-            hazard: RULE.1,
-            verdict: Verdict::NotReproduced,
-            reason: None,
-            evidence: String::new(),
-            fixes: Vec::new(),
-        };
+        let mut z = Hazard::new(RULE.0, RULE.1);
         let (lines, holders) = self.ranks(hazard_id, &hazard_ranks, nranks);
         let mut e =
             format!("{nranks} ranks created their NCCL communicator without choosing a GPU first:");
@@ -720,14 +699,7 @@ impl Plan<'_> {
             }
             line
         };
-        let mut z = Hazard {
-            rule: RULE.0,
-            hazard: RULE.1,
-            verdict: Verdict::NotReproduced,
-            reason: None,
-            evidence: String::new(),
-            fixes: Vec::new(),
-        };
+        let mut z = Hazard::new(RULE.0, RULE.1);
         match run(true) {
             Some(v) if v["event"] == "visible" => {
                 let (before, after) = (&v["before"], &v["after"]);

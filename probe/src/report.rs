@@ -86,14 +86,23 @@ pub struct Hazard {
 }
 
 impl Hazard {
-    pub fn skipped(rule: &'static str, hazard: &'static str, reason: impl Into<String>) -> Hazard {
+    /// A hazard not (yet) reproduced, with no evidence or fixes so far.
+    pub fn new(rule: &'static str, hazard: &'static str) -> Hazard {
         Hazard {
             rule,
             hazard,
-            verdict: Verdict::Skipped,
-            reason: Some(reason.into()),
+            verdict: Verdict::NotReproduced,
+            reason: None,
             evidence: String::new(),
             fixes: Vec::new(),
+        }
+    }
+
+    pub fn skipped(rule: &'static str, hazard: &'static str, reason: impl Into<String>) -> Hazard {
+        Hazard {
+            verdict: Verdict::Skipped,
+            reason: Some(reason.into()),
+            ..Hazard::new(rule, hazard)
         }
     }
 }

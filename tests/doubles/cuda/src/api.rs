@@ -43,11 +43,7 @@ unsafe fn put<T>(out: *mut T, value: T) -> Result<(), CUresult> {
     Ok(())
 }
 
-/// Lets a program check that it loaded the double and not NVIDIA's library.
-#[no_mangle]
-pub extern "C" fn gpudouble_marker() -> *const c_char {
-    c"gpulint test double".as_ptr()
-}
+gpudouble_state::export_marker!();
 
 #[no_mangle]
 pub unsafe extern "C" fn cuInit(flags: c_uint) -> CUresult {

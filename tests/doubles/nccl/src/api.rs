@@ -52,11 +52,7 @@ unsafe fn put<T>(out: *mut T, value: T, what: &str) -> Outcome {
     Ok(())
 }
 
-/// Lets a program check that it loaded the double and not NVIDIA's library.
-#[no_mangle]
-pub extern "C" fn gpudouble_marker() -> *const c_char {
-    c"gpulint test double".as_ptr()
-}
+gpudouble_state::export_marker!();
 
 #[no_mangle]
 pub unsafe extern "C" fn ncclGetVersion(version: *mut c_int) -> ncclResult_t {

@@ -54,11 +54,7 @@ fn device(device: nvmlDevice_t) -> Result<(Config, u32), nvmlReturn_t> {
     Ok((cfg, index))
 }
 
-/// Lets a program check that it loaded the double and not NVIDIA's library.
-#[no_mangle]
-pub extern "C" fn gpudouble_marker() -> *const c_char {
-    c"gpulint test double".as_ptr()
-}
+gpudouble_state::export_marker!();
 
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit_v2() -> nvmlReturn_t {

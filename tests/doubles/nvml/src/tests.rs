@@ -29,11 +29,7 @@ fn role_entry() {
 }
 
 fn run(role: &str, state: &tempfile::TempDir, envs: &[(&str, &str)]) -> RoleOutput {
-    let mut all = vec![("GPUDOUBLE_STATE", state.path().display().to_string())];
-    all.extend(envs.iter().map(|(k, v)| (*k, v.to_string())));
-    let out = testkit::run_role(ENTRY, role, &all);
-    out.assert_ok();
-    out
+    testkit::run_ok(ENTRY, role, state.path(), envs)
 }
 
 fn text(p: *const c_char) -> String {

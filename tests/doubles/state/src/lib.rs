@@ -13,3 +13,15 @@ pub mod pids;
 pub mod testkit;
 
 pub use config::Config;
+
+/// Exports `gpudouble_marker()` from a double: it returns "gpulint test double", so a program can
+/// tell that it loaded a double and not NVIDIA's library.
+#[macro_export]
+macro_rules! export_marker {
+    () => {
+        #[no_mangle]
+        pub extern "C" fn gpudouble_marker() -> *const ::std::ffi::c_char {
+            c"gpulint test double".as_ptr()
+        }
+    };
+}

@@ -131,6 +131,20 @@ pub fn run_role(entry: &str, role: &str, envs: &[(&str, String)]) -> RoleOutput 
     finish(spawn_role(entry, role, envs), Duration::from_secs(30))
 }
 
+/// Runs `role` with `state` as its state folder and `envs`, and checks that it succeeded.
+pub fn run_ok(
+    entry: &str,
+    role: &str,
+    state: &std::path::Path,
+    envs: &[(&str, &str)],
+) -> RoleOutput {
+    let mut all = vec![("GPUDOUBLE_STATE", state.display().to_string())];
+    all.extend(envs.iter().map(|(k, v)| (*k, v.to_string())));
+    let out = run_role(entry, role, &all);
+    out.assert_ok();
+    out
+}
+
 /// A shared library built in this workspace, found next to the running test binary
 /// (target/<profile>/deps/lib<name>.so or target/<profile>/lib<name>.so).
 pub fn built_library(name: &str) -> PathBuf {

@@ -111,6 +111,7 @@ fn two_gpus_reproduce_every_hazard_and_every_fix_works() {
     assert_eq!(host["test_doubles"], true, "{host:#}");
     assert_eq!(host["nccl"], "2.21.5");
     assert_eq!(host["cuda"], "12.8");
+    assert_eq!(host["nvml_cuda"], "12.8");
     let gpus = host["gpus"].as_array().expect("gpus");
     assert_eq!(gpus.len(), 2);
     for (i, g) in gpus.iter().enumerate() {
@@ -130,6 +131,11 @@ fn two_gpus_reproduce_every_hazard_and_every_fix_works() {
     assert_eq!(g1["verdict"], "reproduced", "{g1:#}");
     assert!(
         evidence(g1).contains("cuInit → 3 CUDA_ERROR_NOT_INITIALIZED \"initialization error\""),
+        "{g1:#}"
+    );
+    assert!(evidence(g1).contains("NVML: the parent (pid"), "{g1:#}");
+    assert!(
+        evidence(g1).contains("holds 501 MiB on GPU 0; the child (pid"),
         "{g1:#}"
     );
     for name in ["spawn", "fork-before-init", "forkserver"] {
@@ -303,6 +309,68 @@ fn without_any_library_exits_3_naming_what_is_missing() {
     assert!(v["reason"].as_str().unwrap().contains("libcuda.so"), "{v}");
 }
 
+/// A folder of links named like NVIDIA's libraries, each to the double a test asks for.
+fn lib_dir(links: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, double) in links {
+        std::os::unix::fs::symlink(target().join(double), dir.path().join(name)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn libraries_lacking_a_symbol_are_refused_without_a_panic() {
+    // cudarc panics on a missing symbol: a library that has none of libcuda's (here the NVML
+    // double under libcuda's name) must end in exit 3, not a panic.
+    doubles_built();
+    let dir = lib_dir(&[("libcuda.so", "libgpudouble_nvml.so")]);
+    let state = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gpulint"))
+        .arg("probe")
+        .env("LD_LIBRARY_PATH", dir.path())
+        .env("GPUDOUBLE_STATE", state.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("libcuda.so has no cuInit: the driver is too old for the probe"),
+        "{err}"
+    );
+
+    // An NCCL without the probe's symbols: only GPU003 is skipped.
+    let dir = lib_dir(&[
+        ("libcuda.so", "libgpudouble_cuda.so"),
+        ("libnccl.so", "libgpudouble_nvml.so"),
+    ]);
+    let out = Command::new(env!("CARGO_BIN_EXE_gpulint"))
+        .args([
+            "probe", "--json", "--hazard", "GPU003", "--hazard", "GPU001",
+        ])
+        .env("LD_LIBRARY_PATH", dir.path())
+        .env("GPUDOUBLE_STATE", state.path())
+        .env("GPUDOUBLE_DEVICES", "2")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let g3 = hazard(&r, "GPU003");
+    assert_eq!(g3["verdict"], "skipped");
+    assert!(
+        g3["reason"]
+            .as_str()
+            .unwrap()
+            .contains("has no ncclGetVersion"),
+        "{g3:#}"
+    );
+    assert_eq!(hazard(&r, "GPU001")["verdict"], "reproduced");
+}
+
 #[test]
 fn zero_devices_and_a_failing_cuinit_exit_3() {
     let out = probe(&["--json"], &[("GPUDOUBLE_DEVICES", "0")]);
@@ -463,7 +531,10 @@ fn findings_run_only_their_rules_and_are_confirmed() {
     for c in checks.iter().filter(|c| c["code"] == "GPU001") {
         assert_eq!(c["status"], "confirmed", "{c:#}");
         assert!(
-            c["evidence"].as_str().unwrap().contains("on this host"),
+            c["evidence"]
+                .as_str()
+                .unwrap()
+                .contains("cuInit → 3 CUDA_ERROR_NOT_INITIALIZED"),
             "{c:#}"
         );
     }

@@ -42,10 +42,7 @@ pub fn check(findings: &[Finding], hazards: &[Hazard]) -> Vec<FindingCheck> {
                     "the probe has no reproduction for this rule".to_string(),
                 ),
                 Some(h) => match h.verdict {
-                    Verdict::Reproduced => (
-                        "confirmed",
-                        format!("on this host: {}", first_lines(&h.evidence)),
-                    ),
+                    Verdict::Reproduced => ("confirmed", first_lines(&h.evidence)),
                     Verdict::NotReproduced => ("not-confirmed", first_lines(&h.evidence)),
                     Verdict::Skipped => (
                         "not-confirmed",

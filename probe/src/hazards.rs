@@ -107,11 +107,13 @@ impl Plan<'_> {
             &[
                 "device=0".into(),
                 format!("timeout={}", self.timeout.as_millis()),
+                self.hold_ms(),
             ],
             &[],
         );
         let deadline = self.deadline() + Duration::from_secs(2);
         let line = run.as_ref().ok().and_then(|w| w.next(deadline));
+        let holders = self.by_pid();
         let stderr = run
             .map(|w| w.finish(deadline))
             .unwrap_or_else(|e| e.to_string());
@@ -157,6 +159,27 @@ impl Plan<'_> {
                     z.verdict = Verdict::Reproduced;
                 } else {
                     let _ = write!(e, "\n  every call in the child succeeded: this driver supports CUDA after fork");
+                }
+                if let Some(h) = &holders {
+                    let held = |pid: &Value| {
+                        let spots: Vec<String> = h
+                            .get(&(pid.as_u64().unwrap_or(0) as u32))
+                            .into_iter()
+                            .flatten()
+                            .map(|(o, m)| format!("{m} MiB on GPU {o}"))
+                            .collect();
+                        if spots.is_empty() {
+                            "nothing".to_string()
+                        } else {
+                            spots.join(", ")
+                        }
+                    };
+                    let _ = write!(
+                        e,
+                        "\n  NVML: the parent (pid {parent}) holds {}; the child (pid {child}) holds {}",
+                        held(parent),
+                        held(child)
+                    );
                 }
                 if let Some(sig) = v["signal"].as_i64() {
                     let _ = write!(e, "\n  the child died of signal {sig}");

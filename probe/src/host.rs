@@ -33,13 +33,24 @@ pub fn gather(launcher: Option<Launcher>) -> Cu<Env> {
     };
     let (nccl, nccl_path, nccl_missing) = if libs::nccl_present() {
         test_doubles |= libs::nccl_is_double();
-        match crate::nccl::version() {
-            Ok(v) => (Some(v), libs::nccl_path(), None),
-            Err(e) => (
+        if let Some(sym) = libs::nccl_missing_symbol() {
+            let path = libs::nccl_path().unwrap_or_else(|| "libnccl.so".into());
+            (
                 None,
-                libs::nccl_path(),
-                Some(format!("ncclGetVersion → {} {}", e.code, e.text)),
-            ),
+                Some(path.clone()),
+                Some(format!(
+                    "{path} has no {sym} (the probe needs NCCL 2.13 or later)"
+                )),
+            )
+        } else {
+            match crate::nccl::version() {
+                Ok(v) => (Some(v), libs::nccl_path(), None),
+                Err(e) => (
+                    None,
+                    libs::nccl_path(),
+                    Some(format!("ncclGetVersion → {} {}", e.code, e.text)),
+                ),
+            }
         }
     } else {
         let mut why = format!("libnccl.so not found ({})", libs::search_path());
@@ -64,8 +75,13 @@ pub fn gather(launcher: Option<Launcher>) -> Cu<Env> {
         });
     }
     let mut driver = None;
+    let mut nvml_cuda = None;
     if let Some(n) = &nvml {
         driver = n.sys_driver_version().ok();
+        nvml_cuda = n
+            .sys_cuda_driver_version()
+            .ok()
+            .map(|v| format!("{}.{}", v / 1000, v % 1000 / 10));
         let count = n.device_count().unwrap_or(0);
         for index in 0..count {
             let Ok(uuid) = n.device_by_index(index).and_then(|d| d.uuid()) else {
@@ -79,6 +95,7 @@ pub fn gather(launcher: Option<Launcher>) -> Cu<Env> {
     let host = Host {
         driver,
         cuda: format!("{}.{}", v / 1000, v % 1000 / 10),
+        nvml_cuda,
         nccl,
         missing,
         libraries: Libraries {

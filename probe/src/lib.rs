@@ -98,6 +98,14 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
         );
         return no_gpu(opts, out, &why);
     }
+    if let Some(sym) = libs::cuda_missing_symbol() {
+        let path = libs::cuda_path().unwrap_or_else(|| "libcuda".into());
+        return no_gpu(
+            opts,
+            out,
+            &format!("{path} has no {sym}: the driver is too old for the probe"),
+        );
+    }
     if let Err(e) = cu::init() {
         return no_gpu(opts, out, &format!("the CUDA driver did not start: {e}"));
     }

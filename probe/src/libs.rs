@@ -6,6 +6,65 @@ use nvml_wrapper::Nvml;
 /// The NVML library name nvml-wrapper opens.
 pub const NVML_LIB: &str = "libnvidia-ml.so.1";
 
+/// Every libcuda symbol the probe calls: cudarc panics on a missing one, so an old driver is
+/// caught here.
+pub const CUDA_SYMBOLS: &[&str] = &[
+    "cuInit",
+    "cuDriverGetVersion",
+    "cuDeviceGetCount",
+    "cuDeviceGet",
+    "cuDeviceGetName",
+    "cuDeviceGetUuid",
+    "cuDeviceTotalMem_v2",
+    "cuDevicePrimaryCtxRetain",
+    "cuCtxSetCurrent",
+    "cuCtxSynchronize",
+    "cuMemAlloc_v2",
+    "cuMemsetD8_v2",
+    "cuMemcpyHtoD_v2",
+    "cuMemcpyDtoH_v2",
+    "cuEventCreate",
+    "cuEventRecord",
+    "cuEventSynchronize",
+    "cuEventElapsedTime",
+    "cuEventDestroy_v2",
+    "cuGetErrorName",
+    "cuGetErrorString",
+];
+
+/// Every libnccl symbol the probe calls (`ncclGetLastError` needs NCCL 2.13 or later).
+pub const NCCL_SYMBOLS: &[&str] = &[
+    "ncclGetVersion",
+    "ncclGetUniqueId",
+    "ncclCommInitRank",
+    "ncclCommCuDevice",
+    "ncclAllReduce",
+    "ncclCommDestroy",
+    "ncclGetErrorString",
+    "ncclGetLastError",
+];
+
+/// The first of `symbols` that `lib` lacks.
+pub fn missing_symbol(lib: &libloading::Library, symbols: &[&'static str]) -> Option<&'static str> {
+    symbols.iter().copied().find(|name| {
+        let c = format!("{name}\0");
+        // SAFETY: looks a symbol up without calling it.
+        unsafe { lib.get::<unsafe extern "C" fn()>(c.as_bytes()) }.is_err()
+    })
+}
+
+/// The first libcuda symbol the probe needs that the loaded library lacks.
+pub fn cuda_missing_symbol() -> Option<&'static str> {
+    // SAFETY: the library is present (checked by the caller).
+    missing_symbol(unsafe { cudarc::driver::sys::culib() }, CUDA_SYMBOLS)
+}
+
+/// The first libnccl symbol the probe needs that the loaded library lacks.
+pub fn nccl_missing_symbol() -> Option<&'static str> {
+    // SAFETY: the library is present (checked by the caller).
+    missing_symbol(unsafe { cudarc::nccl::sys::culib() }, NCCL_SYMBOLS)
+}
+
 pub fn cuda_present() -> bool {
     // SAFETY: only tries to dlopen the candidate names.
     unsafe { cudarc::driver::sys::is_culib_present() }
@@ -62,12 +121,22 @@ pub fn path_of(lib: &libloading::Library, symbol: &[u8]) -> Option<String> {
 
 pub fn cuda_path() -> Option<String> {
     // SAFETY: the library is present (checked by the caller).
-    path_of(unsafe { cudarc::driver::sys::culib() }, b"cuInit\0")
+    path_of(unsafe { cudarc::driver::sys::culib() }, b"cuInit\0").or_else(|| first_loadable("cuda"))
+}
+
+/// The first name cudarc tries for `lib` that loads: the library it uses, named when no symbol
+/// of it can be looked up.
+fn first_loadable(lib: &str) -> Option<String> {
+    cudarc::get_lib_name_candidates(lib)
+        .into_iter()
+        // SAFETY: dlopen of a library name; dropped at once.
+        .find(|name| unsafe { libloading::Library::new(name) }.is_ok())
 }
 
 pub fn nccl_path() -> Option<String> {
     // SAFETY: as above.
     path_of(unsafe { cudarc::nccl::sys::culib() }, b"ncclGetVersion\0")
+        .or_else(|| first_loadable("nccl"))
 }
 
 /// Whether a loaded library is one of this project's test doubles (they export a marker).

@@ -17,6 +17,8 @@ pub struct Host {
     pub driver: Option<String>,
     /// The CUDA version the driver supports, from `cuDriverGetVersion`, e.g. "12.8".
     pub cuda: String,
+    /// The same as NVML reports it (`nvmlSystemGetCudaDriverVersion_v2`).
+    pub nvml_cuda: Option<String>,
     pub nccl: Option<String>,
     /// Why NVML or NCCL could not be used, when they could not.
     pub missing: Vec<String>,
@@ -141,9 +143,13 @@ pub fn render(r: &Report) -> String {
     let h = &r.host;
     let mut s = String::new();
     let _ = writeln!(s, "Host");
+    let nvml_cuda = match &h.nvml_cuda {
+        Some(v) if *v != h.cuda => format!(" (NVML says {v})"),
+        _ => String::new(),
+    };
     let _ = writeln!(
         s,
-        "  driver {} · CUDA {} · NCCL {}",
+        "  driver {} · CUDA {}{nvml_cuda} · NCCL {}",
         opt(&h.driver),
         h.cuda,
         h.nccl.as_deref().unwrap_or("not found")
@@ -221,7 +227,12 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(s, "\nFindings");
         for f in &r.findings {
             let _ = writeln!(s, "  {}:{} {} {}", f.filename, f.row, f.code, f.message);
-            let _ = writeln!(s, "    {}: {}", f.status.replace('-', " "), f.evidence);
+            let status = match f.status {
+                "confirmed" => "confirmed on this host",
+                "not-confirmed" => "not confirmed on this host",
+                _ => "not probed",
+            };
+            let _ = writeln!(s, "    {status}: {}", f.evidence);
         }
     }
     s

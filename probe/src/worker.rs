@@ -55,7 +55,12 @@ pub fn main(argv: Vec<String>) -> i32 {
         }
         "forker" => forker(&args, hold_ms),
         "forkserver" => forkserver(hold_ms),
-        "fork-after-init" => fork_after_init(&args),
+        "fork-after-init" => {
+            let status = fork_after_init(&args);
+            // Keep the context while the prober reads NVML.
+            hold(0, hold_ms);
+            status
+        }
         "model" => model(&args, hold_ms),
         "nccl-rank" => nccl_rank(&args),
         "visible-devices" => visible_devices(&args),

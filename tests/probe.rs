@@ -153,8 +153,7 @@ fn two_gpus_reproduce_every_hazard_and_every_fix_works() {
         "{g2:#}"
     );
     assert!(
-        evidence(g2)
-            .contains("1 of the workers that chose another GPU still hold their model on GPU 0"),
+        evidence(g2).contains("1 worker that chose another GPU still holds the model on GPU 0"),
         "{g2:#}"
     );
     let f = fix(g2, "device-first");
@@ -208,7 +207,9 @@ fn one_gpu_reports_the_pile_up_and_skips_what_needs_two() {
     let g2 = hazard(&r, "GPU002");
     assert_eq!(g2["verdict"], "reproduced", "{g2:#}");
     assert!(
-        evidence(g2).contains("the device-mismatch part is skipped: it needs ≥ 2 GPUs"),
+        evidence(g2).contains(
+            "the device-mismatch part and the fix (choose the GPU first) need ≥ 2 GPUs: skipped"
+        ),
         "{g2:#}"
     );
     let g3 = hazard(&r, "GPU003");
@@ -427,6 +428,144 @@ fn failing_calls_are_reported_not_panicked_on() {
 }
 
 #[test]
+fn a_crashing_worker_is_reported_as_a_crash_with_its_signal() {
+    // The driver faults in cuMemAlloc: every process that allocates dies of SIGABRT.
+    let r = probe_json(
+        &["--hazard", "GPU001"],
+        &[("GPUDOUBLE_FAIL", "cuMemAlloc_v2=abort")],
+    );
+    let g1 = hazard(&r, "GPU001");
+    assert_eq!(g1["verdict"], "skipped", "{g1:#}");
+    let reason = g1["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("the reproduction's process failed: the worker died of signal 6 (SIGABRT)"),
+        "{g1:#}"
+    );
+    for name in ["spawn", "fork-before-init", "forkserver"] {
+        let f = fix(g1, name);
+        assert_eq!(f["works"], false, "{f:#}");
+        assert!(
+            !f["detail"].as_str().unwrap().contains("in time"),
+            "a crash is not a timeout: {f:#}"
+        );
+    }
+    assert!(
+        fix(g1, "spawn")["detail"]
+            .as_str()
+            .unwrap()
+            .contains("SIGABRT"),
+        "{g1:#}"
+    );
+}
+
+#[test]
+fn a_timeout_is_inconclusive_and_bounded() {
+    // cuInit takes 3 s in every process; each step may take 0.5 s.
+    let start = Instant::now();
+    let r = probe_json(
+        &[
+            "--hazard",
+            "GPU002",
+            "--hazard",
+            "GPU001",
+            "--timeout",
+            "0.5",
+            "--workers",
+            "8",
+        ],
+        &[("GPUDOUBLE_INIT_MS", "3000")],
+    );
+    let elapsed = start.elapsed();
+    for rule in ["GPU001", "GPU002"] {
+        let h = hazard(&r, rule);
+        assert_eq!(h["verdict"], "skipped", "{h:#}");
+        assert!(
+            h["reason"].as_str().unwrap().starts_with("inconclusive: "),
+            "{h:#}"
+        );
+    }
+    assert!(fix(hazard(&r, "GPU001"), "spawn")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("no answer in time"));
+    // Six steps, each bounded by the timeout (twice for the fork reproduction), however many workers.
+    assert!(elapsed < Duration::from_secs(12), "{elapsed:?}");
+}
+
+#[test]
+fn running_gpu_0_out_of_memory_is_the_pile_up() {
+    let r = probe_json(
+        &["--hazard", "GPU002", "--workers", "4"],
+        &[("GPUDOUBLE_TOTAL_MIB", "2000")],
+    );
+    let g2 = hazard(&r, "GPU002");
+    assert_eq!(g2["verdict"], "reproduced", "{g2:#}");
+    assert!(
+        evidence(g2).contains(
+            "GPU 0 ran out of memory: 2 of 4 workers failed with CUDA_ERROR_OUT_OF_MEMORY"
+        ),
+        "{g2:#}"
+    );
+}
+
+#[test]
+fn one_worker_cannot_pile_up() {
+    let r = probe_json(&["--hazard", "GPU002", "--workers", "1"], &[]);
+    assert_eq!(
+        hazard(&r, "GPU002")["reason"],
+        "needs ≥ 2 workers (--workers)"
+    );
+}
+
+#[test]
+fn a_killed_probe_leaves_no_worker_behind() {
+    // A reproduction whose forked child hangs in the driver, killed with the probe mid-way: the
+    // worker and its hung child must die with it. A marker in their environment finds them.
+    let marker = format!("gpulint-orphan-check-{}", std::process::id());
+    let mut child = probe_cmd(
+        &["--hazard", "GPU001", "--timeout", "30"],
+        &[
+            ("GPUDOUBLE_HANG_AFTER_FORK", "1"),
+            ("GPUDOUBLE_NAME", &marker),
+        ],
+    )
+    .stdout(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
+    let with_marker = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+            })
+            .filter(|e| {
+                std::fs::read(e.path().join("environ"))
+                    .is_ok_and(|env| env.windows(marker.len()).any(|w| w == marker.as_bytes()))
+            })
+            .count()
+    };
+    let start = Instant::now();
+    while with_marker() < 4 && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        with_marker() >= 4,
+        "the script, gpulint, the worker and its hung child should be running"
+    );
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    child.wait().unwrap();
+    let start = Instant::now();
+    while with_marker() > 0 && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(with_marker(), 0, "processes outlived the probe");
+}
+
+#[test]
 fn a_hanging_child_is_killed_by_the_watchdog() {
     let start = Instant::now();
     let r = probe_json(
@@ -592,6 +731,20 @@ fn under_a_launcher_each_rank_probes_gpu003_with_the_others() {
         assert!(evidence(g3).contains("Duplicate GPU detected"), "{g3:#}");
         assert_eq!(fix(g3, "set-device-first")["works"], true, "{g3:#}");
     }
+}
+
+#[test]
+fn impossible_launcher_numbers_exit_2() {
+    let out = probe(
+        &["--hazard", "GPU003"],
+        &[("RANK", "3"), ("WORLD_SIZE", "2")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("RANK=3 WORLD_SIZE=2 LOCAL_RANK=0: a rank must lie in 0..WORLD_SIZE"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -53,6 +53,24 @@ pub fn describe(result: CUresult) -> (String, String) {
     )
 }
 
+/// The driver's name and text for a raw result code, such as one a forked child sent back. Goes
+/// through the symbols directly: turning an unknown number into cudarc's enum would be undefined.
+pub fn describe_raw(code: u32) -> (String, String) {
+    type Describe = unsafe extern "C" fn(u32, *mut *const c_char) -> u32;
+    // SAFETY: the library is loaded (the caller made driver calls); both symbols have this C
+    // signature, with the enum passed as its underlying unsigned int.
+    let lookup = |symbol: &[u8]| unsafe {
+        let f = cudarc::driver::sys::culib().get::<Describe>(symbol).ok()?;
+        let mut p: *const c_char = std::ptr::null();
+        f(code, &mut p);
+        c_text(p)
+    };
+    (
+        lookup(b"cuGetErrorName\0").unwrap_or_else(|| format!("CUresult {code}")),
+        lookup(b"cuGetErrorString\0").unwrap_or_default(),
+    )
+}
+
 pub fn check(call: &'static str, result: CUresult) -> Cu<()> {
     if result == CUresult::CUDA_SUCCESS {
         return Ok(());

@@ -24,19 +24,28 @@ pub fn read(path: &Path) -> Result<Vec<Finding>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| {
         format!(
-            "{}:{}:{}: not the output of `gpulint check --output-format json`: {e}",
+            "{}:{}:{}: not the output of `gpulint check --output-format json`: {}",
             path.display(),
             e.line(),
-            e.column()
+            e.column(),
+            // serde_json ends its message with the position, already given in front.
+            e.to_string().split(" at line ").next().unwrap_or_default()
         )
     })
 }
 
-pub fn check(findings: &[Finding], hazards: &[Hazard]) -> Vec<FindingCheck> {
+/// Matches each finding to its rule's reproduction; `known` tells a rule the probe has (but
+/// `--hazard` left out) from one it has no reproduction for.
+pub fn check(
+    findings: &[Finding],
+    hazards: &[Hazard],
+    known: impl Fn(&str) -> bool,
+) -> Vec<FindingCheck> {
     findings
         .iter()
         .map(|f| {
             let (status, evidence) = match hazards.iter().find(|h| h.rule == f.code) {
+                None if known(&f.code) => ("not-probed", "left out by --hazard".to_string()),
                 None => (
                     "not-probed",
                     "the probe has no reproduction for this rule".to_string(),

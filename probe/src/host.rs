@@ -45,11 +45,7 @@ pub fn gather(launcher: Option<Launcher>) -> Cu<Env> {
         } else {
             match crate::nccl::version() {
                 Ok(v) => (Some(v), libs::nccl_path(), None),
-                Err(e) => (
-                    None,
-                    libs::nccl_path(),
-                    Some(format!("ncclGetVersion → {} {}", e.code, e.text)),
-                ),
+                Err(e) => (None, libs::nccl_path(), Some(e.to_string())),
             }
         }
     } else {
@@ -62,16 +58,40 @@ pub fn gather(launcher: Option<Launcher>) -> Cu<Env> {
     if let Some(why) = &nccl_missing {
         missing.push(format!("NCCL: {why}"));
     }
-    let v = cu::driver_version()?;
+    // Only the count is needed to go on; a detail the driver refuses is named and left out.
+    let mut failed = |e: crate::cu::CuError| {
+        missing.push(format!("CUDA: {e}"));
+    };
+    let cuda = match cu::driver_version() {
+        Ok(v) => format!("{}.{}", v / 1000, v % 1000 / 10),
+        Err(e) => {
+            failed(e);
+            "unknown".into()
+        }
+    };
     let mut gpus = Vec::new();
     for ordinal in 0..cu::device_count()? {
         let dev = cu::device(ordinal)?;
+        let name = cu::device_name(dev).unwrap_or_else(|e| {
+            failed(e);
+            "unknown".into()
+        });
+        let uuid = cu::device_uuid(dev).unwrap_or_else(|e| {
+            failed(e);
+            String::new()
+        });
+        let memory_mib = cu::total_mem(dev)
+            .map(|b| (b >> 20) as u64)
+            .unwrap_or_else(|e| {
+                failed(e);
+                0
+            });
         gpus.push(Gpu {
             ordinal,
             nvml_index: None,
-            name: cu::device_name(dev)?,
-            uuid: cu::device_uuid(dev)?,
-            memory_mib: (cu::total_mem(dev)? >> 20) as u64,
+            name,
+            uuid,
+            memory_mib,
         });
     }
     let mut driver = None;
@@ -87,14 +107,17 @@ pub fn gather(launcher: Option<Launcher>) -> Cu<Env> {
             let Ok(uuid) = n.device_by_index(index).and_then(|d| d.uuid()) else {
                 continue;
             };
-            if let Some(g) = gpus.iter_mut().find(|g| g.uuid.eq_ignore_ascii_case(&uuid)) {
+            if let Some(g) = gpus
+                .iter_mut()
+                .find(|g| !g.uuid.is_empty() && g.uuid.eq_ignore_ascii_case(&uuid))
+            {
                 g.nvml_index = Some(index);
             }
         }
     }
     let host = Host {
         driver,
-        cuda: format!("{}.{}", v / 1000, v % 1000 / 10),
+        cuda,
         nvml_cuda,
         nccl,
         missing,

@@ -10,7 +10,19 @@ use std::time::{Duration, Instant};
 use crate::report::Launcher;
 
 fn address() -> Result<String, String> {
-    let host = std::env::var("MASTER_ADDR").unwrap_or_else(|_| "127.0.0.1".into());
+    let nodes = std::env::var("SLURM_NNODES")
+        .ok()
+        .and_then(|n| n.parse::<u32>().ok())
+        .unwrap_or(1);
+    let host = match std::env::var("MASTER_ADDR") {
+        Ok(h) => h,
+        Err(_) if nodes > 1 => {
+            return Err(format!(
+                "the ranks run on {nodes} nodes: set MASTER_ADDR to rank 0's host"
+            ))
+        }
+        Err(_) => "127.0.0.1".into(),
+    };
     let port = match std::env::var("GPULINT_PROBE_PORT") {
         Ok(p) => p
             .parse::<u16>()

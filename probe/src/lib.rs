@@ -114,7 +114,14 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
         Err(e) => return no_gpu(opts, out, &format!("the CUDA driver did not start: {e}")),
         Ok(_) => {}
     }
-    let env = match host::gather(launcher()) {
+    let launcher = match launcher() {
+        Ok(l) => l,
+        Err(why) => {
+            eprintln!("gpulint probe: {why}");
+            return 2;
+        }
+    };
+    let env = match host::gather(launcher) {
         Ok(env) => env,
         Err(e) => return no_gpu(opts, out, &format!("could not read the GPUs: {e}")),
     };
@@ -145,14 +152,16 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
             _ => plan.gpu007(),
         });
     }
+    let findings_given = findings.is_some();
     let checks = findings
-        .map(|f| findings::check(&f, &hazards))
+        .map(|f| findings::check(&f, &hazards, |code| resolve_hazard(code).is_some()))
         .unwrap_or_default();
     let report = report::Report {
         status: "ok",
         host: env.host,
         hazards,
         findings: checks,
+        findings_given,
     };
     if opts.json {
         let _ = writeln!(
@@ -166,16 +175,51 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
     0
 }
 
-/// RANK/LOCAL_RANK/WORLD_SIZE from torchrun, or their Slurm equivalents from srun.
-fn launcher() -> Option<report::Launcher> {
-    let var = |names: &[&str]| {
-        names
-            .iter()
-            .find_map(|n| std::env::var(n).ok()?.parse::<i32>().ok())
+/// This process's place when torchrun (RANK, WORLD_SIZE) or an srun step (SLURM_PROCID,
+/// SLURM_NTASKS, SLURM_STEP_ID: a batch script alone is no launch) started it; an error for
+/// numbers that cannot be.
+fn launcher() -> Result<Option<report::Launcher>, String> {
+    let get = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let num = |name: &str| -> Result<Option<i32>, String> {
+        match get(name) {
+            None => Ok(None),
+            Some(v) => v
+                .trim()
+                .parse::<i32>()
+                .map(Some)
+                .map_err(|_| format!("{name}={v} is not a number")),
+        }
     };
-    Some(report::Launcher {
-        rank: var(&["RANK", "SLURM_PROCID"])?,
-        local_rank: var(&["LOCAL_RANK", "SLURM_LOCALID"]).unwrap_or(0),
-        world_size: var(&["WORLD_SIZE", "SLURM_NTASKS"])?,
-    })
+    // "2(x3)" in Slurm's spelling: the first count is this node's.
+    let leading = |name: &str| {
+        get(name).and_then(|v| v.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+    };
+    let (rank, world, local, local_world) = if get("RANK").is_some() && get("WORLD_SIZE").is_some()
+    {
+        ("RANK", "WORLD_SIZE", "LOCAL_RANK", num("LOCAL_WORLD_SIZE")?)
+    } else if get("SLURM_PROCID").is_some()
+        && (get("SLURM_STEP_ID").is_some() || get("SLURM_STEPID").is_some())
+    {
+        (
+            "SLURM_PROCID",
+            "SLURM_NTASKS",
+            "SLURM_LOCALID",
+            leading("SLURM_NTASKS_PER_NODE"),
+        )
+    } else {
+        return Ok(None);
+    };
+    let l = report::Launcher {
+        rank: num(rank)?.unwrap_or(0),
+        local_rank: num(local)?.unwrap_or(0),
+        world_size: num(world)?.unwrap_or(1),
+        local_world_size: local_world,
+    };
+    if l.world_size < 1 || l.rank < 0 || l.rank >= l.world_size || l.local_rank < 0 {
+        return Err(format!(
+            "{rank}={} {world}={} {local}={}: a rank must lie in 0..{world}",
+            l.rank, l.world_size, l.local_rank
+        ));
+    }
+    Ok(Some(l))
 }

@@ -14,6 +14,16 @@ pub struct NcclError {
     pub last_error: String,
 }
 
+impl std::fmt::Display for NcclError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} → {} \"{}\"", self.call, self.code, self.text)?;
+        if !self.last_error.is_empty() {
+            write!(f, "; last error: \"{}\"", self.last_error)?;
+        }
+        Ok(())
+    }
+}
+
 fn c_text(ptr: *const c_char) -> String {
     if ptr.is_null() {
         return String::new();

@@ -2,7 +2,7 @@
 //! lines (atomic on a shared pipe), holding a worker until released, a fork watchdog, and
 //! spawning this binary in its hidden worker mode.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -107,22 +107,49 @@ pub fn watch(pid: libc::pid_t, timeout: Duration) -> ChildEnd {
     }
 }
 
+/// Asks the kernel to kill this process when its parent dies, so no worker outlives a probe that
+/// was killed; exits at once if the parent is already gone.
+pub fn die_with_parent() {
+    // SAFETY: prctl with integer arguments; getppid reads our parent's pid.
+    unsafe {
+        let parent = libc::getppid();
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+        if libc::getppid() != parent || parent == 1 {
+            libc::_exit(1);
+        }
+    }
+}
+
+/// What stands in for a worker's line when it gave none: the worker died, or did not answer in
+/// time. `timed_out` tells the two apart, since a timeout proves nothing either way.
+pub fn lost(pid: u32, timed_out: bool, why: String) -> serde_json::Value {
+    serde_json::json!({"event": "lost", "pid": pid, "timed_out": timed_out, "why": why})
+}
+
+pub fn is_timeout(v: &serde_json::Value) -> bool {
+    v["event"] == "lost" && v["timed_out"] == true
+}
+
 /// This binary started in its hidden worker mode, with its stdout read line by line on a thread.
 pub struct Worker {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     stderr: Arc<Mutex<String>>,
+    stderr_done: std::thread::JoinHandle<()>,
 }
 
 impl Worker {
-    pub fn spawn(role: &str, args: &[String], env: &[(&str, String)]) -> std::io::Result<Worker> {
+    /// Starts `gpulint probe-worker ROLE ARGS`; on failure, the error as a lost line.
+    pub fn start(role: &str, args: &[String]) -> Result<Worker, serde_json::Value> {
+        Worker::spawn(role, args)
+            .map_err(|e| lost(0, false, format!("could not start a worker: {e}")))
+    }
+
+    fn spawn(role: &str, args: &[String]) -> std::io::Result<Worker> {
         let exe = std::env::current_exe()?;
         let mut cmd = Command::new(exe);
         cmd.arg("probe-worker").arg(role).args(args);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
         // A group of its own, so a worker that forked workers is killed with them.
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = cmd
@@ -130,8 +157,9 @@ impl Worker {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()?;
-        let stdout = child.stdout.take().expect("piped");
-        let mut err_pipe = child.stderr.take().expect("piped");
+        let (Some(stdout), Some(err_pipe)) = (child.stdout.take(), child.stderr.take()) else {
+            return Err(std::io::Error::other("no pipes to the worker"));
+        };
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -142,11 +170,12 @@ impl Worker {
         });
         let stderr = Arc::new(Mutex::new(String::new()));
         let sink = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = err_pipe.read_to_string(&mut text);
-            if let Ok(mut s) = sink.lock() {
-                s.push_str(&text);
+        let stderr_done = std::thread::spawn(move || {
+            for line in BufReader::new(err_pipe).lines().map_while(Result::ok) {
+                if let Ok(mut s) = sink.lock() {
+                    s.push_str(&line);
+                    s.push('\n');
+                }
             }
         });
         let stdin = child.stdin.take();
@@ -155,22 +184,72 @@ impl Worker {
             stdin,
             lines,
             stderr,
+            stderr_done,
         })
     }
 
-    /// The next JSON line, or `None` when the worker closed its output or `deadline` passed.
-    pub fn next(&self, deadline: Instant) -> Option<serde_json::Value> {
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The next JSON line; when there is none by `deadline`, or the worker closed its output, a
+    /// `lost` line saying which, with how the worker ended and the last thing it wrote to stderr.
+    pub fn next(&mut self, deadline: Instant) -> serde_json::Value {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) => {
                     if let Ok(v) = serde_json::from_str(&line) {
-                        return Some(v);
+                        return v;
                     }
                 }
-                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return None,
+                Err(RecvTimeoutError::Timeout) => {
+                    return lost(self.pid(), true, "no answer in time".into());
+                }
+                Err(RecvTimeoutError::Disconnected) => return self.ended(),
             }
         }
+    }
+
+    /// Why a worker stopped answering: its exit status or signal, and its last stderr line.
+    fn ended(&mut self) -> serde_json::Value {
+        let give_up = Instant::now() + Duration::from_millis(500);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(st)) => break Some(st),
+                Ok(None) if Instant::now() < give_up => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                _ => break None,
+            }
+        };
+        use std::os::unix::process::ExitStatusExt;
+        let mut why = match status {
+            Some(st) => match (st.code(), st.signal()) {
+                (Some(c), _) => format!("the worker exited with status {c} without answering"),
+                (_, Some(sig)) => format!("the worker died of signal {sig} ({})", signal_name(sig)),
+                _ => "the worker ended without answering".into(),
+            },
+            None => "the worker closed its output without answering".into(),
+        };
+        let err = self.stderr_text();
+        if let Some(last) = err.lines().rev().find(|l| !l.trim().is_empty()) {
+            why = format!("{why}: {}", last.trim());
+        }
+        lost(self.pid(), false, why)
+    }
+
+    fn stderr_text(&self) -> String {
+        // The reader ends when the pipe closes; wait for it only briefly, since a forked
+        // grandchild may hold the pipe open.
+        let give_up = Instant::now() + Duration::from_millis(200);
+        while !self.stderr_done.is_finished() && Instant::now() < give_up {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        self.stderr
+            .lock()
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default()
     }
 
     pub fn send(&mut self, line: &str) -> bool {
@@ -186,8 +265,8 @@ impl Worker {
         self.stdin = None;
     }
 
-    /// Waits for the worker to exit until `deadline`, then kills it.
-    pub fn finish(mut self, deadline: Instant) -> String {
+    /// Releases the worker and waits for it to exit until `deadline`, then kills its group.
+    pub fn finish(mut self, deadline: Instant) {
         self.release();
         loop {
             match self.child.try_wait() {
@@ -199,16 +278,8 @@ impl Worker {
                 Ok(None) => std::thread::sleep(Duration::from_millis(5)),
             }
         }
-        // Give the reader thread a moment to drain what the worker wrote last.
-        std::thread::sleep(Duration::from_millis(5));
-        self.stderr
-            .lock()
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default()
     }
-}
 
-impl Worker {
     fn kill_group(&mut self) {
         // SAFETY: signals the process group this worker leads.
         unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
@@ -222,5 +293,18 @@ impl Drop for Worker {
         if let Ok(None) = self.child.try_wait() {
             self.kill_group();
         }
+    }
+}
+
+pub fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        _ => "signal",
     }
 }

@@ -9,6 +9,9 @@ pub struct Report {
     pub hazards: Vec<Hazard>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<FindingCheck>,
+    /// Whether `--findings` was given (so an empty list can be said to be empty).
+    #[serde(skip)]
+    pub findings_given: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -54,6 +57,8 @@ pub struct Launcher {
     pub rank: i32,
     pub local_rank: i32,
     pub world_size: i32,
+    /// Ranks per host (`LOCAL_WORLD_SIZE`, `SLURM_NTASKS_PER_NODE`), when the launcher says.
+    pub local_world_size: Option<i32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -222,6 +227,9 @@ pub fn render(r: &Report) -> String {
                 );
             }
         }
+    }
+    if r.findings_given && r.findings.is_empty() {
+        let _ = writeln!(s, "\nFindings: none in the file");
     }
     if !r.findings.is_empty() {
         let _ = writeln!(s, "\nFindings");

@@ -41,6 +41,7 @@ fn pid() -> u32 {
 
 /// Runs one role; returns the process exit status.
 pub fn main(argv: Vec<String>) -> i32 {
+    crate::proc::die_with_parent();
     let Some((role, rest)) = argv.split_first() else {
         eprintln!("probe-worker: missing role");
         return 2;
@@ -91,7 +92,7 @@ fn first_alloc(device: i32, t0_ns: u64) {
 
 /// Forks a worker that runs `first_alloc` and then holds until the returned pipe's write end is
 /// closed. Only called in processes that never touched CUDA.
-fn fork_worker(device: i32, t0_ns: u64, hold_ms: u64) -> Option<i32> {
+fn fork_worker(device: i32, t0_ns: u64, hold_ms: u64) -> Option<(libc::pid_t, i32)> {
     let mut fds = [0; 2];
     // SAFETY: creates a pipe into a two-int array.
     if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
@@ -100,6 +101,8 @@ fn fork_worker(device: i32, t0_ns: u64, hold_ms: u64) -> Option<i32> {
     // SAFETY: this process is single-threaded and has not initialised CUDA.
     match unsafe { libc::fork() } {
         0 => {
+            // The death signal is not inherited across fork: ask again.
+            crate::proc::die_with_parent();
             // SAFETY: closes our copy of the write end, so EOF comes when the parent closes its.
             unsafe { libc::close(fds[1]) };
             first_alloc(device, t0_ns);
@@ -108,21 +111,96 @@ fn fork_worker(device: i32, t0_ns: u64, hold_ms: u64) -> Option<i32> {
             unsafe { libc::_exit(0) }
         }
         -1 => None,
-        _ => {
+        child => {
             // SAFETY: our copy of the read end.
             unsafe { libc::close(fds[0]) };
-            Some(fds[1])
+            Some((child, fds[1]))
         }
     }
 }
 
-fn release_and_reap(write_ends: Vec<i32>) {
-    for fd in write_ends {
+/// Forks a worker per device at once, then serves until stdin closes or `hold_ms` passes:
+/// `fork DEVICE T0` lines on stdin fork more (`requests`), and a worker that dies abnormally is
+/// reported as lost, since the prober reads one line per worker from the pipe they share.
+fn serve(devices: &[i32], requests: bool, hold_ms: u64) -> i32 {
+    let mut ends: Vec<(libc::pid_t, i32)> = devices
+        .iter()
+        .filter_map(|&d| fork_worker(d, now_ns(), hold_ms))
+        .collect();
+    let deadline = now_ns() + hold_ms * 1_000_000;
+    let mut pending = Vec::new();
+    while now_ns() < deadline {
+        let mut pfd = libc::pollfd {
+            fd: 0,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd on the stack.
+        let ready = unsafe { libc::poll(&mut pfd, 1, 20) };
+        if ready > 0 {
+            let mut buf = [0u8; 512];
+            // SAFETY: reads into a stack buffer.
+            let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
+            if n <= 0 {
+                break;
+            }
+            pending.extend_from_slice(&buf[..n as usize]);
+            while let Some(i) = pending.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = pending.drain(..=i).collect();
+                let line = String::from_utf8_lossy(&line);
+                let mut words = line.split_whitespace();
+                if requests && words.next() == Some("fork") {
+                    let device = words.next().and_then(|w| w.parse().ok()).unwrap_or(0);
+                    let t0 = words
+                        .next()
+                        .and_then(|w| w.parse().ok())
+                        .unwrap_or_else(now_ns);
+                    ends.extend(fork_worker(device, t0, hold_ms));
+                }
+            }
+        } else if ready < 0 {
+            break;
+        }
+        report_dead(&mut ends);
+    }
+    for &(_, fd) in &ends {
         // SAFETY: write ends this process created.
         unsafe { libc::close(fd) };
     }
     // SAFETY: reaps every child of this process.
     while unsafe { libc::wait(std::ptr::null_mut()) } > 0 {}
+    0
+}
+
+/// Reaps workers that ended; one killed by a signal or failing never said `ready`, so say why.
+fn report_dead(ends: &mut Vec<(libc::pid_t, i32)>) {
+    ends.retain(|&(child, fd)| {
+        let mut status = 0;
+        // SAFETY: polls one of our children.
+        if unsafe { libc::waitpid(child, &mut status, libc::WNOHANG) } != child {
+            return true;
+        }
+        let why = if libc::WIFSIGNALED(status) {
+            let sig = libc::WTERMSIG(status);
+            Some(format!(
+                "the worker died of signal {sig} ({})",
+                crate::proc::signal_name(sig)
+            ))
+        } else if libc::WEXITSTATUS(status) != 0 {
+            Some(format!(
+                "the worker exited with status {}",
+                libc::WEXITSTATUS(status)
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            emit(&crate::proc::lost(child as u32, false, why));
+        }
+        // SAFETY: the write end of a worker that is gone.
+        unsafe { libc::close(fd) };
+        false
+    });
 }
 
 /// Fork before init: the parent, never having touched CUDA, forks its workers first.
@@ -133,40 +211,13 @@ fn forker(args: &Args, hold_ms: u64) -> i32 {
         .split(',')
         .filter_map(|d| d.parse().ok())
         .collect();
-    let mut ends = Vec::new();
-    for &d in &devices {
-        ends.extend(fork_worker(d, now_ns(), hold_ms));
-    }
-    hold(0, hold_ms);
-    release_and_reap(ends);
-    0
+    serve(&devices, false, hold_ms)
 }
 
 /// Forkserver: a clean helper that forks a worker for each `fork DEVICE T0` line on stdin.
 fn forkserver(hold_ms: u64) -> i32 {
     emit(&json!({"event": "up", "pid": pid()}));
-    let mut ends = Vec::new();
-    let mut line = String::new();
-    let stdin = std::io::stdin();
-    loop {
-        line.clear();
-        match stdin.read_line(&mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let mut words = line.split_whitespace();
-        if words.next() != Some("fork") {
-            continue;
-        }
-        let device = words.next().and_then(|w| w.parse().ok()).unwrap_or(0);
-        let t0 = words
-            .next()
-            .and_then(|w| w.parse().ok())
-            .unwrap_or_else(now_ns);
-        ends.extend(fork_worker(device, t0, hold_ms));
-    }
-    release_and_reap(ends);
-    0
+    serve(&[], true, hold_ms)
 }
 
 /// The calls a forked child makes, in order; the parent made each of them first, so their
@@ -201,6 +252,8 @@ fn fork_after_init(args: &Args) -> i32 {
     // records with write(2) and leaves with _exit: no allocation, no lock of ours.
     let child = unsafe { libc::fork() };
     if child == 0 {
+        // prctl is a plain syscall: safe here, and no hung child outlives a killed probe.
+        crate::proc::die_with_parent();
         unsafe { libc::close(fds[0]) };
         child_calls(device, fds[1]);
         unsafe { libc::_exit(0) }
@@ -215,9 +268,7 @@ fn fork_after_init(args: &Args) -> i32 {
     let calls: Vec<_> = records
         .iter()
         .map(|&(i, code, us)| {
-            // SAFETY: `code` is a CUresult the driver returned in the child, sent back as is.
-            let result: cudarc::driver::sys::CUresult = unsafe { std::mem::transmute(code) };
-            let (name, text) = cu::describe(result);
+            let (name, text) = cu::describe_raw(code);
             json!({"call": CHILD_CALLS[i as usize], "code": code, "name": name, "text": text, "us": us as f64})
         })
         .collect();
@@ -227,6 +278,7 @@ fn fork_after_init(args: &Args) -> i32 {
         "parent_pid": pid(),
         "child_pid": child,
         "calls": calls,
+        "expected_calls": CHILD_CALLS.len(),
         "hung": matches!(end, ChildEnd::Hung),
         "hung_in": hung_in.flatten(),
         "signal": match end { ChildEnd::Signalled(s) => Some(s), _ => None },
@@ -347,8 +399,7 @@ fn all_reduce_check(comm: &Comm, rank: i32, nranks: i32) -> serde_json::Value {
         cu::copy_to_device(buf, &vec![(rank + 1) as f32; COUNT]).map_err(|e| e.to_string())?;
         let t0 = now_ns();
         let start = cu::Event::record().map_err(|e| e.to_string())?;
-        comm.all_reduce_f32(buf, COUNT)
-            .map_err(|e| format!("{} → {} {}", e.call, e.code, e.text))?;
+        comm.all_reduce_f32(buf, COUNT).map_err(|e| e.to_string())?;
         let end = cu::Event::record().map_err(|e| e.to_string())?;
         cu::synchronize().map_err(|e| e.to_string())?;
         let wall = ms_since(t0);
@@ -376,7 +427,8 @@ fn visible_devices(args: &Args) -> i32 {
             cu::init()?;
             before = Some(cu::device_count()?);
         }
-        // Edition 2021: safe; this process runs no other thread.
+        // As user code does it (`os.environ[...] = ...`): after cuInit the driver's own threads
+        // may read the environment meanwhile, the same race Python's write has.
         std::env::set_var("CUDA_VISIBLE_DEVICES", &value);
         let t0 = now_ns();
         cu::init()?;

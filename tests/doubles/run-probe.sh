@@ -37,8 +37,16 @@ fi
 export LD_LIBRARY_PATH="$work/lib"
 export GPUDOUBLE_DEVICES="${GPUDOUBLE_DEVICES:-2}"
 export GPUDOUBLE_STATE="${GPUDOUBLE_STATE:-$work/state}"
+# In the background and waited for, so that a signal to this script reaches gpulint before the
+# folders it uses are removed.
 if [[ -n "${RUN_PROBE_EXEC:-}" ]]; then
-  "$RUN_PROBE_EXEC" "$@"
+  "$RUN_PROBE_EXEC" "$@" &
 else
-  "$target/gpulint" probe "$@"
+  "$target/gpulint" probe "$@" &
 fi
+child=$!
+trap 'kill -TERM "$child" 2>/dev/null || true; wait "$child" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'exit 143' TERM INT
+status=0
+wait "$child" || status=$?
+exit "$status"

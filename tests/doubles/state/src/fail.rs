@@ -1,14 +1,24 @@
 //! Failure injection: `GPUDOUBLE_FAIL=symbol=code,symbol=code` makes that exported function
-//! return that code at once, doing nothing.
+//! return that code at once, doing nothing; `symbol=abort` makes it crash the process (SIGABRT),
+//! as a driver that faults does.
 
 pub const FAIL_VAR: &str = "GPUDOUBLE_FAIL";
 
 /// The code injected for `symbol`, read from the environment on every call so that a test can
 /// choose it per process.
 pub fn injected(symbol: &str) -> Option<i64> {
-    std::env::var(FAIL_VAR)
-        .ok()
-        .and_then(|list| lookup(&list, symbol))
+    let list = std::env::var(FAIL_VAR).ok()?;
+    if crashes(&list, symbol) {
+        std::process::abort();
+    }
+    lookup(&list, symbol)
+}
+
+/// Whether `symbol` is listed as `symbol=abort`.
+pub fn crashes(list: &str, symbol: &str) -> bool {
+    list.split(',')
+        .filter_map(|entry| entry.split_once('='))
+        .any(|(name, what)| name.trim() == symbol && what.trim() == "abort")
 }
 
 /// Finds `symbol` in a `name=code` comma list; malformed entries are skipped.
@@ -32,5 +42,13 @@ mod tests {
         assert_eq!(lookup(list, "cuInit"), None);
         assert_eq!(lookup(list, "cuMemAlloc"), None);
         assert_eq!(lookup("", "cuInit"), None);
+    }
+
+    #[test]
+    fn abort_is_a_crash_not_a_code() {
+        let list = "cuMemAlloc_v2=abort,cuInit=3";
+        assert!(super::crashes(list, "cuMemAlloc_v2"));
+        assert!(!super::crashes(list, "cuInit"));
+        assert_eq!(lookup(list, "cuMemAlloc_v2"), None);
     }
 }

@@ -54,11 +54,12 @@ pub struct ProbeArgs {
     /// Run only this hazard (a rule code or name); repeatable.
     #[arg(long, value_name = "RULE")]
     pub hazard: Vec<String>,
-    /// Workers per reproduction (NCCL ranks: at most one per GPU). Default: the GPU count, at
-    /// least 2.
+    /// Workers per reproduction (NCCL ranks: one per GPU up to this number, at least 2).
+    /// Default: the GPU count, at least 2, at most 8.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub workers: Option<u16>,
-    /// The longest any one step may take, in seconds; a hung child is killed then.
+    /// The longest any one step may take, in seconds (at least 0.1); a hung child is killed
+    /// then, and a step that runs out of time is reported as inconclusive.
     #[arg(long, value_name = "SECS", default_value_t = 60.0)]
     pub timeout: f64,
 }

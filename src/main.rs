@@ -158,8 +158,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     anyhow::bail!("--hazard {h}: the probe reproduces {}", known.join(", "));
                 }
             }
-            if !(args.timeout > 0.0 && args.timeout <= 86_400.0) {
-                anyhow::bail!("--timeout must be between 0 and 86400 seconds");
+            if !(0.1..=86_400.0).contains(&args.timeout) {
+                anyhow::bail!("--timeout must be between 0.1 and 86400 seconds");
             }
             let opts = gpulint_probe::Options {
                 json: args.json,

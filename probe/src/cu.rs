@@ -239,3 +239,17 @@ impl Drop for Event {
         unsafe { sys::cuEventDestroy_v2(self.0) };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn uuids_are_spelled_as_nvml_spells_them() {
+        let bytes: [u8; 16] = [
+            0x67, 0x70, 0x75, 0x64, 0x6f, 0x75, 0x62, 0x6c, 0x65, 0, 0, 0, 0, 0, 0, 1,
+        ];
+        assert_eq!(
+            super::format_uuid(&bytes),
+            "GPU-67707564-6f75-626c-6500-000000000001"
+        );
+    }
+}

@@ -80,3 +80,65 @@ fn first_lines(evidence: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(code: &str) -> Finding {
+        Finding {
+            code: code.into(),
+            filename: "train.py".into(),
+            message: "m".into(),
+            location: Location { row: 3 },
+        }
+    }
+
+    #[test]
+    fn each_finding_gets_its_rules_verdict() {
+        let mut reproduced = Hazard::new("GPU001", "fork-after-cuda-init");
+        reproduced.verdict = Verdict::Reproduced;
+        reproduced.evidence = "first line\n  second line\n  third line".into();
+        let skipped = Hazard::skipped(
+            "GPU003",
+            "process-group-before-set-device",
+            "needs ≥ 2 GPUs",
+        );
+        let known = |c: &str| crate::resolve_hazard(c).is_some();
+        let out = check(
+            &[
+                finding("GPU001"),
+                finding("GPU003"),
+                finding("GPU002"),
+                finding("GPU999"),
+            ],
+            &[reproduced, skipped],
+            known,
+        );
+        let got: Vec<(&str, &str)> = out
+            .iter()
+            .map(|c| (c.status, c.evidence.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("confirmed", "first line second line"),
+                ("not-confirmed", "skipped: needs ≥ 2 GPUs"),
+                ("not-probed", "left out by --hazard"),
+                ("not-probed", "the probe has no reproduction for this rule"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bad_file_is_named_with_its_line_once() {
+        let dir = std::env::temp_dir().join(format!("gpulint-findings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.json");
+        std::fs::write(&path, "[\n  {\"code\": 1}]").unwrap();
+        let err = read(&path).unwrap_err();
+        assert!(err.starts_with(&format!("{}:2:", path.display())), "{err}");
+        assert!(!err.contains(" at line "), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

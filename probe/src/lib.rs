@@ -223,3 +223,16 @@ fn launcher() -> Result<Option<report::Launcher>, String> {
     }
     Ok(Some(l))
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hazards_resolve_by_code_or_name() {
+        assert_eq!(super::resolve_hazard("gpu003"), Some("GPU003"));
+        assert_eq!(
+            super::resolve_hazard("fork-after-cuda-init"),
+            Some("GPU001")
+        );
+        assert_eq!(super::resolve_hazard("GPU999"), None);
+    }
+}

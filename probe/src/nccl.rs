@@ -58,13 +58,18 @@ pub fn version() -> Result<String, NcclError> {
     let mut code = 0;
     // SAFETY: writes one int.
     check("ncclGetVersion", unsafe { sys::ncclGetVersion(&mut code) })?;
-    // NCCL_VERSION_CODE is major*10000 + minor*100 + patch since 2.9 (major*1000 + ... before).
+    Ok(version_text(code))
+}
+
+/// NCCL_VERSION_CODE as "2.21.5": major*10000 + minor*100 + patch since 2.9, major*1000 +
+/// minor*100 + patch before.
+fn version_text(code: i32) -> String {
     let (major, minor, patch) = if code >= 20900 {
         (code / 10000, code / 100 % 100, code % 100)
     } else {
         (code / 1000, code / 100 % 10, code % 100)
     };
-    Ok(format!("{major}.{minor}.{patch}"))
+    format!("{major}.{minor}.{patch}")
 }
 
 pub fn unique_id() -> Result<String, NcclError> {
@@ -143,5 +148,52 @@ impl Drop for Comm {
         // Unlike cudarc's safe `Comm`, never panic when destruction fails: the probe reports,
         // it does not crash. SAFETY: a live communicator.
         unsafe { sys::ncclCommDestroy(self.0) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_in_both_encodings() {
+        assert_eq!(version_text(22105), "2.21.5");
+        assert_eq!(version_text(23000), "2.30.0");
+        assert_eq!(version_text(2804), "2.8.4");
+    }
+
+    #[test]
+    fn ids_round_trip_through_hex_and_reject_bad_input() {
+        let hex: String = (0..128u32)
+            .map(|i| format!("{:02x}", (i * 7 % 256) as u8))
+            .collect();
+        let id = parse_id(&hex).expect("valid");
+        let back: String = id
+            .internal
+            .iter()
+            .map(|b| format!("{:02x}", *b as u8))
+            .collect();
+        assert_eq!(back, hex);
+        assert!(parse_id(&hex[2..]).is_none(), "too short");
+        assert!(parse_id(&format!("zz{}", &hex[2..])).is_none(), "not hex");
+    }
+
+    #[test]
+    fn errors_read_as_call_code_text_and_last_error() {
+        let e = NcclError {
+            call: "ncclCommInitRank",
+            code: 5,
+            text: "invalid usage".into(),
+            last_error: "Duplicate GPU".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "ncclCommInitRank → 5 \"invalid usage\"; last error: \"Duplicate GPU\""
+        );
+        let e = NcclError {
+            last_error: String::new(),
+            ..e
+        };
+        assert_eq!(e.to_string(), "ncclCommInitRank → 5 \"invalid usage\"");
     }
 }

@@ -245,3 +245,83 @@ pub fn render(r: &Report) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host() -> Host {
+        Host {
+            driver: Some("570.86.15".into()),
+            cuda: "12.8".into(),
+            nvml_cuda: Some("12.8".into()),
+            nccl: None,
+            missing: vec!["NCCL: libnccl.so not found".into()],
+            libraries: Libraries {
+                cuda: Some("/lib/libcuda.so.1".into()),
+                nvml: None,
+                nccl: None,
+            },
+            test_doubles: false,
+            gpus: vec![Gpu {
+                ordinal: 0,
+                nvml_index: Some(1),
+                name: "H100".into(),
+                uuid: "GPU-x".into(),
+                memory_mib: 81559,
+            }],
+            launcher: None,
+        }
+    }
+
+    #[test]
+    fn the_text_report_has_the_host_each_verdict_and_the_fix_table() {
+        let mut z = Hazard::new("GPU001", "fork-after-cuda-init");
+        z.verdict = Verdict::Reproduced;
+        z.evidence = "line one\n  line two".into();
+        z.fixes = vec![Fix {
+            name: "spawn",
+            ms: Some(412.04),
+            mib: Some(517),
+            works: true,
+            detail: "d".into(),
+        }];
+        let r = Report {
+            status: "ok",
+            host: host(),
+            hazards: vec![z, Hazard::skipped("GPU003", "x", "needs NCCL")],
+            findings: vec![],
+            findings_given: true,
+        };
+        let text = render(&r);
+        for want in [
+            "driver 570.86.15 · CUDA 12.8 · NCCL not found",
+            "missing: NCCL: libnccl.so not found",
+            "  0     1     H100",
+            "GPU001 fork-after-cuda-init: reproduced\n  line one\n    line two",
+            "  spawn                       412.0        517  yes    d",
+            "GPU003 x: skipped\n  reason: needs NCCL",
+            "Findings: none in the file",
+        ] {
+            assert!(text.contains(want), "{want:?} missing from:\n{text}");
+        }
+        assert!(!text.contains("test doubles"));
+    }
+
+    #[test]
+    fn json_uses_kebab_case_verdicts_and_leaves_out_what_is_absent() {
+        let z = Hazard::new("GPU002", "device-pinned-global");
+        let v = serde_json::to_value(&z).unwrap();
+        assert_eq!(v["verdict"], "not-reproduced");
+        assert!(v.get("reason").is_none());
+        let r = Report {
+            status: "ok",
+            host: host(),
+            hazards: vec![],
+            findings: vec![],
+            findings_given: false,
+        };
+        let v = serde_json::to_value(&r).unwrap();
+        assert!(v.get("findings").is_none() && v.get("findings_given").is_none());
+    }
+}

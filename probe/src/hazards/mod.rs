@@ -140,3 +140,36 @@ impl Plan<'_> {
         Some(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn medians_take_the_middle_or_the_upper_middle() {
+        assert_eq!(median(vec![]), None);
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(vec![4.0, 1.0]), Some(4.0));
+        assert_eq!(median_u64(vec![500, 501, 757]), Some(501));
+    }
+
+    #[test]
+    fn problems_name_the_call_or_why_the_worker_was_lost() {
+        let err = json!({"event": "error", "error": {"call": "cuMemAlloc", "code": 2, "name": "CUDA_ERROR_OUT_OF_MEMORY", "text": "out of memory"}});
+        assert_eq!(
+            problem(&err),
+            "cuMemAlloc → 2 CUDA_ERROR_OUT_OF_MEMORY \"out of memory\""
+        );
+        assert_eq!(error_code(&err), Some(2));
+        let lost = crate::proc::lost(7, false, "the worker died of signal 6 (SIGABRT)".into());
+        assert_eq!(problem(&lost), "the worker died of signal 6 (SIGABRT)");
+        assert_eq!(error_code(&lost), None);
+        assert!(!is_ready(&lost) && !crate::proc::is_timeout(&lost));
+        assert!(crate::proc::is_timeout(&crate::proc::lost(
+            7,
+            true,
+            "no answer in time".into()
+        )));
+    }
+}

@@ -26,7 +26,7 @@ fn doubles_built() {
         "libgpudouble_nvml.so",
         "libgpudouble_nccl.so",
     ] {
-        let path = target().join(lib);
+        let path = double_path(lib);
         assert!(
             path.exists(),
             "{} is missing: build the workspace first",
@@ -310,11 +310,22 @@ fn without_any_library_exits_3_naming_what_is_missing() {
     assert!(v["reason"].as_str().unwrap().contains("libcuda.so"), "{v}");
 }
 
+/// The freshest build of a double: `cargo test` on this package refreshes only `deps/`.
+fn double_path(lib: &str) -> PathBuf {
+    let (top, deps) = (target().join(lib), target().join("deps").join(lib));
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if modified(&deps) > modified(&top) {
+        deps
+    } else {
+        top
+    }
+}
+
 /// A folder of links named like NVIDIA's libraries, each to the double a test asks for.
 fn lib_dir(links: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for (name, double) in links {
-        std::os::unix::fs::symlink(target().join(double), dir.path().join(name)).unwrap();
+        std::os::unix::fs::symlink(double_path(double), dir.path().join(name)).unwrap();
     }
     dir
 }
@@ -460,7 +471,7 @@ fn a_crashing_worker_is_reported_as_a_crash_with_its_signal() {
 
 #[test]
 fn a_timeout_is_inconclusive_and_bounded() {
-    // cuInit takes 3 s in every process; each step may take 0.5 s.
+    // Making a context takes 3 s in every process; each step may take 0.5 s.
     let start = Instant::now();
     let r = probe_json(
         &[
@@ -473,7 +484,7 @@ fn a_timeout_is_inconclusive_and_bounded() {
             "--workers",
             "8",
         ],
-        &[("GPUDOUBLE_INIT_MS", "3000")],
+        &[("GPUDOUBLE_CONTEXT_MS", "3000")],
     );
     let elapsed = start.elapsed();
     for rule in ["GPU001", "GPU002"] {
@@ -490,6 +501,26 @@ fn a_timeout_is_inconclusive_and_bounded() {
         .contains("no answer in time"));
     // Six steps, each bounded by the timeout (twice for the fork reproduction), however many workers.
     assert!(elapsed < Duration::from_secs(12), "{elapsed:?}");
+}
+
+#[test]
+fn a_driver_that_never_answers_the_probe_itself_exits_3_in_time() {
+    let start = Instant::now();
+    let out = probe(
+        &["--json", "--timeout", "0.5"],
+        &[("GPUDOUBLE_INIT_MS", "20000")],
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["reason"],
+        "the CUDA driver (cuInit and the device queries) did not answer within 0.5 s"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 #[test]

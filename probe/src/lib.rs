@@ -90,6 +90,10 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
         wanted.retain(|c| f.iter().any(|x| x.code == *c));
     }
 
+    // The driver is asked for the host on this thread: a driver that never answers must not
+    // hang the probe past its timeout either.
+    let answered = watchdog(opts, "the CUDA driver (cuInit and the device queries)");
+
     if !libs::cuda_present() {
         let why = format!(
             "no CUDA driver: {} not found; {}",
@@ -125,6 +129,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
         Ok(env) => env,
         Err(e) => return no_gpu(opts, out, &format!("could not read the GPUs: {e}")),
     };
+    answered.store(true, std::sync::atomic::Ordering::SeqCst);
     let workers = opts
         .workers
         .unwrap_or_else(|| (env.gpu_count() as usize).clamp(2, 8))
@@ -173,6 +178,30 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
         let _ = write!(out, "{}", report::render(&report));
     }
     0
+}
+
+/// Ends the process with exit status 3 if the returned flag is not set within the timeout.
+fn watchdog(opts: &Options, what: &'static str) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&done);
+    let (timeout, json) = (opts.timeout, opts.json);
+    std::thread::spawn(move || {
+        std::thread::sleep(timeout);
+        if !flag.load(std::sync::atomic::Ordering::SeqCst) {
+            let reason = format!(
+                "{what} did not answer within {:.1} s",
+                timeout.as_secs_f64()
+            );
+            if json {
+                // Not println!: the main thread holds stdout's lock while it works.
+                proc::emit(&serde_json::json!({"status": "no-gpu", "reason": reason}));
+            } else {
+                eprintln!("gpulint probe: no GPU: {reason}");
+            }
+            std::process::exit(EXIT_NO_GPU);
+        }
+    });
+    done
 }
 
 /// This process's place when torchrun (RANK, WORLD_SIZE) or an srun step (SLURM_PROCID,

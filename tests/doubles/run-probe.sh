@@ -26,7 +26,13 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/gpulint-doubles.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/lib" "$work/state"
 without=" ${RUN_PROBE_WITHOUT:-} "
-link() { ln -s "$target/$1" "$work/lib/$2"; }
+# cargo refreshes only deps/ when the doubles are built as dependencies (cargo test): take the
+# newer copy.
+link() {
+  local src="$target/$1"
+  [[ -e "$target/deps/$1" && "$target/deps/$1" -nt "$src" ]] && src="$target/deps/$1"
+  ln -s "$src" "$work/lib/$2"
+}
 if [[ "$without" != *" cuda "* ]]; then
   link libgpudouble_cuda.so libcuda.so
   link libgpudouble_cuda.so libcuda.so.1

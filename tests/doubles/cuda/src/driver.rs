@@ -194,6 +194,7 @@ impl Driver {
         let refs = p.ctx_refs.get(&ordinal).copied().unwrap_or(0);
         if refs == 0 {
             self.charge(&mut p, physical, self.cfg.context_bytes)?;
+            std::thread::sleep(Duration::from_millis(self.cfg.context_ms));
         }
         p.ctx_refs.insert(ordinal, refs + 1);
         Ok(ctx_handle(ordinal))

@@ -343,6 +343,7 @@ fn contexts_charge_memory_per_pid() {
             ("GPUDOUBLE_DEVICES", "2"),
             ("GPUDOUBLE_TOTAL_MIB", "1024"),
             ("GPUDOUBLE_CONTEXT_MIB", "100"),
+            ("GPUDOUBLE_CONTEXT_MS", "150"),
             ("GPUDOUBLE_NAME", "Test GPU"),
         ],
     );
@@ -367,11 +368,16 @@ fn contexts_and_memory() {
     assert_eq!(unsafe { cuCtxGetCurrent(&mut cur) }, 0);
     assert!(cur.is_null());
 
-    // The first retain charges the context to this pid on the device; handles are stable.
+    // The first retain charges the context to this pid on the device and takes
+    // GPUDOUBLE_CONTEXT_MS; handles are stable, and a second retain is free.
+    let t0 = std::time::Instant::now();
     let ctx = retain(1);
+    assert!(t0.elapsed() >= std::time::Duration::from_millis(150));
     assert_eq!(my_usage(1), Some(100 * MIB as u64));
     assert_eq!(my_usage(0), None);
+    let t1 = std::time::Instant::now();
     assert_eq!(retain(1), ctx);
+    assert!(t1.elapsed() < std::time::Duration::from_millis(150));
     assert_eq!(
         my_usage(1),
         Some(100 * MIB as u64),

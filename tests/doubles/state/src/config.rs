@@ -25,6 +25,9 @@ pub struct Config {
     pub context_bytes: u64,
     /// How long cuInit sleeps, to model its cost.
     pub init_ms: u64,
+    /// How long creating a primary context sleeps (its first retain in a process), to model
+    /// its cost.
+    pub context_ms: u64,
     /// CUDA driver API version (e.g. 12080).
     pub driver_version: i32,
     /// NVML's driver version string (e.g. "570.86.15").
@@ -68,6 +71,7 @@ impl Config {
                 .unwrap_or(DEFAULT_CONTEXT_MIB)
                 .saturating_mul(MIB),
             init_ms: num("GPUDOUBLE_INIT_MS").unwrap_or(0),
+            context_ms: num("GPUDOUBLE_CONTEXT_MS").unwrap_or(0),
             driver_version: int("GPUDOUBLE_DRIVER_VERSION").unwrap_or(DEFAULT_DRIVER_VERSION),
             driver_string: text("GPUDOUBLE_DRIVER_STRING")
                 .unwrap_or_else(|| DEFAULT_DRIVER_STRING.into()),
@@ -111,6 +115,7 @@ mod tests {
         assert_eq!(c.total_bytes, 81559 * MIB);
         assert_eq!(c.context_bytes, 500 * MIB);
         assert_eq!(c.init_ms, 0);
+        assert_eq!(c.context_ms, 0);
         assert_eq!(c.driver_version, 12080);
         assert_eq!(c.driver_string, "570.86.15");
         assert_eq!(c.nccl_version, 22105);

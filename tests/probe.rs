@@ -205,13 +205,16 @@ fn human_report_shows_the_host_verdicts_and_fix_table() {
 fn one_gpu_reports_the_pile_up_and_skips_what_needs_two() {
     let r = probe_json(&[], &[("GPUDOUBLE_DEVICES", "1")]);
     let g2 = hazard(&r, "GPU002");
-    assert_eq!(g2["verdict"], "reproduced", "{g2:#}");
+    assert_eq!(g2["verdict"], "skipped", "{g2:#}");
     assert!(
-        evidence(g2).contains(
-            "the device-mismatch part and the fix (choose the GPU first) need ≥ 2 GPUs: skipped"
-        ),
+        g2["reason"].as_str().unwrap().starts_with("needs ≥ 2 GPUs"),
         "{g2:#}"
     );
+    assert!(
+        evidence(g2).contains("GPU 0 holds 2 of 2 workers"),
+        "the pile-up is still shown: {g2:#}"
+    );
+    assert!(g2["fixes"].as_array().unwrap().is_empty());
     let g3 = hazard(&r, "GPU003");
     assert_eq!(g3["verdict"], "skipped");
     assert!(g3["reason"].as_str().unwrap().contains("needs ≥ 2 GPUs"));
@@ -434,7 +437,14 @@ fn failing_calls_are_reported_not_panicked_on() {
         &[("GPUDOUBLE_FAIL", "ncclCommInitRank=2")],
     );
     let g3 = hazard(&r, "GPU003");
-    assert_eq!(g3["verdict"], "not-reproduced", "{g3:#}");
+    assert_eq!(g3["verdict"], "skipped", "{g3:#}");
+    assert!(
+        g3["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("the reproduction failed: rank 0: ncclCommInitRank → 2"),
+        "{g3:#}"
+    );
     assert_eq!(fix(g3, "set-device-first")["works"], false);
 }
 
@@ -524,6 +534,24 @@ fn a_driver_that_never_answers_the_probe_itself_exits_3_in_time() {
 }
 
 #[test]
+fn a_detail_the_driver_refuses_is_named_and_the_probe_goes_on() {
+    let r = probe_json(
+        &["--hazard", "GPU001"],
+        &[("GPUDOUBLE_FAIL", "cuDeviceGetName=999")],
+    );
+    let missing = r["host"]["missing"].as_array().unwrap();
+    assert!(
+        missing.iter().any(|m| m
+            .as_str()
+            .unwrap()
+            .starts_with("CUDA: cuDeviceGetName → 999 CUDA_ERROR_UNKNOWN")),
+        "{missing:?}"
+    );
+    assert_eq!(r["host"]["gpus"][0]["name"], "unknown");
+    assert_eq!(hazard(&r, "GPU001")["verdict"], "reproduced");
+}
+
+#[test]
 fn running_gpu_0_out_of_memory_is_the_pile_up() {
     let r = probe_json(
         &["--hazard", "GPU002", "--workers", "4"],
@@ -533,7 +561,7 @@ fn running_gpu_0_out_of_memory_is_the_pile_up() {
     assert_eq!(g2["verdict"], "reproduced", "{g2:#}");
     assert!(
         evidence(g2).contains(
-            "GPU 0 ran out of memory: 2 of 4 workers failed with CUDA_ERROR_OUT_OF_MEMORY"
+            "GPU 0 ran out of memory: 2 of 4 workers failed with CUDA_ERROR_OUT_OF_MEMORY there"
         ),
         "{g2:#}"
     );

@@ -92,7 +92,10 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
 
     // The driver is asked for the host on this thread: a driver that never answers must not
     // hang the probe past its timeout either.
-    let answered = watchdog(opts, "the CUDA driver (cuInit and the device queries)");
+    let answered = Answered(watchdog(
+        opts,
+        "the CUDA driver (cuInit and the device queries)",
+    ));
 
     if !libs::cuda_present() {
         let why = format!(
@@ -129,7 +132,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
         Ok(env) => env,
         Err(e) => return no_gpu(opts, out, &format!("could not read the GPUs: {e}")),
     };
-    answered.store(true, std::sync::atomic::Ordering::SeqCst);
+    drop(answered);
     let workers = opts
         .workers
         .unwrap_or_else(|| (env.gpu_count() as usize).clamp(2, 8))
@@ -180,6 +183,15 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
     0
 }
 
+/// Sets the watchdog's flag when dropped, on every way out of the guarded part.
+struct Answered(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for Answered {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// Ends the process with exit status 3 if the returned flag is not set within the timeout.
 fn watchdog(opts: &Options, what: &'static str) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
     let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -192,16 +204,34 @@ fn watchdog(opts: &Options, what: &'static str) -> std::sync::Arc<std::sync::ato
                 "{what} did not answer within {:.1} s",
                 timeout.as_secs_f64()
             );
+            // Raw writes and _exit: the main thread holds stdout's lock, and a driver stuck in
+            // cuInit may hold locks its exit handlers would wait for.
             if json {
-                // Not println!: the main thread holds stdout's lock while it works.
                 proc::emit(&serde_json::json!({"status": "no-gpu", "reason": reason}));
             } else {
-                eprintln!("gpulint probe: no GPU: {reason}");
+                let line = format!("gpulint probe: no GPU: {reason}\n");
+                // SAFETY: writes a live buffer to stderr.
+                unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
             }
-            std::process::exit(EXIT_NO_GPU);
+            // SAFETY: ends the process without running exit handlers.
+            unsafe { libc::_exit(EXIT_NO_GPU) }
         }
     });
     done
+}
+
+/// Slurm's compressed per-node counts, "2(x3),1" → [2, 2, 2, 1]; `None` when malformed.
+fn tasks_per_node(spec: &str) -> Option<Vec<i32>> {
+    let mut out = Vec::new();
+    for part in spec.split(',') {
+        let (count, times) = match part.split_once("(x") {
+            Some((c, rest)) => (c, rest.strip_suffix(')')?.parse::<usize>().ok()?),
+            None => (part, 1),
+        };
+        let count: i32 = count.trim().parse().ok()?;
+        out.extend(std::iter::repeat_n(count, times.min(65_536)));
+    }
+    Some(out)
 }
 
 /// This process's place when torchrun (RANK, WORLD_SIZE) or an srun step (SLURM_PROCID,
@@ -219,9 +249,11 @@ fn launcher() -> Result<Option<report::Launcher>, String> {
                 .map_err(|_| format!("{name}={v} is not a number")),
         }
     };
-    // "2(x3)" in Slurm's spelling: the first count is this node's.
-    let leading = |name: &str| {
-        get(name).and_then(|v| v.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+    // This node's task count: SLURM_STEP_TASKS_PER_NODE ("2(x3),1") indexed by SLURM_NODEID.
+    let per_node = || {
+        let counts = tasks_per_node(&get("SLURM_STEP_TASKS_PER_NODE")?)?;
+        let node: usize = get("SLURM_NODEID")?.trim().parse().ok()?;
+        counts.get(node).copied()
     };
     let (rank, world, local, local_world) = if get("RANK").is_some() && get("WORLD_SIZE").is_some()
     {
@@ -229,12 +261,7 @@ fn launcher() -> Result<Option<report::Launcher>, String> {
     } else if get("SLURM_PROCID").is_some()
         && (get("SLURM_STEP_ID").is_some() || get("SLURM_STEPID").is_some())
     {
-        (
-            "SLURM_PROCID",
-            "SLURM_NTASKS",
-            "SLURM_LOCALID",
-            leading("SLURM_NTASKS_PER_NODE"),
-        )
+        ("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", per_node())
     } else {
         return Ok(None);
     };
@@ -255,6 +282,14 @@ fn launcher() -> Result<Option<report::Launcher>, String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn slurm_counts_expand_per_node() {
+        assert_eq!(super::tasks_per_node("2(x3),1"), Some(vec![2, 2, 2, 1]));
+        assert_eq!(super::tasks_per_node("4"), Some(vec![4]));
+        assert_eq!(super::tasks_per_node("2(x"), None);
+        assert_eq!(super::tasks_per_node("x"), None);
+    }
+
     #[test]
     fn hazards_resolve_by_code_or_name() {
         assert_eq!(super::resolve_hazard("gpu003"), Some("GPU003"));

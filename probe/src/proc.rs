@@ -24,16 +24,32 @@ pub fn ms_since(t0_ns: u64) -> f64 {
     now_ns().saturating_sub(t0_ns) as f64 / 1e6
 }
 
+/// The fd a worker's JSON lines go to: stdout until `own_protocol_fd` moves them.
+static PROTOCOL_FD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(1);
+
+/// In a worker: keeps the pipe to the prober for JSON lines only, and points fd 1 at stderr, so
+/// that what a library prints to stdout (NCCL's log does, with NCCL_DEBUG) cannot join a line.
+pub fn own_protocol_fd() {
+    // SAFETY: dup/dup2 on the standard fds of this process.
+    unsafe {
+        let fd = libc::fcntl(1, libc::F_DUPFD_CLOEXEC, 3);
+        if fd >= 0 && libc::dup2(2, 1) >= 0 {
+            PROTOCOL_FD.store(fd, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
 /// Writes one line with a single `write(2)`: lines from several forked workers sharing a pipe do
 /// not interleave (they are far below PIPE_BUF), and no lock is taken in a forked child.
 pub fn emit(value: &serde_json::Value) {
     let mut line = value.to_string();
     line.push('\n');
     let bytes = line.as_bytes();
+    let fd = PROTOCOL_FD.load(std::sync::atomic::Ordering::SeqCst);
     let mut done = 0;
     while done < bytes.len() {
-        // SAFETY: writes from a live buffer to stdout.
-        let n = unsafe { libc::write(1, bytes[done..].as_ptr().cast(), bytes.len() - done) };
+        // SAFETY: writes from a live buffer to the protocol pipe.
+        let n = unsafe { libc::write(fd, bytes[done..].as_ptr().cast(), bytes.len() - done) };
         if n <= 0 {
             return;
         }
@@ -107,14 +123,17 @@ pub fn watch(pid: libc::pid_t, timeout: Duration) -> ChildEnd {
     }
 }
 
+/// The variable that tells a worker which pid started it.
+pub const PARENT_VAR: &str = "GPULINT_PROBE_PARENT";
+
 /// Asks the kernel to kill this process when its parent dies, so no worker outlives a probe that
-/// was killed; exits at once if the parent is already gone.
-pub fn die_with_parent() {
+/// was killed; exits at once if `parent` is already gone (we were re-parented). Compares with the
+/// expected pid, not with 1: the probe itself may be pid 1 in a container.
+pub fn die_with_parent(parent: libc::pid_t) {
     // SAFETY: prctl with integer arguments; getppid reads our parent's pid.
     unsafe {
-        let parent = libc::getppid();
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-        if libc::getppid() != parent || parent == 1 {
+        if libc::getppid() != parent {
             libc::_exit(1);
         }
     }
@@ -150,6 +169,7 @@ impl Worker {
         let exe = std::env::current_exe()?;
         let mut cmd = Command::new(exe);
         cmd.arg("probe-worker").arg(role).args(args);
+        cmd.env(PARENT_VAR, std::process::id().to_string());
         // A group of its own, so a worker that forked workers is killed with them.
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = cmd
@@ -206,14 +226,14 @@ impl Worker {
                 Err(RecvTimeoutError::Timeout) => {
                     return lost(self.pid(), true, "no answer in time".into());
                 }
-                Err(RecvTimeoutError::Disconnected) => return self.ended(),
+                Err(RecvTimeoutError::Disconnected) => return self.ended(deadline),
             }
         }
     }
 
     /// Why a worker stopped answering: its exit status or signal, and its last stderr line.
-    fn ended(&mut self) -> serde_json::Value {
-        let give_up = Instant::now() + Duration::from_millis(500);
+    fn ended(&mut self, deadline: Instant) -> serde_json::Value {
+        let give_up = (Instant::now() + Duration::from_millis(500)).min(deadline);
         let status = loop {
             match self.child.try_wait() {
                 Ok(Some(st)) => break Some(st),
@@ -232,17 +252,17 @@ impl Worker {
             },
             None => "the worker closed its output without answering".into(),
         };
-        let err = self.stderr_text();
+        let err = self.stderr_text(deadline);
         if let Some(last) = err.lines().rev().find(|l| !l.trim().is_empty()) {
             why = format!("{why}: {}", last.trim());
         }
         lost(self.pid(), false, why)
     }
 
-    fn stderr_text(&self) -> String {
+    fn stderr_text(&self, deadline: Instant) -> String {
         // The reader ends when the pipe closes; wait for it only briefly, since a forked
         // grandchild may hold the pipe open.
-        let give_up = Instant::now() + Duration::from_millis(200);
+        let give_up = (Instant::now() + Duration::from_millis(200)).min(deadline);
         while !self.stderr_done.is_finished() && Instant::now() < give_up {
             std::thread::sleep(Duration::from_millis(2));
         }

@@ -41,7 +41,12 @@ fn pid() -> u32 {
 
 /// Runs one role; returns the process exit status.
 pub fn main(argv: Vec<String>) -> i32 {
-    crate::proc::die_with_parent();
+    let parent = std::env::var(crate::proc::PARENT_VAR)
+        .ok()
+        .and_then(|p| p.parse().ok());
+    // SAFETY: reads our parent's pid.
+    crate::proc::die_with_parent(parent.unwrap_or_else(|| unsafe { libc::getppid() }));
+    crate::proc::own_protocol_fd();
     let Some((role, rest)) = argv.split_first() else {
         eprintln!("probe-worker: missing role");
         return 2;
@@ -92,17 +97,35 @@ fn first_alloc(device: i32, t0_ns: u64) {
 
 /// Forks a worker that runs `first_alloc` and then holds until the returned pipe's write end is
 /// closed. Only called in processes that never touched CUDA.
-fn fork_worker(device: i32, t0_ns: u64, hold_ms: u64) -> Option<(libc::pid_t, i32)> {
+fn fork_worker(
+    device: i32,
+    t0_ns: u64,
+    hold_ms: u64,
+    others: &[(libc::pid_t, i32)],
+) -> Option<(libc::pid_t, i32)> {
     let mut fds = [0; 2];
     // SAFETY: creates a pipe into a two-int array.
     if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        emit(&crate::proc::lost(
+            0,
+            false,
+            format!("pipe: {}", std::io::Error::last_os_error()),
+        ));
         return None;
     }
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
     // SAFETY: this process is single-threaded and has not initialised CUDA.
     match unsafe { libc::fork() } {
         0 => {
             // The death signal is not inherited across fork: ask again.
-            crate::proc::die_with_parent();
+            crate::proc::die_with_parent(me);
+            // Hold only our own pipe: an earlier worker's write end kept here would keep that
+            // worker from seeing its release.
+            for &(_, fd) in others {
+                // SAFETY: fds inherited from the parent, not used by this child.
+                unsafe { libc::close(fd) };
+            }
             // SAFETY: closes our copy of the write end, so EOF comes when the parent closes its.
             unsafe { libc::close(fds[1]) };
             first_alloc(device, t0_ns);
@@ -110,7 +133,19 @@ fn fork_worker(device: i32, t0_ns: u64, hold_ms: u64) -> Option<(libc::pid_t, i3
             // SAFETY: leave without running the parent's exit handlers twice.
             unsafe { libc::_exit(0) }
         }
-        -1 => None,
+        -1 => {
+            emit(&crate::proc::lost(
+                0,
+                false,
+                format!("fork: {}", std::io::Error::last_os_error()),
+            ));
+            // SAFETY: both ends of the unused pipe.
+            unsafe {
+                libc::close(fds[0]);
+                libc::close(fds[1]);
+            }
+            None
+        }
         child => {
             // SAFETY: our copy of the read end.
             unsafe { libc::close(fds[0]) };
@@ -123,10 +158,11 @@ fn fork_worker(device: i32, t0_ns: u64, hold_ms: u64) -> Option<(libc::pid_t, i3
 /// `fork DEVICE T0` lines on stdin fork more (`requests`), and a worker that dies abnormally is
 /// reported as lost, since the prober reads one line per worker from the pipe they share.
 fn serve(devices: &[i32], requests: bool, hold_ms: u64) -> i32 {
-    let mut ends: Vec<(libc::pid_t, i32)> = devices
-        .iter()
-        .filter_map(|&d| fork_worker(d, now_ns(), hold_ms))
-        .collect();
+    let mut ends: Vec<(libc::pid_t, i32)> = Vec::new();
+    for &d in devices {
+        let forked = fork_worker(d, now_ns(), hold_ms, &ends);
+        ends.extend(forked);
+    }
     let deadline = now_ns() + hold_ms * 1_000_000;
     let mut pending = Vec::new();
     while now_ns() < deadline {
@@ -155,7 +191,8 @@ fn serve(devices: &[i32], requests: bool, hold_ms: u64) -> i32 {
                         .next()
                         .and_then(|w| w.parse().ok())
                         .unwrap_or_else(now_ns);
-                    ends.extend(fork_worker(device, t0, hold_ms));
+                    let forked = fork_worker(device, t0, hold_ms, &ends);
+                    ends.extend(forked);
                 }
             }
         } else if ready < 0 {
@@ -248,12 +285,14 @@ fn fork_after_init(args: &Args) -> i32 {
     if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
         return 1;
     }
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
     // SAFETY: the hazard under test. The child below only makes driver calls, writes fixed-size
     // records with write(2) and leaves with _exit: no allocation, no lock of ours.
     let child = unsafe { libc::fork() };
     if child == 0 {
         // prctl is a plain syscall: safe here, and no hung child outlives a killed probe.
-        crate::proc::die_with_parent();
+        crate::proc::die_with_parent(me);
         unsafe { libc::close(fds[0]) };
         child_calls(device, fds[1]);
         unsafe { libc::_exit(0) }
@@ -328,10 +367,15 @@ fn read_records(fd: i32) -> Vec<(u32, u32, u32)> {
 fn model(args: &Args, hold_ms: u64) -> i32 {
     let (load, own) = (args.int("load", 0), args.int("own", 0));
     let t0 = args.num("t0", now_ns());
+    // Which step failed, and on which GPU: an out-of-memory error counts as the pile-up only
+    // when it is the model load itself.
+    let mut step = ("start", load);
     let r = (|| {
         cu::init()?;
         cu::use_device(cu::device(load)?)?;
+        step = ("model", load);
         cu::alloc(args.num("mib", 256) as usize * MIB)?;
+        step = ("own", own);
         if own != load {
             cu::use_device(cu::device(own)?)?;
         }
@@ -341,7 +385,9 @@ fn model(args: &Args, hold_ms: u64) -> i32 {
         Ok(_) => emit(
             &json!({"event": "ready", "pid": pid(), "load": load, "own": own, "ms": ms_since(t0)}),
         ),
-        Err(e) => emit(&json!({"event": "error", "pid": pid(), "error": error_json(&e)})),
+        Err(e) => emit(
+            &json!({"event": "error", "pid": pid(), "step": step.0, "device": step.1, "error": error_json(&e)}),
+        ),
     }
     hold(0, hold_ms);
     0

@@ -23,7 +23,6 @@ if [[ -z "${RUN_PROBE_NO_BUILD:-}${RUN_PROBE_TARGET:-}" ]]; then
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/gpulint-doubles.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/lib" "$work/state"
 without=" ${RUN_PROBE_WITHOUT:-} "
 # cargo refreshes only deps/ when the doubles are built as dependencies (cargo test): take the
@@ -45,14 +44,21 @@ export GPUDOUBLE_DEVICES="${GPUDOUBLE_DEVICES:-2}"
 export GPUDOUBLE_STATE="${GPUDOUBLE_STATE:-$work/state}"
 # In the background and waited for, so that a signal to this script reaches gpulint before the
 # folders it uses are removed.
+child=""
+stop() {
+  if [[ -n "$child" ]]; then kill -TERM "$child" 2>/dev/null || true; wait "$child" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap stop EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 if [[ -n "${RUN_PROBE_EXEC:-}" ]]; then
   "$RUN_PROBE_EXEC" "$@" &
 else
   "$target/gpulint" probe "$@" &
 fi
 child=$!
-trap 'kill -TERM "$child" 2>/dev/null || true; wait "$child" 2>/dev/null || true; rm -rf "$work"' EXIT
-trap 'exit 143' TERM INT
 status=0
 wait "$child" || status=$?
+child=""
 exit "$status"

@@ -46,6 +46,11 @@ impl Plan<'_> {
         } else {
             let (verdict, evidence) = judge_child(&v, holders.as_ref(), self.timeout);
             z.verdict = verdict;
+            if verdict == Verdict::Skipped {
+                z.reason = Some(
+                    "the child's results are incomplete: it neither failed nor finished".into(),
+                );
+            }
             z.evidence = evidence;
         }
         z.fixes = vec![
@@ -108,9 +113,13 @@ impl Plan<'_> {
     }
 
     fn spawn_fix(&self) -> Fix {
-        let t0 = now_ns();
         let args = (0..self.workers)
-            .map(|i| vec![format!("device={}", self.device_for(i)), format!("t0={t0}")])
+            .map(|i| {
+                vec![
+                    format!("device={}", self.device_for(i)),
+                    super::T0_NOW.to_string(),
+                ]
+            })
             .collect();
         self.run_group("alloc", args, |lines| self.group_fix("spawn", lines, None))
             .1
@@ -173,7 +182,22 @@ impl Plan<'_> {
             }
         };
         let deadline = self.deadline();
-        let lines: Vec<Value> = (0..self.workers).map(|_| w.next(deadline)).collect();
+        // One line per worker; a worker the server reports lost after it answered is skipped.
+        let mut lines: Vec<Value> = Vec::new();
+        while lines.len() < self.workers {
+            let v = w.next(deadline);
+            let seen = v["pid"] != 0 && lines.iter().any(|l| l["pid"] == v["pid"]);
+            let timed_out = crate::proc::is_timeout(&v);
+            if !seen {
+                lines.push(v);
+            }
+            if timed_out {
+                lines.resize(
+                    self.workers,
+                    crate::proc::lost(0, true, "no answer in time".into()),
+                );
+            }
+        }
         let fix = self.group_fix(name, &lines, note);
         w.finish(self.deadline());
         fix
@@ -181,7 +205,8 @@ impl Plan<'_> {
 }
 
 /// Reads the child's records: reproduced when any driver call failed, the child hung, or it
-/// died in a call; not reproduced only when every call returned 0.
+/// died in a call; not reproduced only when every call was recorded and returned 0; skipped
+/// when the records are incomplete.
 fn judge_child(v: &Value, holders: Option<&ByPid>, timeout: Duration) -> (Verdict, String) {
     let calls = v["calls"].as_array().cloned().unwrap_or_default();
     let (parent, child) = (&v["parent_pid"], &v["child_pid"]);
@@ -228,7 +253,7 @@ fn judge_child(v: &Value, holders: Option<&ByPid>, timeout: Duration) -> (Verdic
             "\n  the child recorded {} of {all_calls} calls and exited",
             calls.len()
         );
-        Verdict::NotReproduced
+        Verdict::Skipped
     };
     if let Some(h) = holders {
         let held = |pid: &Value| {

@@ -27,6 +27,9 @@ type ByGpu = BTreeMap<i32, Vec<(u32, u64)>>;
 /// One JSON line per worker: its answer, or a `lost` line saying why there is none.
 type Lines = Vec<Value>;
 
+/// An argument `run_group` replaces with the moment it starts that worker.
+const T0_NOW: &str = "t0=now";
+
 fn median(mut xs: Vec<f64>) -> Option<f64> {
     if xs.is_empty() {
         return None;
@@ -107,6 +110,10 @@ impl Plan<'_> {
             .into_iter()
             .map(|mut a| {
                 a.push(self.hold_arg());
+                // Each worker's clock starts when it is asked for, as a pool asks for them.
+                for arg in a.iter_mut().filter(|arg| *arg == T0_NOW) {
+                    *arg = format!("t0={}", crate::proc::now_ns());
+                }
                 Worker::start(role, &a)
             })
             .collect();

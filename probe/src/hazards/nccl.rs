@@ -14,6 +14,18 @@ const RULE: (&str, &str) = ("GPU003", "process-group-before-set-device");
 type Ranks = Vec<(i32, Option<i32>)>;
 
 /// What a rank's line says went wrong, or `None` when its communicator was made.
+/// NCCL's refusal of two ranks on one GPU: ncclInvalidUsage (5) with the text of either
+/// version ("Duplicate GPU detected", "Multiple Ranks are using the same GPU").
+fn is_duplicate_refusal(v: &Value) -> bool {
+    let text = v["error"]["last_error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    v["event"] == "rank"
+        && v["error"]["code"] == 5
+        && (text.contains("duplicate gpu") || text.contains("same gpu"))
+}
+
 fn rank_problem(v: &Value) -> Option<String> {
     if v["ok"] == true {
         return None;
@@ -44,12 +56,20 @@ impl Plan<'_> {
             Ok(format!("{a} {b}"))
         };
         let mut notes = Vec::new();
-        let (hazard_ranks, mut fix_ranks, nranks, ids): (Ranks, Ranks, i32, String) = match &self
+        let (hazard_ranks, fix_ranks, nranks, ids): (Ranks, Ranks, i32, String) = match &self
             .env
             .host
             .launcher
         {
             Some(l) => {
+                if gpus < 2 {
+                    // Every rank decides alike from what it sees, so none waits for another.
+                    return Hazard::skipped(
+                        RULE.0,
+                        RULE.1,
+                        "this rank sees one GPU (the launcher binds a GPU per rank): ranks cannot share one by default",
+                    );
+                }
                 if l.world_size < 2 {
                     return Hazard::skipped(
                         RULE.0,
@@ -100,42 +120,39 @@ impl Plan<'_> {
         };
         let (hazard_id, fix_id) = ids.split_once(' ').unwrap_or((&ids, &ids));
         let (lines, holders) = self.ranks(hazard_id, &hazard_ranks, nranks);
-        if let Some(why) = self.timed_out(&lines) {
-            // The fix still runs: every rank takes part in both, so skipping here alone would
-            // leave the other ranks waiting.
-            let mut z = Hazard::skipped(RULE.0, RULE.1, why);
-            z.fixes = self
-                .set_device_first_fix(fix_id, &fix_ranks, nranks)
-                .into_iter()
-                .collect();
-            return z;
-        }
         let mut z = Hazard::new(RULE.0, RULE.1);
-        let (verdict, evidence) = self.judge_ranks(&hazard_ranks, &lines, &holders, nranks);
+        let (verdict, evidence, reason) = self.judge_ranks(&hazard_ranks, &lines, &holders, nranks);
         z.verdict = verdict;
+        z.reason = reason;
         z.evidence = evidence;
         for n in notes {
             let _ = write!(z.evidence, "\n  {n}");
         }
+        // The fix runs whatever the verdict: every rank takes part in both steps, so a rank that
+        // stopped here would leave the others waiting.
         z.fixes = self
             .set_device_first_fix(fix_id, &fix_ranks, nranks)
             .into_iter()
             .collect();
-        fix_ranks.clear();
         z
     }
 
+    /// Reproduced on NCCL's duplicate-GPU refusal, or (ranks started here) every communicator on
+    /// GPU 0, or (under a launcher) this rank's on GPU 0 though its local rank is not 0. Positive
+    /// evidence counts even when another rank timed out; otherwise a timeout or a failure for
+    /// another reason proves nothing.
     fn judge_ranks(
         &self,
         ranks: &Ranks,
         lines: &Lines,
         holders: &ByGpu,
         nranks: i32,
-    ) -> (Verdict, String) {
+    ) -> (Verdict, String, Option<String>) {
         let launched = self.env.host.launcher.as_ref();
         let mut e =
             format!("{nranks} ranks created their NCCL communicator without choosing a GPU first:");
         let (mut duplicate, mut all_zero, mut elsewhere_on_zero) = (false, true, false);
+        let mut failures = Vec::new();
         for (&(r, _), v) in ranks.iter().zip(lines) {
             match rank_problem(v) {
                 None => {
@@ -150,8 +167,11 @@ impl Plan<'_> {
                 }
                 Some(p) => {
                     all_zero = false;
-                    // ncclInvalidUsage: NCCL's duplicate-GPU refusal, in every version's words.
-                    duplicate |= v["error"]["code"] == 5;
+                    if is_duplicate_refusal(v) {
+                        duplicate = true;
+                    } else {
+                        failures.push(format!("rank {r}: {p}"));
+                    }
                     let _ = write!(e, "\n  rank {r} (pid {}): {p}", v["pid"]);
                 }
             }
@@ -174,12 +194,20 @@ impl Plan<'_> {
         if local && all_zero {
             let _ = write!(e, "\n  every rank's communicator is on GPU 0");
         }
-        let verdict = if duplicate || (local && all_zero) || elsewhere_on_zero {
-            Verdict::Reproduced
-        } else {
-            Verdict::NotReproduced
-        };
-        (verdict, e)
+        if duplicate || (local && all_zero) || elsewhere_on_zero {
+            return (Verdict::Reproduced, e, None);
+        }
+        if let Some(why) = self.timed_out(lines) {
+            return (Verdict::Skipped, e, Some(why));
+        }
+        if !failures.is_empty() {
+            return (
+                Verdict::Skipped,
+                e,
+                Some(format!("the reproduction failed: {}", failures.join("; "))),
+            );
+        }
+        (Verdict::NotReproduced, e, None)
     }
 
     /// Starts one rank process for each `(rank, device)` on the NCCL id `id`; returns their lines

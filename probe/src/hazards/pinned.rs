@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::{error_code, is_ready, median, median_u64, pid_of, problem, ByPid, Lines, Plan};
-use crate::proc::now_ns;
 use crate::report::{Fix, Hazard, Verdict};
 
 const RULE: (&str, &str) = ("GPU002", "device-pinned-global");
@@ -24,6 +23,19 @@ impl Plan<'_> {
         if self.workers < 2 {
             return Hazard::skipped(RULE.0, RULE.1, "needs ≥ 2 workers (--workers)");
         }
+        if self
+            .env
+            .host
+            .gpus
+            .first()
+            .is_some_and(|g| g.nvml_index.is_none())
+        {
+            return Hazard::skipped(
+                RULE.0,
+                RULE.1,
+                "NVML does not know GPU 0: its UUID matched no NVML device (a MIG instance?)",
+            );
+        }
         let n = self.workers;
         let gpus = self.env.gpu_count();
         let (lines, holders) = self.model_group(|_| 0);
@@ -37,9 +49,18 @@ impl Plan<'_> {
             "{n} spawned workers each loaded a 256 MiB model on GPU 0 before choosing GPU (worker % {gpus}); NVML:"
         );
         let (mut on_zero, mut mismatched, mut pile_mib, mut oom) = (0, 0, 0, 0);
+        let mut failed = Vec::new();
         for v in &lines {
             if !is_ready(v) {
-                oom += usize::from(error_code(v) == Some(OUT_OF_MEMORY));
+                // Running out of memory on GPU 0 while getting there (its context, the model) is
+                // the pile-up itself; on the worker's own GPU it is something else.
+                let model_oom =
+                    v["step"] != "own" && v["device"] == 0 && error_code(v) == Some(OUT_OF_MEMORY);
+                if model_oom {
+                    oom += 1;
+                } else {
+                    failed.push(problem(v));
+                }
                 let _ = write!(e, "\n  pid {}: {}", pid_of(v), problem(v));
                 continue;
             }
@@ -67,32 +88,38 @@ impl Plan<'_> {
             "\n  GPU 0 holds {on_zero} of {n} workers, {pile_mib} MiB in all"
         );
         if oom > 0 {
-            let _ = write!(e, "\n  GPU 0 ran out of memory: {oom} of {n} workers failed with CUDA_ERROR_OUT_OF_MEMORY");
+            let _ = write!(
+                e,
+                "\n  GPU 0 ran out of memory: {oom} of {n} workers failed with CUDA_ERROR_OUT_OF_MEMORY there"
+            );
         }
-        let piled = on_zero + oom == n && on_zero > 0;
         let mut z = Hazard::new(RULE.0, RULE.1);
-        if gpus >= 2 {
-            let _ = write!(
-                e,
-                "\n  {mismatched} {} chose another GPU still {} the model on GPU 0: tensors on {} own GPU will not match it",
-                if mismatched == 1 { "worker that" } else { "workers that" },
-                if mismatched == 1 { "holds" } else { "hold" },
-                if mismatched == 1 { "its" } else { "their" },
+        if gpus < 2 {
+            // Correct code on one GPU also puts every worker there: nothing to tell apart.
+            z.verdict = Verdict::Skipped;
+            z.reason = Some(
+                "needs ≥ 2 GPUs for the device mismatch and the fix: with one, every worker belongs on GPU 0 (the pile-up is in the evidence)"
+                    .into(),
             );
-            if oom > 0 || (piled && mismatched > 0) {
-                z.verdict = Verdict::Reproduced;
-            }
-            z.fixes = vec![self.device_first_fix()];
-        } else {
-            let _ = write!(
-                e,
-                "\n  the device-mismatch part and the fix (choose the GPU first) need ≥ 2 GPUs: skipped"
-            );
-            if oom > 0 || piled {
-                z.verdict = Verdict::Reproduced;
-            }
+            z.evidence = e;
+            return z;
+        }
+        let _ = write!(
+            e,
+            "\n  {mismatched} {} chose another GPU still {} the model on GPU 0: tensors on {} own GPU will not match it",
+            if mismatched == 1 { "worker that" } else { "workers that" },
+            if mismatched == 1 { "holds" } else { "hold" },
+            if mismatched == 1 { "its" } else { "their" },
+        );
+        let piled = on_zero + oom == n;
+        if oom > 0 || (piled && mismatched > 0) {
+            z.verdict = Verdict::Reproduced;
+        } else if !failed.is_empty() {
+            z.verdict = Verdict::Skipped;
+            z.reason = Some(format!("the reproduction failed: {}", failed.join("; ")));
         }
         z.evidence = e;
+        z.fixes = vec![self.device_first_fix()];
         z
     }
 
@@ -121,14 +148,13 @@ impl Plan<'_> {
     /// Starts the model workers (model on `load(i)`, then GPU `i % gpus`), waits for each, and
     /// snapshots NVML while they hold their memory.
     fn model_group(&self, load: impl Fn(usize) -> i32) -> (Lines, ByPid) {
-        let t0 = now_ns();
         let args = (0..self.workers)
             .map(|i| {
                 vec![
                     format!("load={}", load(i)),
                     format!("own={}", self.device_for(i)),
                     "mib=256".into(),
-                    format!("t0={t0}"),
+                    super::T0_NOW.to_string(),
                 ]
             })
             .collect();

@@ -53,7 +53,8 @@ impl Plan<'_> {
                 z.verdict = Verdict::Reproduced;
             }
         } else {
-            z.evidence = problem(&v);
+            z.verdict = Verdict::Skipped;
+            z.reason = Some(format!("the reproduction failed: {}", problem(&v)));
         }
         let v = run(false);
         let fix = if v["event"] == "visible" {

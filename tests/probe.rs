@@ -50,8 +50,15 @@ fn probe_cmd(args: &[&str], env: &[(&str, &str)]) -> Command {
         "RANK",
         "WORLD_SIZE",
         "LOCAL_RANK",
+        "LOCAL_WORLD_SIZE",
         "SLURM_PROCID",
         "SLURM_NTASKS",
+        "SLURM_STEP_ID",
+        "SLURM_STEPID",
+        "SLURM_LOCALID",
+        "SLURM_NODEID",
+        "SLURM_STEP_TASKS_PER_NODE",
+        "SLURM_NNODES",
     ] {
         cmd.env_remove(var);
     }
@@ -804,6 +811,34 @@ fn impossible_launcher_numbers_exit_2() {
         err.contains("RANK=3 WORLD_SIZE=2 LOCAL_RANK=0: a rank must lie in 0..WORLD_SIZE"),
         "{err}"
     );
+}
+
+#[test]
+fn an_srun_step_is_a_launch_and_a_batch_script_is_not() {
+    let out = probe(
+        &["--hazard", "GPU003"],
+        &[
+            ("SLURM_PROCID", "5"),
+            ("SLURM_NTASKS", "2"),
+            ("SLURM_STEP_ID", "0"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "SLURM_PROCID=5 SLURM_NTASKS=2 SLURM_LOCALID=0: a rank must lie in 0..SLURM_NTASKS"
+        ),
+        "{err}"
+    );
+
+    // sbatch sets SLURM_PROCID and SLURM_NTASKS in the batch script too, with no step id.
+    let r = probe_json(
+        &["--hazard", "GPU007"],
+        &[("SLURM_PROCID", "0"), ("SLURM_NTASKS", "4")],
+    );
+    assert_eq!(r["host"]["launcher"], Value::Null);
+    assert_eq!(hazard(&r, "GPU007")["verdict"], "reproduced");
 }
 
 #[test]

@@ -146,12 +146,17 @@ impl Env {
     /// cannot.
     pub fn process_query_error(&self) -> Option<String> {
         let nvml = self.nvml.as_ref()?;
-        let index = self.host.gpus.iter().find_map(|g| g.nvml_index)?;
-        let r = nvml
-            .device_by_index(index)
-            .and_then(|d| d.running_compute_processes());
-        r.err()
-            .map(|e| format!("nvmlDeviceGetComputeRunningProcesses: {e}"))
+        self.host.gpus.iter().find_map(|g| {
+            let r = nvml
+                .device_by_index(g.nvml_index?)
+                .and_then(|d| d.running_compute_processes());
+            r.err().map(|e| {
+                format!(
+                    "nvmlDeviceGetComputeRunningProcesses on GPU {}: {e}",
+                    g.ordinal
+                )
+            })
+        })
     }
 
     /// Which pids NVML sees on each CUDA ordinal, with the MiB each holds. `None` without NVML.

@@ -39,18 +39,7 @@ fn c_text(ptr: *const c_char) -> Option<String> {
 
 /// The driver's name and text for a result code.
 pub fn describe(result: CUresult) -> (String, String) {
-    let mut name: *const c_char = std::ptr::null();
-    let mut text: *const c_char = std::ptr::null();
-    // SAFETY: both calls only write a pointer to static storage; they work before cuInit.
-    unsafe {
-        sys::cuGetErrorName(result, &mut name);
-        sys::cuGetErrorString(result, &mut text);
-    }
-    let fallback = format!("{result:?}");
-    (
-        c_text(name).unwrap_or(fallback),
-        c_text(text).unwrap_or_default(),
-    )
+    describe_raw(result as u32)
 }
 
 /// The driver's name and text for a raw result code, such as one a forked child sent back. Goes

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use nvml_wrapper::enums::device::UsedGpuMemory;
+use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::Nvml;
 
 use crate::cu::{self, Cu};
@@ -63,7 +64,7 @@ pub fn gather(launcher: Option<Launcher>) -> Cu<Env> {
         missing.push(format!("CUDA: {e}"));
     };
     let cuda = match cu::driver_version() {
-        Ok(v) => format!("{}.{}", v / 1000, v % 1000 / 10),
+        Ok(v) => version_text(v),
         Err(e) => {
             failed(e);
             "unknown".into()
@@ -98,10 +99,7 @@ pub fn gather(launcher: Option<Launcher>) -> Cu<Env> {
     let mut nvml_cuda = None;
     if let Some(n) = &nvml {
         driver = n.sys_driver_version().ok();
-        nvml_cuda = n
-            .sys_cuda_driver_version()
-            .ok()
-            .map(|v| format!("{}.{}", v / 1000, v % 1000 / 10));
+        nvml_cuda = n.sys_cuda_driver_version().ok().map(version_text);
         let count = n.device_count().unwrap_or(0);
         for index in 0..count {
             let Ok(uuid) = n.device_by_index(index).and_then(|d| d.uuid()) else {
@@ -137,6 +135,11 @@ pub fn gather(launcher: Option<Launcher>) -> Cu<Env> {
     })
 }
 
+/// A CUDA version number as "12.8" (12080 → 12.8).
+fn version_text(v: i32) -> String {
+    format!("{}.{}", v / 1000, v % 1000 / 10)
+}
+
 impl Env {
     pub fn gpu_count(&self) -> i32 {
         self.host.gpus.len() as i32
@@ -145,44 +148,43 @@ impl Env {
     /// Why NVML cannot list the processes on a GPU (e.g. "Not Supported" on some boards), if it
     /// cannot.
     pub fn process_query_error(&self) -> Option<String> {
-        let nvml = self.nvml.as_ref()?;
         self.host.gpus.iter().find_map(|g| {
-            let r = nvml
-                .device_by_index(g.nvml_index?)
-                .and_then(|d| d.running_compute_processes());
-            r.err().map(|e| {
-                format!(
-                    "nvmlDeviceGetComputeRunningProcesses on GPU {}: {e}",
-                    g.ordinal
-                )
-            })
+            let e = self.processes(g)?.err()?;
+            Some(format!(
+                "nvmlDeviceGetComputeRunningProcesses on GPU {}: {e}",
+                g.ordinal
+            ))
         })
     }
 
-    /// Which pids NVML sees on each CUDA ordinal, with the MiB each holds. `None` without NVML.
+    /// Which pids NVML sees on each CUDA ordinal, with the MiB each holds (none where NVML
+    /// cannot say). `None` without NVML.
     pub fn holders(&self) -> Option<BTreeMap<i32, Vec<(u32, u64)>>> {
+        self.nvml.as_ref()?;
+        let listed = self.host.gpus.iter().filter_map(|g| {
+            let procs = self.processes(g)?.unwrap_or_default();
+            Some((g.ordinal, procs))
+        });
+        Some(listed.collect())
+    }
+
+    /// NVML's compute processes on one GPU as (pid, MiB); `None` when NVML is absent or does not
+    /// know the GPU.
+    fn processes(&self, g: &Gpu) -> Option<Result<Vec<(u32, u64)>, NvmlError>> {
         let nvml = self.nvml.as_ref()?;
-        let mut out = BTreeMap::new();
-        for g in &self.host.gpus {
-            let Some(index) = g.nvml_index else { continue };
-            let procs = nvml
-                .device_by_index(index)
-                .and_then(|d| d.running_compute_processes());
-            let list = procs
-                .map(|ps| {
-                    ps.iter()
-                        .map(|p| {
-                            let mib = match p.used_gpu_memory {
-                                UsedGpuMemory::Used(b) => b >> 20,
-                                UsedGpuMemory::Unavailable => 0,
-                            };
-                            (p.pid, mib)
-                        })
-                        .collect()
+        let procs = nvml
+            .device_by_index(g.nvml_index?)
+            .and_then(|d| d.running_compute_processes());
+        Some(procs.map(|ps| {
+            ps.iter()
+                .map(|p| {
+                    let mib = match p.used_gpu_memory {
+                        UsedGpuMemory::Used(b) => b >> 20,
+                        UsedGpuMemory::Unavailable => 0,
+                    };
+                    (p.pid, mib)
                 })
-                .unwrap_or_default();
-            out.insert(g.ordinal, list);
-        }
-        Some(out)
+                .collect()
+        }))
     }
 }

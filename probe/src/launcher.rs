@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use crate::report::Launcher;
 
-fn address() -> Result<String, String> {
+/// Rank 0's host and the port the ids are served on.
+fn address() -> Result<(String, u16), String> {
     let nodes = std::env::var("SLURM_NNODES")
         .ok()
         .and_then(|n| n.parse::<u32>().ok())
@@ -35,7 +36,7 @@ fn address() -> Result<String, String> {
             Err(_) => 29501,
         },
     };
-    Ok(format!("{host}:{port}"))
+    Ok((host, port))
 }
 
 /// Shares `ids` (made by rank 0) with every rank; returns them on every rank.
@@ -44,11 +45,11 @@ pub fn exchange(
     make: impl FnOnce() -> Result<String, String>,
     timeout: Duration,
 ) -> Result<String, String> {
-    let addr = address()?;
+    let (host, port) = address()?;
+    let addr = format!("{host}:{port}");
     let deadline = Instant::now() + timeout;
     if l.rank == 0 {
         let ids = make()?;
-        let port = addr.rsplit(':').next().unwrap_or("29501");
         let listener = TcpListener::bind(format!("0.0.0.0:{port}"))
             .map_err(|e| format!("listening on port {port}: {e}"))?;
         listener.set_nonblocking(true).map_err(|e| e.to_string())?;

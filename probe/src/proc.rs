@@ -145,6 +145,11 @@ pub fn lost(pid: u32, timed_out: bool, why: String) -> serde_json::Value {
     serde_json::json!({"event": "lost", "pid": pid, "timed_out": timed_out, "why": why})
 }
 
+/// The `lost` line for a worker that gave no answer before the deadline.
+pub fn no_answer(pid: u32) -> serde_json::Value {
+    lost(pid, true, "no answer in time".into())
+}
+
 pub fn is_timeout(v: &serde_json::Value) -> bool {
     v["event"] == "lost" && v["timed_out"] == true
 }
@@ -224,7 +229,7 @@ impl Worker {
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    return lost(self.pid(), true, "no answer in time".into());
+                    return no_answer(self.pid());
                 }
                 Err(RecvTimeoutError::Disconnected) => return self.ended(deadline),
             }

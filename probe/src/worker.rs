@@ -1,5 +1,6 @@
 //! The hidden worker mode (`gpulint probe-worker ROLE key=value...`): the processes each
-//! reproduction starts. Every role reports through JSON lines on stdout.
+//! reproduction starts. Every role reports through JSON lines on the pipe its stdout was when it
+//! started (`proc::own_protocol_fd`).
 
 use std::time::Duration;
 
@@ -68,7 +69,7 @@ pub fn main(argv: Vec<String>) -> i32 {
             status
         }
         "model" => model(&args, hold_ms),
-        "nccl-rank" => nccl_rank(&args),
+        "nccl-rank" => nccl_rank(&args, hold_ms),
         "visible-devices" => visible_devices(&args),
         other => {
             eprintln!("probe-worker: unknown role {other}");
@@ -367,8 +368,8 @@ fn read_records(fd: i32) -> Vec<(u32, u32, u32)> {
 fn model(args: &Args, hold_ms: u64) -> i32 {
     let (load, own) = (args.int("load", 0), args.int("own", 0));
     let t0 = args.num("t0", now_ns());
-    // Which step failed, and on which GPU: an out-of-memory error counts as the pile-up only
-    // when it is the model load itself.
+    // Which step failed, and on which GPU: running out of memory on the load GPU (its context
+    // or the model) is the pile-up, on the worker's own GPU it is not.
     let mut step = ("start", load);
     let r = (|| {
         cu::init()?;
@@ -395,8 +396,7 @@ fn model(args: &Args, hold_ms: u64) -> i32 {
 
 /// GPU003's rank: create the communicator with (`device=N`) or without (`device=none`) binding a
 /// device first; with a device, also all-reduce and check the sum.
-fn nccl_rank(args: &Args) -> i32 {
-    let hold_ms = args.num("hold", 60_000);
+fn nccl_rank(args: &Args, hold_ms: u64) -> i32 {
     let (rank, nranks) = (args.int("rank", 0), args.int("nranks", 1));
     let id = args.get("id").unwrap_or_default();
     let device: Option<i32> = args.get("device").and_then(|d| d.parse().ok());
@@ -416,7 +416,7 @@ fn nccl_rank(args: &Args) -> i32 {
         Err(e) => {
             emit(
                 &json!({"event": "rank", "pid": pid(), "rank": rank, "ok": false,
-                "error": {"call": e.call, "code": e.code, "text": e.text, "last_error": e.last_error},
+                "error": {"code": e.code, "last_error": e.last_error, "message": e.to_string()},
                 "init_ms": ms_since(t0)}),
             );
             // Hold whatever context NCCL made, so NVML can be read.

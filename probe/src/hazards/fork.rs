@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{is_ready, median, median_u64, pid_of, problem, ByPid, Plan};
+use super::{held_by, is_ready, median, median_u64, pid_of, problem, ByPid, Plan};
 use crate::proc::{is_timeout, ms_since, now_ns, Worker};
 use crate::report::{Fix, Hazard, Verdict};
 
@@ -192,10 +192,7 @@ impl Plan<'_> {
                 lines.push(v);
             }
             if timed_out {
-                lines.resize(
-                    self.workers,
-                    crate::proc::lost(0, true, "no answer in time".into()),
-                );
+                lines.resize(self.workers, crate::proc::no_answer(0));
             }
         }
         let fix = self.group_fix(name, &lines, note);
@@ -257,17 +254,7 @@ fn judge_child(v: &Value, holders: Option<&ByPid>, timeout: Duration) -> (Verdic
     };
     if let Some(h) = holders {
         let held = |pid: &Value| {
-            let spots: Vec<String> = h
-                .get(&(pid.as_u64().unwrap_or(0) as u32))
-                .into_iter()
-                .flatten()
-                .map(|(o, m)| format!("{m} MiB on GPU {o}"))
-                .collect();
-            if spots.is_empty() {
-                "nothing".to_string()
-            } else {
-                spots.join(", ")
-            }
+            held_by(h, pid.as_u64().unwrap_or(0) as u32).unwrap_or_else(|| "nothing".into())
         };
         let _ = write!(
             e,

@@ -66,6 +66,16 @@ fn problem(v: &Value) -> String {
     .replace("  \"", " \"")
 }
 
+/// What NVML shows `pid` holding ("757 MiB on GPU 0, 501 MiB on GPU 1"), `None` when nothing.
+fn held_by(holders: &ByPid, pid: u32) -> Option<String> {
+    let spots: Vec<String> = holders
+        .get(&pid)?
+        .iter()
+        .map(|(o, m)| format!("{m} MiB on GPU {o}"))
+        .collect();
+    (!spots.is_empty()).then(|| spots.join(", "))
+}
+
 /// The CUDA error code a worker reported, if it reported one.
 fn error_code(v: &Value) -> Option<i64> {
     v["error"]["code"].as_i64()
@@ -173,10 +183,6 @@ mod tests {
         assert_eq!(problem(&lost), "the worker died of signal 6 (SIGABRT)");
         assert_eq!(error_code(&lost), None);
         assert!(!is_ready(&lost) && !crate::proc::is_timeout(&lost));
-        assert!(crate::proc::is_timeout(&crate::proc::lost(
-            7,
-            true,
-            "no answer in time".into()
-        )));
+        assert!(crate::proc::is_timeout(&crate::proc::no_answer(7)));
     }
 }

@@ -13,7 +13,6 @@ const RULE: (&str, &str) = ("GPU003", "process-group-before-set-device");
 /// Each rank started here: its rank number and the GPU it binds first (`None`: none).
 type Ranks = Vec<(i32, Option<i32>)>;
 
-/// What a rank's line says went wrong, or `None` when its communicator was made.
 /// NCCL's refusal of two ranks on one GPU: ncclInvalidUsage (5) with the text of either
 /// version ("Duplicate GPU detected", "Multiple Ranks are using the same GPU").
 fn is_duplicate_refusal(v: &Value) -> bool {
@@ -26,6 +25,7 @@ fn is_duplicate_refusal(v: &Value) -> bool {
         && (text.contains("duplicate gpu") || text.contains("same gpu"))
 }
 
+/// What a rank's line says went wrong, or `None` when its communicator was made.
 fn rank_problem(v: &Value) -> Option<String> {
     if v["ok"] == true {
         return None;
@@ -33,14 +33,7 @@ fn rank_problem(v: &Value) -> Option<String> {
     if v["event"] != "rank" {
         return Some(problem(v));
     }
-    let err = &v["error"];
-    Some(format!(
-        "{} → {} \"{}\"; last error: \"{}\"",
-        err["call"].as_str().unwrap_or("?"),
-        err["code"],
-        err["text"].as_str().unwrap_or(""),
-        err["last_error"].as_str().unwrap_or("")
-    ))
+    Some(v["error"]["message"].as_str().unwrap_or("?").to_string())
 }
 
 impl Plan<'_> {

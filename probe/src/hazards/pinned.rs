@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::{error_code, is_ready, median, median_u64, pid_of, problem, ByPid, Lines, Plan};
+use super::{
+    error_code, held_by, is_ready, median, median_u64, pid_of, problem, ByPid, Lines, Plan,
+};
 use crate::report::{Fix, Hazard, Verdict};
 
 const RULE: (&str, &str) = ("GPU002", "device-pinned-global");
@@ -72,15 +74,7 @@ impl Plan<'_> {
                 pile_mib += m;
                 mismatched += usize::from(own != 0);
             }
-            let spots: Vec<String> = held
-                .iter()
-                .map(|(o, m)| format!("GPU {o}: {m} MiB"))
-                .collect();
-            let spots = if spots.is_empty() {
-                "not listed".into()
-            } else {
-                spots.join(", ")
-            };
+            let spots = held_by(&holders, pid_of(v)).unwrap_or_else(|| "not listed".into());
             let _ = write!(e, "\n  pid {} (chose GPU {own}): {spots}", pid_of(v));
         }
         let _ = write!(

@@ -6,9 +6,10 @@ use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use gpulint_analyzer::program::{normalize, FileError, Input, Program};
-use gpulint_analyzer::semantic::{self, ImportCache, Settings};
-use gpulint_analyzer::source::{FileId, Span};
+use gpulint_analyses::Analyses;
+use gpulint_python::program::{normalize, FileError, Input, Program};
+use gpulint_python::semantic::{self, ImportCache, Settings};
+use gpulint_python::source::{FileId, Span};
 use gpulint_rules::Diagnostic;
 use rayon::prelude::*;
 
@@ -79,7 +80,7 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     // Import-time state does not depend on the start method unless a module forks at import, which
     // the module's own analysis reports.
     let cache = catch_unwind(AssertUnwindSafe(|| {
-        ImportCache::build(&program, Settings::default())
+        ImportCache::<Analyses>::build(&program, Settings::default())
     }))
     .unwrap_or_else(|_| {
         // A bug while running imports: analyses run every import themselves instead.
@@ -148,7 +149,7 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
 /// The findings of analysing `id` as the main program; they may point into files it imports.
 fn check_file(
     program: &Program,
-    cache: &ImportCache,
+    cache: &ImportCache<Analyses>,
     id: FileId,
     settings: Settings,
 ) -> Result<Vec<Diagnostic>, String> {

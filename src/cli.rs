@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use gpulint_analyzer::target::{Platform, PythonVersion};
+use gpulint_python::target::{Platform, PythonVersion};
 
 /// Finds GPU multiprocessing bugs in Python before they crash or hang a job.
 #[derive(Debug, Parser)]

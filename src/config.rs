@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use globset::{Glob, GlobMatcher};
-use gpulint_analyzer::program::normalize;
-use gpulint_analyzer::semantic::Settings;
-use gpulint_analyzer::target::{default_start_method, Platform, PythonVersion};
+use gpulint_python::program::normalize;
+use gpulint_python::semantic::Settings;
+use gpulint_python::target::{default_start_method, Platform, PythonVersion};
 use gpulint_rules::Severity;
 use serde::Deserialize;
 use toml::Spanned;

@@ -43,7 +43,7 @@ pub fn fixed_texts(checked: &Checked, mode: Mode) -> (BTreeMap<PathBuf, (String,
     }
     let mut out = BTreeMap::new();
     for (file, edits) in by_file {
-        let source = program.file(gpulint_analyzer::source::FileId(file));
+        let source = program.file(gpulint_python::source::FileId(file));
         let (text, _) = gpulint_rules::fix::apply(&source.text, &edits);
         if text != source.text {
             out.insert(source.path.clone(), (source.text.clone(), text));

@@ -13,9 +13,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use gpulint_analyzer::program::{Input, Program};
-use gpulint_analyzer::semantic::{ImportCache, Settings};
-use gpulint_analyzer::source::FileId;
+use gpulint_python::program::{Input, Program};
+use gpulint_python::semantic::{ImportCache, Settings};
+use gpulint_python::source::FileId;
 
 use cli::{Cli, Command, RulesFormat};
 
@@ -179,9 +179,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Err(err) = &program.file(main).module {
                 anyhow::bail!("{err:?}");
             }
-            let cache = ImportCache::build(&program, Settings::default());
+            let cache =
+                ImportCache::<gpulint_analyses::Analyses>::build(&program, Settings::default());
             let facts =
-                gpulint_analyzer::semantic::analyze(&program, &cache, main, Settings::default());
+                gpulint_python::semantic::analyze(&program, &cache, main, Settings::default());
             writeln!(out, "{facts:#?}")?;
             Ok(ExitCode::SUCCESS)
         }

@@ -4,8 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use gpulint_analyzer::program::SourceFile;
-use gpulint_analyzer::source::Span;
+use gpulint_python::program::SourceFile;
+use gpulint_python::source::Span;
 use gpulint_rules::Diagnostic;
 
 /// The codes a directive names; empty for all.

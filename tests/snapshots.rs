@@ -43,10 +43,7 @@ fn snapshot_all(folder: &str) {
         for case in cases(&dir) {
             let name = case.replace(['/', '.'], "_");
             for format in ["full", "json"] {
-                insta::assert_snapshot!(
-                    format!("{format}__{name}"),
-                    render(format, &case, &dir)
-                );
+                insta::assert_snapshot!(format!("{format}__{name}"), render(format, &case, &dir));
             }
         }
     });

@@ -2,61 +2,8 @@
 //! rules build them with. The driver applies them (`--fix`, `--diff`) and checks again until nothing
 //! changes.
 
-use gpulint_analyzer::program::Program;
-use gpulint_analyzer::source::{FileId, Span};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Applicability {
-    /// Keeps the program's meaning: applied by `--fix`.
-    Safe,
-    /// May change behaviour (say how in the message): applied only with `--unsafe-fixes`.
-    Unsafe,
-}
-
-impl Applicability {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Applicability::Safe => "safe",
-            Applicability::Unsafe => "unsafe",
-        }
-    }
-}
-
-/// Replace the text at `span` by `content` (an empty span inserts).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Edit {
-    pub span: Span,
-    pub content: String,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Fix {
-    pub applicability: Applicability,
-    /// What the fix does, and for an unsafe one why it is unsafe.
-    pub message: String,
-    /// Non-overlapping edits, all in one file.
-    pub edits: Vec<Edit>,
-}
-
-/// The text of the program's files, for rules that build fixes.
-pub trait Sources {
-    fn text(&self, file: FileId) -> &str;
-}
-
-impl Sources for Program {
-    fn text(&self, file: FileId) -> &str {
-        &self.file(file).text
-    }
-}
-
-/// No sources: rules make no fixes (for callers that only want findings).
-pub struct NoSources;
-
-impl Sources for NoSources {
-    fn text(&self, _: FileId) -> &str {
-        ""
-    }
-}
+use gpulint_core::diagnostic::Edit;
+use gpulint_core::source::Span;
 
 /// Adds keyword argument `argument` (`name=value`) to the call at `call`, unless it already passes
 /// `name`. `None` when the span is not a call ending in `)`.
@@ -172,6 +119,7 @@ pub fn apply(text: &str, edits: &[&Edit]) -> (String, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpulint_core::source::FileId;
 
     fn span(text: &str, needle: &str) -> Span {
         let start = text.find(needle).unwrap() as u32;

@@ -1,10 +1,11 @@
 //! GPU001 fork-after-cuda-init.
 
-use gpulint_analyzer::facts::{Facts, ForkFact};
-use gpulint_analyzer::libraries::processes::StartMethod;
-use gpulint_analyzer::libraries::Init;
+use gpulint_analyses::fork::ForkFact;
+use gpulint_analyses::Facts;
+use gpulint_core::effect::Init;
+use gpulint_core::effect::StartMethod;
 
-use gpulint_analyzer::facts::ForkKind;
+use gpulint_core::effect::ChildKind;
 
 use crate::{Applicability, Diagnostic, Fix, Related, Rule, Severity, Sources};
 
@@ -97,9 +98,9 @@ fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
 fn spawn_fix(fork: &ForkFact, sources: &dyn Sources) -> Option<Fix> {
     let text = sources.text(fork.span.file);
     let argument = match fork.kind {
-        ForkKind::DataLoader => "multiprocessing_context=\"spawn\"",
+        ChildKind::DataLoader => "multiprocessing_context=\"spawn\"",
         // Only where `multiprocessing` is imported under its own name already.
-        ForkKind::Executor if text.lines().any(|l| l.trim() == "import multiprocessing") => {
+        ChildKind::Executor if text.lines().any(|l| l.trim() == "import multiprocessing") => {
             "mp_context=multiprocessing.get_context(\"spawn\")"
         }
         _ => return None,
@@ -128,7 +129,7 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
         StartMethod::Forkserver => "from a forkserver that imported the main module",
         _ => "by fork",
     };
-    let subject = fork.kind.describe();
+    let subject = describe(fork.kind);
     let mut related = vec![Related {
         span: init.span,
         message: format!("{state} here: {}", init.what),
@@ -167,8 +168,40 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
         related,
         help: format!(
             "{}; or initialise CUDA only after the fork; or keep the child on the CPU",
-            fork.kind.spawn_fix()
+            spawn_help(fork.kind)
         ),
         fix: spawn_fix(fork, sources),
     })
+}
+
+/// How messages name a fork point: the subject of "... forks".
+fn describe(kind: ChildKind) -> &'static str {
+    match kind {
+        ChildKind::ProcessStart => "This `start()`",
+        ChildKind::Pool => "This pool",
+        ChildKind::Executor => "This executor",
+        ChildKind::OsFork => "`os.fork()`",
+        ChildKind::DataLoader => "This DataLoader",
+        ChildKind::DatasetMap => "This `num_proc` dataset operation",
+        ChildKind::StartProcesses => "`start_processes`",
+        ChildKind::DaemonContext => "This daemon context",
+    }
+}
+
+/// How a fix sets the start method at a fork point of this kind.
+fn spawn_help(kind: ChildKind) -> &'static str {
+    match kind {
+        ChildKind::ProcessStart | ChildKind::Pool => {
+            "create it from `multiprocessing.get_context(\"spawn\")`"
+        }
+        ChildKind::Executor => "pass `mp_context=multiprocessing.get_context(\"spawn\")`",
+        ChildKind::DataLoader => "pass `multiprocessing_context=\"spawn\"`",
+        ChildKind::DatasetMap => {
+            "call `multiprocess.set_start_method(\"spawn\")` under the main guard (datasets forks through `multiprocess`)"
+        }
+        ChildKind::StartProcesses => "pass `start_method=\"spawn\"`",
+        ChildKind::OsFork | ChildKind::DaemonContext => {
+            "fork before CUDA is initialised, or start the child with `subprocess`/spawn"
+        }
+    }
 }

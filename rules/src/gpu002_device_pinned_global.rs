@@ -1,6 +1,6 @@
 //! GPU002 device-pinned-global.
 
-use gpulint_analyzer::facts::Facts;
+use gpulint_analyses::Facts;
 
 use crate::{Diagnostic, Related, Rule, Severity, Sources};
 

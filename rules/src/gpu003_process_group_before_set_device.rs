@@ -1,6 +1,8 @@
 //! GPU003 process-group-before-set-device.
 
-use gpulint_analyzer::facts::{Backend, Facts, ProcessGroupFact};
+use gpulint_analyses::process_group::ProcessGroupFact;
+use gpulint_analyses::Facts;
+use gpulint_core::effect::Backend;
 
 use crate::{Applicability, Diagnostic, Fix, Related, Rule, Severity, Sources};
 
@@ -88,8 +90,8 @@ fn diagnostic(group: &ProcessGroupFact, sources: &dyn Sources) -> Option<Diagnos
         return None;
     }
     let backend = match group.backend {
-        Backend::Nccl => "NCCL process group",
         Backend::Default => "process group (NCCL, since CUDA is in use)",
+        Backend::Nccl | Backend::Cpu => "NCCL process group",
     };
     let mut related = Vec::new();
     if let Some(early) = &group.early_use {

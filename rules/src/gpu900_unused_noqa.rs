@@ -1,7 +1,7 @@
 //! GPU900: a suppression comment that suppresses nothing. The driver emits it (with
 //! `--report-unused-noqa`); there is no check here.
 
-use gpulint_analyzer::source::Span;
+use gpulint_core::source::Span;
 
 use crate::{Diagnostic, Rule, Severity};
 

@@ -1,6 +1,6 @@
 //! GPU999: a file gpulint could not read or parse. The driver emits it; there is no check here.
 
-use gpulint_analyzer::source::Span;
+use gpulint_core::source::Span;
 
 use crate::{Diagnostic, Rule, Severity};
 

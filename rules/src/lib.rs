@@ -1,5 +1,6 @@
 //! gpulint's rules. One file per rule: its code, name, documentation (what `gpulint rule CODE`
-//! prints) and check, which reads the analyzer's facts and returns diagnostics.
+//! prints) and check, which reads the analyses' facts and renders diagnostics. Rules decide nothing
+//! about programs; they word what the analyses found, and build fixes.
 
 pub mod fix;
 mod gpu001_fork_after_cuda_init;
@@ -8,50 +9,10 @@ mod gpu003_process_group_before_set_device;
 mod gpu900_unused_noqa;
 mod gpu999_invalid_input;
 
-pub use fix::{Applicability, Edit, Fix, NoSources, Sources};
-use gpulint_analyzer::facts::Facts;
-use gpulint_analyzer::source::Span;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
-
-/// A secondary location that explains a diagnostic.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Related {
-    pub span: Span,
-    pub message: String,
-}
-
-/// One finding in one file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Diagnostic {
-    pub code: &'static str,
-    pub name: &'static str,
-    pub severity: Severity,
-    pub message: String,
-    pub span: Span,
-    /// The primary label, shown under the primary location.
-    pub label: String,
-    pub related: Vec<Related>,
-    /// How to fix it.
-    pub help: String,
-    /// Edits that fix it, when the fix is mechanical.
-    pub fix: Option<Fix>,
-}
+use gpulint_analyses::Facts;
+pub use gpulint_core::diagnostic::{
+    Applicability, Diagnostic, Edit, Fix, Related, Severity, Sources,
+};
 
 /// A rule's check: facts in, findings (with fixes, built from the sources) out.
 pub type Check = fn(&Facts, &dyn Sources) -> Vec<Diagnostic>;

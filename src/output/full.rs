@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use ariadne::{sources, Color, Config, IndexType, Label, Report, ReportKind};
-use gpulint_analyzer::program::Program;
-use gpulint_analyzer::source::Span;
+use gpulint_python::program::Program;
+use gpulint_python::source::Span;
 use gpulint_rules::{Diagnostic, Severity};
 
 pub fn write(

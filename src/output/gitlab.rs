@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use gpulint_analyzer::program::Program;
+use gpulint_python::program::Program;
 use gpulint_rules::{Diagnostic, Severity};
 use serde::Serialize;
 

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use gpulint_rules::Diagnostic;
 use serde::Serialize;
 
-use gpulint_analyzer::program::Program;
-use gpulint_analyzer::source::Span;
+use gpulint_python::program::Program;
+use gpulint_python::source::Span;
 
 #[derive(Serialize)]
 struct Location {

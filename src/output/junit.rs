@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use gpulint_analyzer::program::Program;
+use gpulint_python::program::Program;
 use gpulint_rules::Diagnostic;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;

@@ -10,8 +10,8 @@ mod sarif;
 
 use std::io::{IsTerminal, Write};
 
-use gpulint_analyzer::program::Program;
-use gpulint_analyzer::source::{LineCol, Span};
+use gpulint_python::program::Program;
+use gpulint_python::source::{LineCol, Span};
 use gpulint_rules::{Diagnostic, Severity};
 
 use crate::check::Checked;
@@ -136,9 +136,9 @@ pub fn use_color(choice: Color) -> bool {
 
 /// A path relative to the working directory (where CI runs, the repository root), with `/`.
 fn relative_path(path: &std::path::Path) -> String {
-    let absolute = gpulint_analyzer::program::normalize(path);
+    let absolute = gpulint_python::program::normalize(path);
     let cwd = std::env::current_dir()
-        .map(|c| gpulint_analyzer::program::normalize(&c))
+        .map(|c| gpulint_python::program::normalize(&c))
         .unwrap_or_default();
     let shown = absolute.strip_prefix(&cwd).unwrap_or(&absolute);
     let names: Vec<_> = shown

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use gpulint_analyzer::program::Program;
-use gpulint_analyzer::source::Span;
+use gpulint_python::program::Program;
+use gpulint_python::source::Span;
 use gpulint_rules::{Diagnostic, Severity, RULES};
 use serde_sarif::sarif::{
     ArtifactLocation, Location, Message, MultiformatMessageString, PhysicalLocation, Region,

@@ -16,33 +16,37 @@ use super::{Interp, Settings};
 use crate::model::ClassId;
 use crate::program::Program;
 use crate::source::FileId;
+use gpulint_core::analysis::Analysis;
 
 /// How much work one module's (or one import cycle's) top level may take.
 const IMPORT_FUEL: u64 = 200_000;
 
 /// The state a module's import leaves in a clean process.
 #[derive(Debug)]
-pub(super) struct Frozen {
+pub(super) struct Frozen<A> {
     pub globals: Arc<HashMap<FileId, Arc<HashMap<String, Value>>>>,
     pub heap: Heap,
     pub class_attrs: Arc<HashMap<ClassId, Arc<HashMap<String, Value>>>>,
     pub class_bases: Arc<HashMap<ClassId, Arc<Vec<Value>>>>,
-    pub process: Process,
+    pub process: Process<A>,
 }
 
 /// The frozen import of every module some file of the program imports.
-#[derive(Debug, Default)]
-pub struct ImportCache {
-    frozen: Vec<Option<Arc<Frozen>>>,
+#[derive(Debug)]
+pub struct ImportCache<A> {
+    frozen: Vec<Option<Arc<Frozen<A>>>>,
 }
 
-impl ImportCache {
-    /// No cache: every import runs its module's top level.
-    pub const EMPTY: ImportCache = ImportCache { frozen: Vec::new() };
+impl<A> Default for ImportCache<A> {
+    fn default() -> Self {
+        ImportCache { frozen: Vec::new() }
+    }
+}
 
+impl<A: Analysis> ImportCache<A> {
     /// Runs each imported module's top level once, dependencies first; import cycles of the same
     /// depth in parallel.
-    pub fn build(program: &Program, settings: Settings) -> ImportCache {
+    pub fn build(program: &Program, settings: Settings) -> ImportCache<A> {
         let count = program.files().count();
         let mut cache = ImportCache {
             frozen: vec![None; count],
@@ -71,7 +75,7 @@ impl ImportCache {
             by_depth[depth].push(cycle);
         }
         for cycles in by_depth {
-            let done: Vec<(Vec<FileId>, Arc<Frozen>)> = cycles
+            let done: Vec<(Vec<FileId>, Arc<Frozen<A>>)> = cycles
                 .into_par_iter()
                 .map(|cycle| {
                     let frozen = Arc::new(freeze(program, &cache, &cycle, settings));
@@ -87,21 +91,20 @@ impl ImportCache {
         cache
     }
 
-    pub(super) fn get(&self, file: FileId) -> Option<&Arc<Frozen>> {
+    pub(super) fn get(&self, file: FileId) -> Option<&Arc<Frozen<A>>> {
         self.frozen.get(file.0 as usize)?.as_ref()
     }
 }
 
 /// Imports `members` (one module, or an import cycle) into a clean process.
-fn freeze(
+fn freeze<A: Analysis>(
     program: &Program,
-    cache: &ImportCache,
+    cache: &ImportCache<A>,
     members: &[FileId],
     settings: Settings,
-) -> Frozen {
+) -> Frozen<A> {
     let no_main = FileId(u32::MAX);
-    let mut interp = Interp::new(program, no_main, settings);
-    interp.cache = cache;
+    let mut interp = Interp::new(program, cache, no_main, settings);
     interp.run_directly = members.iter().copied().collect();
     interp.fuel = IMPORT_FUEL;
     for &m in members {
@@ -116,42 +119,15 @@ fn freeze(
     }
 }
 
-impl Interp<'_> {
+impl<A: Analysis> Interp<'_, A> {
     /// Makes a frozen import part of this process: its modules (those not imported here yet), their
     /// objects and classes, and its effects on the process.
-    pub(super) fn attach(&mut self, frozen: &Frozen) {
+    pub(super) fn attach(&mut self, frozen: &Frozen<A>) {
         merge_missing(&mut self.globals, &frozen.globals);
         self.heap.attach(&frozen.heap);
         merge_missing(&mut self.class_attrs, &frozen.class_attrs);
         merge_missing(&mut self.class_bases, &frozen.class_bases);
-        let e = &frozen.process;
-        let p = self.proc();
-        if p.cuda.is_none() {
-            p.cuda = e.cuda.clone();
-        }
-        if p.first_cuda_use.is_none() {
-            p.first_cuda_use = e.first_cuda_use.clone();
-        }
-        for (layer, method) in e.start_methods.iter() {
-            if !p.start_methods.contains_key(layer) {
-                Arc::make_mut(&mut p.start_methods).insert(*layer, *method);
-            }
-        }
-        p.default_cuda = p.default_cuda.or(e.default_cuda);
-        for (key, value) in e.env.iter() {
-            if !p.env.contains_key(key) {
-                Arc::make_mut(&mut p.env).insert(key.clone(), value.clone());
-            }
-        }
-        p.bound = p.bound.or(e.bound);
-        p.per_worker |= e.per_worker;
-        p.choice = p.choice.or(e.choice);
-        if p.pinned_use.is_none() {
-            p.pinned_use = e.pinned_use.clone();
-        }
-        if p.group.is_none() {
-            p.group = e.group.clone();
-        }
+        self.proc().attach(&frozen.process);
     }
 }
 

@@ -2,20 +2,38 @@
 //! objects; a spawned one starts clean and re-imports the module; a forkserver child forks from a
 //! server that imported the main module first.
 
+use std::sync::Arc;
+
+use gpulint_core::analysis::Analysis;
+use gpulint_core::effect::{ChildKind, ChildStart, CudaInitSite, Effect, Init};
+
 use super::calls::Args;
 use super::process::{layer_key, Process};
 use super::value::Value;
 use super::{Interp, Object, MAX_PROCESS_DEPTH};
-use crate::facts::{CudaInitSite, CudaUse, ForkFact, ForkKind};
 use crate::libraries::processes::{Layer, ProcessApi, StartMethod, POOL_METHODS};
-use crate::libraries::Init;
 use crate::model::{Expr, ExprKind, Stmt};
 use crate::source::Span;
 
 /// One call a child makes: the callable and its positional arguments.
 type Entry = (Value, Vec<Value>);
 
-impl<'m> Interp<'m> {
+/// A loader's workers as first run: their process at its end (before the analyses finished it),
+/// and the batch they yield. Iterating the loader again forks them again with the same code.
+struct CachedChild<A> {
+    process: Process<A>,
+    batch: Value,
+}
+
+/// What running a child gave: its process at the end, the CUDA state it started with from its
+/// parent, and what each entry returned.
+pub(super) struct ChildRun<A> {
+    process: Option<Process<A>>,
+    parent_init: Option<CudaInitSite>,
+    pub results: Vec<Value>,
+}
+
+impl<'m, A: Analysis> Interp<'m, A> {
     /// The start method a fork point uses: explicit, else `set_start_method` so far, else the default.
     pub(super) fn resolve_start(
         &self,
@@ -36,7 +54,7 @@ impl<'m> Interp<'m> {
         &mut self,
         start: StartMethod,
         parent_init: Option<CudaInitSite>,
-    ) -> (Process, Option<CudaInitSite>) {
+    ) -> (Process<A>, Option<CudaInitSite>) {
         let id = self.new_process_id();
         match start {
             StartMethod::Fork => {
@@ -48,6 +66,7 @@ impl<'m> Interp<'m> {
                     default_cuda: parent.default_cuda,
                     env: parent.env.clone(),
                     per_worker: true,
+                    analyses: parent.analyses.forked(),
                     ..Process::default()
                 };
                 (child, parent_init)
@@ -67,7 +86,6 @@ impl<'m> Interp<'m> {
                 imported.exited = false;
                 imported.reimport = false;
                 let server_init = imported.cuda.clone();
-                imported.first_cuda_use = None;
                 (
                     imported,
                     if start == StartMethod::Forkserver {
@@ -80,19 +98,22 @@ impl<'m> Interp<'m> {
         }
     }
 
-    /// Runs `entries` in a child created at `span`; returns the child's first CUDA use and results.
-    #[allow(clippy::too_many_arguments)]
+    /// Runs `entries` in a child created at `span`.
     pub(super) fn run_child(
         &mut self,
         span: Span,
-        kind: ForkKind,
+        kind: ChildKind,
         (start, start_source): (StartMethod, Option<Span>),
         parent_init: Option<CudaInitSite>,
         entries: Vec<Entry>,
-        child_code: String,
-    ) -> (Option<CudaUse>, Vec<Value>) {
+        code: String,
+    ) -> ChildRun<A> {
         if self.procs.len() >= MAX_PROCESS_DEPTH || self.fuel == 0 {
-            return (None, Vec::new());
+            return ChildRun {
+                process: None,
+                parent_init: None,
+                results: Vec::new(),
+            };
         }
         let saved = (
             std::mem::take(&mut self.frames),
@@ -103,66 +124,59 @@ impl<'m> Interp<'m> {
         );
         self.loop_depth = 0;
         let (mut child, parent_init) = self.child_process(start, parent_init);
-        let index = self.add_fork_fact(ForkFact {
+        child.child_of = Some(span);
+        self.procs.push(child);
+        self.emit(Effect::ChildStarted(ChildStart {
             span,
             kind,
             start_method: start,
             start_method_source: start_source,
-            parent_init,
-            child_use: None,
-            child_code,
-        });
-        child.fork_fact = Some(index);
-        self.procs.push(child);
+            parent_init: parent_init.clone(),
+            code: Some(code.into()),
+        }));
         let mut results = Vec::new();
-        let mut user = None;
         for (callee, args) in entries {
+            let code = self.describe(&callee);
+            self.emit(Effect::ChildRuns { code: code.into() });
             results.push(self.call_plain(&callee, args));
-            if user.is_none() && self.proc_ref().first_cuda_use.is_some() {
-                user = Some(self.describe(&callee));
-            }
-        }
-        // Name the code that used CUDA, not every entry the child ran.
-        if let (Some(user), Some(fact)) = (user, self.facts.forks.get_mut(index)) {
-            if fact.child_use.is_none() {
-                fact.child_code = user;
-            }
         }
         let child = self.procs.pop().unwrap_or_default();
-        let first_use = child.first_cuda_use.clone();
-        self.finish_process(child);
+        self.finish_process(child.clone());
         let (frames, globals, heap, class_attrs, loop_depth) = saved;
         self.frames = frames;
         self.globals = globals;
         self.heap = heap;
         self.class_attrs = class_attrs;
         self.loop_depth = loop_depth;
-        (first_use, results)
+        ChildRun {
+            process: Some(child),
+            parent_init,
+            results,
+        }
     }
 
     /// A `with daemon.DaemonContext():` body or the child branch after `os.fork()`, run as a forked child.
-    pub(super) fn run_forked_block(&mut self, fork_span: Span, kind: ForkKind, body: &'m [Stmt]) {
+    pub(super) fn run_forked_block(&mut self, fork_span: Span, kind: ChildKind, body: &'m [Stmt]) {
         if self.procs.len() >= MAX_PROCESS_DEPTH {
             return;
         }
         let parent_init = self.proc_ref().cuda.clone();
         let (mut child, parent_init) = self.child_process(StartMethod::Fork, parent_init);
-        let index = self.add_fork_fact(ForkFact {
-            span: fork_span,
-            kind,
-            start_method: StartMethod::Fork,
-            start_method_source: Some(fork_span),
-            parent_init,
-            child_use: None,
-            child_code: "the child branch".into(),
-        });
-        child.fork_fact = Some(index);
+        child.child_of = Some(fork_span);
         let saved = (
             self.globals.clone(),
             self.heap.clone(),
             self.frames.last().map(|f| f.locals.clone()),
         );
         self.procs.push(child);
+        self.emit(Effect::ChildStarted(ChildStart {
+            span: fork_span,
+            kind,
+            start_method: StartMethod::Fork,
+            start_method_source: Some(fork_span),
+            parent_init,
+            code: Some("the child branch".into()),
+        }));
         self.exec_block(body);
         let child = self.procs.pop().unwrap_or_default();
         self.finish_process(child);
@@ -176,22 +190,20 @@ impl<'m> Interp<'m> {
     /// `if os.fork(): sys.exit()`: the rest of this process is the forked child.
     pub(super) fn become_forked_child(&mut self, fork_span: Span) {
         let parent_init = self.proc_ref().cuda.clone();
-        let index = self.add_fork_fact(ForkFact {
-            span: fork_span,
-            kind: ForkKind::OsFork,
-            start_method: StartMethod::Fork,
-            start_method_source: Some(fork_span),
-            parent_init,
-            child_use: None,
-            child_code: "the code after the parent exits".into(),
-        });
         let id = self.new_process_id();
         let process = self.proc();
         process.id = id;
-        process.fork_fact = Some(index);
-        process.first_cuda_use = None;
+        process.child_of = Some(fork_span);
         process.per_worker = true;
-        process.group = None;
+        process.analyses = process.analyses.forked();
+        self.emit(Effect::ChildStarted(ChildStart {
+            span: fork_span,
+            kind: ChildKind::OsFork,
+            start_method: StartMethod::Fork,
+            start_method_source: Some(fork_span),
+            parent_init,
+            code: Some("the code after the parent exits".into()),
+        }));
     }
 
     /// The `os.fork()` a branch test looks at, and whether the `if` body is the child's branch.
@@ -266,7 +278,7 @@ impl<'m> Interp<'m> {
                 let code = self.describe(&target);
                 self.run_child(
                     span,
-                    ForkKind::ProcessStart,
+                    ChildKind::ProcessStart,
                     start,
                     self.proc_ref().cuda.clone(),
                     vec![(target, values)],
@@ -292,7 +304,7 @@ impl<'m> Interp<'m> {
                 let code = format!("`{}.run`", self.class(class).name);
                 self.run_child(
                     span,
-                    ForkKind::ProcessStart,
+                    ChildKind::ProcessStart,
                     start,
                     self.proc_ref().cuda.clone(),
                     vec![(Value::BoundMethod(run, Box::new(recv.clone())), Vec::new())],
@@ -318,16 +330,16 @@ impl<'m> Interp<'m> {
                     forked_with
                 };
                 let code = self.describe(&func);
-                let (_, results) = self.run_child(
+                let run = self.run_child(
                     pool_span,
-                    ForkKind::Pool,
+                    ChildKind::Pool,
                     start,
                     parent,
                     vec![(func, values)],
                     code,
                 );
                 Some(
-                    results
+                    run.results
                         .into_iter()
                         .next()
                         .map_or(Value::Unknown, |r| Value::Sequence(vec![r])),
@@ -356,7 +368,7 @@ impl<'m> Interp<'m> {
                 let code = self.describe(&func);
                 self.run_child(
                     ex_span,
-                    ForkKind::Executor,
+                    ChildKind::Executor,
                     start,
                     parent,
                     vec![(func, values)],
@@ -419,13 +431,9 @@ impl<'m> Interp<'m> {
         let code = entries
             .first()
             .map_or_else(|| "its tasks".to_string(), |(f, _)| self.describe(f));
-        self.run_child(span, ForkKind::Pool, start, parent.clone(), entries, code);
+        let run = self.run_child(span, ChildKind::Pool, start, parent.clone(), entries, code);
         let forked_with = if start.0 == StartMethod::Forkserver {
-            self.facts
-                .forks
-                .iter()
-                .find(|f| f.span == span)
-                .and_then(|f| f.parent_init.clone())
+            run.parent_init
         } else {
             parent
         };
@@ -461,7 +469,7 @@ impl<'m> Interp<'m> {
         let code = self.describe(&func);
         self.run_child(
             span,
-            ForkKind::StartProcesses,
+            ChildKind::StartProcesses,
             start,
             self.proc_ref().cuda.clone(),
             vec![(func, values)],
@@ -491,7 +499,7 @@ impl<'m> Interp<'m> {
             let code = self.describe(&func);
             self.run_child(
                 span,
-                ForkKind::DatasetMap,
+                ChildKind::DatasetMap,
                 start,
                 self.proc_ref().cuda.clone(),
                 vec![(func, values)],
@@ -583,28 +591,30 @@ impl<'m> Interp<'m> {
         };
         let start = self.resolve_start(Layer::Multiprocessing, start);
         let parent = self.proc_ref().cuda.clone();
-        if let Some(cached) = child {
-            let (first_use, batch) = *cached;
-            let code = self
-                .facts
-                .forks
-                .iter()
-                .find(|f| f.span == span)
-                .map(|f| f.child_code.clone())
-                .unwrap_or_default();
-            self.add_fork_fact(ForkFact {
-                span,
-                kind: ForkKind::DataLoader,
-                start_method: start.0,
-                start_method_source: start.1,
-                parent_init: if start.0 == StartMethod::Fork {
-                    parent
-                } else {
-                    None
-                },
-                child_use: first_use,
-                child_code: code,
-            });
+        if let Some(cached) = child
+            .as_ref()
+            .and_then(|c| c.downcast_ref::<CachedChild<A>>())
+        {
+            // The same workers forked again, from the parent as it is now: a new start, and what
+            // the workers did the first time.
+            let mut process = cached.process.clone();
+            let mut again = A::default();
+            again.effect(
+                &Effect::ChildStarted(ChildStart {
+                    span,
+                    kind: ChildKind::DataLoader,
+                    start_method: start.0,
+                    start_method_source: start.1,
+                    parent_init: (start.0 == StartMethod::Fork).then_some(parent).flatten(),
+                    code: None,
+                }),
+                &Default::default(),
+                &mut self.facts,
+            );
+            again.join(cached.process.analyses.clone());
+            process.analyses = again;
+            let batch = cached.batch.clone();
+            self.finish_process(process);
             return batch;
         }
         let mut entries = self.dataset_entries(&dataset, &collate);
@@ -617,16 +627,20 @@ impl<'m> Interp<'m> {
             .collect::<Vec<_>>()
             .join(", ");
         let has_collate = !matches!(collate, Value::Unknown | Value::None);
-        let (first_use, results) =
-            self.run_child(span, ForkKind::DataLoader, start, parent, entries, code);
+        let run = self.run_child(span, ChildKind::DataLoader, start, parent, entries, code);
         let batch = if has_collate {
-            results.last().cloned()
+            run.results.last().cloned()
         } else {
-            results.first().cloned()
+            run.results.first().cloned()
         };
         let batch = batch.unwrap_or_default();
-        if let Some(Object::Loader { child, .. }) = self.object_mut(id) {
-            *child = Some(Box::new((first_use, batch.clone())));
+        if let (Some(process), Some(Object::Loader { child, .. })) =
+            (run.process, self.heap.get_mut(id))
+        {
+            *child = Some(Arc::new(CachedChild {
+                process,
+                batch: batch.clone(),
+            }));
         }
         batch
     }

@@ -717,3 +717,9 @@ fn shown(path: &Path) -> PathBuf {
         .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
         .unwrap_or_else(|| path.to_path_buf())
 }
+
+impl gpulint_core::diagnostic::Sources for Program {
+    fn text(&self, file: FileId) -> &str {
+        &self.file(file).text
+    }
+}

@@ -1,4 +1,4 @@
-//! The analyzer's own compact program model. Rules and the semantic layer see only these types;
+//! The Python frontend's own compact program model. Rules and the semantic layer see only these types;
 //! `lower.rs` is the one place that knows the parser's AST.
 
 use crate::source::Span;

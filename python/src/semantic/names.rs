@@ -7,6 +7,7 @@ use super::Interp;
 use crate::libraries::processes::RAY_REMOTE;
 use crate::model::{CmpOp, Expr, ExprKind, FuncId, Module, Stmt, StmtKind};
 use crate::source::Span;
+use gpulint_core::analysis::Analysis;
 
 /// Whether the module imports (anywhere in it) a package through which CUDA can enter a program.
 pub fn imports_gpu_library(module: &Module) -> bool {
@@ -149,7 +150,7 @@ pub fn referenced_names(module: &Module) -> HashSet<&str> {
     out
 }
 
-impl<'m> Interp<'m> {
+impl<'m, A: Analysis> Interp<'m, A> {
     /// The qualified name a decorator or callee expression resolves to, through imports.
     pub(super) fn qualified(&self, expr: &Expr) -> Option<String> {
         let target = match &expr.kind {
@@ -182,7 +183,7 @@ impl<'m> Interp<'m> {
 }
 
 /// `@ray.remote(num_gpus=...)` on the function or its class: Ray narrows visibility to its GPUs.
-pub(super) fn narrowing_decorator(interp: &Interp, id: FuncId) -> Option<Span> {
+pub(super) fn narrowing_decorator<A: Analysis>(interp: &Interp<A>, id: FuncId) -> Option<Span> {
     let func = interp.func(id);
     let class_decorators = func
         .class

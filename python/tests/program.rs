@@ -4,9 +4,10 @@
 use std::fs;
 use std::path::Path;
 
-use gpulint_analyzer::program::{normalize, Input, Program};
-use gpulint_analyzer::semantic::{analyze, ImportCache, Settings};
-use gpulint_analyzer::source::FileId;
+use gpulint_analyses::Analyses;
+use gpulint_python::program::{normalize, Input, Program};
+use gpulint_python::semantic::{analyze, ImportCache, Settings};
+use gpulint_python::source::FileId;
 
 fn write(root: &Path, files: &[(&str, &str)]) {
     for (path, text) in files {
@@ -135,8 +136,13 @@ fn the_import_cache_gives_the_facts_that_running_each_import_gives() {
     );
     let p = build(root, "main.py");
     let settings = Settings::default();
-    let cached = analyze(&p, &ImportCache::build(&p, settings), FileId(0), settings);
-    let direct = analyze(&p, &ImportCache::EMPTY, FileId(0), settings);
+    let cached = analyze(
+        &p,
+        &ImportCache::<Analyses>::build(&p, settings),
+        FileId(0),
+        settings,
+    );
+    let direct = analyze(&p, &ImportCache::<Analyses>::default(), FileId(0), settings);
     assert_eq!(cached, direct);
     assert_eq!(cached.forks.len(), 1, "{cached:#?}");
     let fork = &cached.forks[0];
@@ -166,8 +172,13 @@ fn imports_into_a_process_that_bound_its_device_are_not_taken_from_the_cache() {
     );
     let p = build(root, "main.py");
     let settings = Settings::default();
-    let cached = analyze(&p, &ImportCache::build(&p, settings), FileId(0), settings);
-    let direct = analyze(&p, &ImportCache::EMPTY, FileId(0), settings);
+    let cached = analyze(
+        &p,
+        &ImportCache::<Analyses>::build(&p, settings),
+        FileId(0),
+        settings,
+    );
+    let direct = analyze(&p, &ImportCache::<Analyses>::default(), FileId(0), settings);
     assert_eq!(cached, direct);
     assert!(cached.process_groups.is_empty(), "{cached:#?}");
 }

@@ -3,11 +3,13 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::value::{CudaObject, Device, DeviceIndex, Value};
+use gpulint_core::analysis::Analysis;
+use gpulint_core::effect::{Backend, Binding, CudaObject, DeviceIndex, Effect, Init};
+
+use super::value::{Device, Value};
 use super::{Interp, Object};
-use crate::facts::{Backend, CudaUse};
 use crate::libraries::processes::{self, Layer, ProcessApi, StartMethod};
-use crate::libraries::{self, huggingface, torch, Init};
+use crate::libraries::{self, huggingface, torch};
 use crate::model::{ClassId, Expr, ExprKind, FuncId, Keyword};
 use crate::source::Span;
 
@@ -49,7 +51,7 @@ fn names_a_device(expr: &Expr) -> Option<DeviceIndex> {
     (hints.iter().any(|h| last.contains(h)) || last == "dev").then_some(DeviceIndex::PerWorker)
 }
 
-impl<'m> Interp<'m> {
+impl<'m, A: Analysis> Interp<'m, A> {
     /// The device an argument names: its value, else what its name says.
     pub(super) fn device_arg(&self, value: &Value, expr: &Expr) -> Option<Device> {
         match value {
@@ -448,6 +450,12 @@ impl<'m> Interp<'m> {
             {
                 std::sync::Arc::make_mut(&mut self.proc().start_methods)
                     .insert(super::process::layer_key(*layer), (m, span));
+                let at_module_scope = self.frames.is_empty();
+                self.emit(Effect::StartMethodSet {
+                    span,
+                    method: m,
+                    at_module_scope,
+                });
             }
             return Value::None;
         }
@@ -706,16 +714,11 @@ impl<'m> Interp<'m> {
                 || args.kw("group").is_some_and(|(v, _)| is_gloo(v));
             let explicit =
                 args.kw("device_ids").is_some() || args.kw("device").is_some() || on_gloo;
-            let process = self.proc();
-            if let (Some(group), None, false) = (&mut process.group, process.bound, explicit) {
-                if group.early_use.is_none() && group.late_bind.is_none() {
-                    group.early_use = Some(CudaUse {
-                        span,
-                        what: format!("`{short}` runs on the current device, GPU 0 in every rank")
-                            .into(),
-                    });
-                }
-            }
+            self.emit(Effect::CollectiveRun {
+                span,
+                name: short.into(),
+                explicit_device: explicit,
+            });
             return Some(passthrough(args));
         }
         None
@@ -723,47 +726,31 @@ impl<'m> Interp<'m> {
 
     /// This process binds its device at `span` (and, if `chooses`, picks one of its own there).
     fn bind_device(&mut self, span: Span, chooses: bool) {
-        let here = self.frames.last().map(|f| f.func);
-        let process = self.proc();
-        if process.bound.is_none() {
-            if let Some(group) = &mut process.group {
-                group.bind_late(span, here);
-            }
-            process.bound = Some(span);
-        }
-        if chooses {
-            process.choice.get_or_insert(span);
-        }
+        self.proc().bound.get_or_insert(span);
+        self.emit(Effect::DeviceBound {
+            span,
+            binding: Binding::Call,
+            chooses,
+        });
     }
 
     fn init_process_group(&mut self, span: Span, args: &Args<'m>) {
         let backend = match args.get(0, "backend") {
-            None | Some((Value::None, _)) => Some(Backend::Default),
-            Some((Value::Str(s), _)) if s.to_ascii_lowercase().contains("nccl") => {
-                Some(Backend::Nccl)
-            }
-            Some((Value::Str(_), _)) => None,
-            Some(_) => Some(Backend::Default),
+            None | Some((Value::None, _)) => Backend::Default,
+            Some((Value::Str(s), _)) if s.to_ascii_lowercase().contains("nccl") => Backend::Nccl,
+            Some((Value::Str(_), _)) => Backend::Cpu,
+            Some(_) => Backend::Default,
         };
         let device_id = matches!(args.kw("device_id"), Some((v, _)) if !matches!(v, Value::None));
         // One process (`world_size=1`): GPU 0 is the right device, and no other rank shares it.
         if matches!(args.kw("world_size"), Some((Value::Int(1), _))) {
             return;
         }
-        let creator = self.frames.last().map(|f| f.func);
-        let process = self.proc();
-        process.per_worker = true;
-        let Some(backend) = backend else { return };
-        if process.bound.is_some() || device_id {
-            return;
-        }
-        process.group = Some(super::process::PendingGroup {
+        self.proc().per_worker = true;
+        self.emit(Effect::ProcessGroupCreated {
             span,
             backend,
-            early_use: None,
-            late_bind: None,
-            creator,
-            bound_by_creator: false,
+            device_given: device_id,
         });
     }
 
@@ -829,13 +816,9 @@ impl<'m> Interp<'m> {
             );
         }
         if huggingface::DEVICE_BINDING_CONSTRUCTORS.contains(&name) {
-            let here = self.frames.last().map(|f| f.func);
-            let process = self.proc();
-            if let Some(group) = process.group.as_mut().filter(|_| process.bound.is_none()) {
-                group.bind_late(span, here);
-            }
-            if process.group.is_some() || process.per_worker {
-                process.bound.get_or_insert(span);
+            // Under a launcher (a rank of a distributed job) these bind the rank's device.
+            if self.proc_ref().per_worker {
+                self.bind_device(span, false);
             }
             if name == huggingface::ACCELERATOR {
                 return Some(self.alloc(Object::Accelerator));

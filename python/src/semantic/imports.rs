@@ -11,7 +11,7 @@ use crate::source::{FileId, Span};
 /// Imports nested deeper than this are taken as already imported.
 const MAX_IMPORT_DEPTH: usize = 64;
 
-impl<'m> Interp<'m> {
+impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
     /// Imports the program's module `dotted` (after `level` dots) from the running module, running
     /// the top level of each module on the way that this process has not imported yet. `None` when
     /// the name is not one of the program's modules.
@@ -61,7 +61,10 @@ impl<'m> Interp<'m> {
         .iter()
         .chain(crate::libraries::torch::RANK_ENV)
         .any(|k| p.env.contains_key(*k));
-        p.bound.is_none() && p.default_cuda.is_none() && p.group.is_none() && !env_matters
+        p.bound.is_none()
+            && p.default_cuda.is_none()
+            && !env_matters
+            && p.analyses.imports_like_clean()
     }
 
     /// Runs a module's top level as module code: no frames, its own globals, no enclosing loop.

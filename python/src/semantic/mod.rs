@@ -25,7 +25,9 @@ pub use names::{imports_gpu_library, is_main_guard, is_type_checking, referenced
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
-use crate::facts::{Facts, ForkFact, PinnedGlobalFact, ProcessGroupFact};
+use gpulint_core::analysis::{Analysis, Context};
+use gpulint_core::effect::{CudaInitSite, Effect};
+
 use crate::libraries::processes::StartMethod;
 use crate::model::{Class, ClassId, FuncId, Function};
 use crate::program::Program;
@@ -50,12 +52,16 @@ impl Default for Settings {
 
 /// Runs the semantic model with `file` as the main program: its imports of the program's other
 /// modules run their top levels, and calls follow into them. Facts may point into any file.
-pub fn analyze(program: &Program, cache: &ImportCache, file: FileId, settings: Settings) -> Facts {
+pub fn analyze<A: Analysis>(
+    program: &Program,
+    cache: &ImportCache<A>,
+    file: FileId,
+    settings: Settings,
+) -> A::Facts {
     if !program.is_relevant(file) || program.module(file).is_none() {
-        return Facts::default();
+        return A::Facts::default();
     }
-    let mut interp = Interp::new(program, file, settings);
-    interp.cache = cache;
+    let mut interp = Interp::new(program, cache, file, settings);
     interp.run();
     interp.facts
 }
@@ -78,14 +84,14 @@ enum Object {
         start: Option<(StartMethod, Span)>,
         layer: crate::libraries::processes::Layer,
         /// The parent's CUDA state when the workers were forked.
-        forked_with: Option<crate::facts::CudaInitSite>,
+        forked_with: Option<CudaInitSite>,
         /// Workers are replaced later (`maxtasksperchild`), forked from the parent as it is then.
         refork: bool,
     },
     Executor {
         span: Span,
         start: Option<(StartMethod, Span)>,
-        started_with: Option<Option<crate::facts::CudaInitSite>>,
+        started_with: Option<Option<CudaInitSite>>,
     },
     Loader {
         span: Span,
@@ -94,8 +100,9 @@ enum Object {
         worker_init: Value,
         workers: bool,
         start: Option<(StartMethod, Span)>,
-        /// The child's result, once run: its first CUDA use and the batch it yields.
-        child: Option<Box<(Option<crate::facts::CudaUse>, Value)>>,
+        /// The child, once run: its final state and the batch it yields. Type-erased so that
+        /// objects need not know the analyses; see `children::CachedChild`.
+        child: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
     },
     /// A dataset from a library, with its transforms (`torchvision.datasets.ImageFolder(transform=...)`).
     LibraryDataset {
@@ -136,9 +143,9 @@ const MAX_CALL_DEPTH: usize = 24;
 const MAX_PROCESS_DEPTH: usize = 4;
 const MAX_LOOP_DEPTH: u32 = 3;
 
-struct Interp<'m> {
+struct Interp<'m, A: Analysis> {
     p: &'m Program,
-    cache: &'m ImportCache,
+    cache: &'m ImportCache<A>,
     /// Modules imported by running their top level even when the cache has them (the import cycle
     /// being frozen).
     run_directly: HashSet<FileId>,
@@ -155,7 +162,7 @@ struct Interp<'m> {
     heap: heap::Heap,
     frames: Vec<Frame>,
     /// The process stack; the last is the one running.
-    procs: Vec<Process>,
+    procs: Vec<Process<A>>,
     next_process: u32,
     entered: HashSet<FuncId>,
     fuel: u64,
@@ -163,15 +170,14 @@ struct Interp<'m> {
     import_depth: usize,
     /// The `os.fork()` calls evaluated so far.
     fork_calls: HashSet<Span>,
-    facts: Facts,
+    facts: A::Facts,
 }
 
-impl<'m> Interp<'m> {
-    fn new(p: &'m Program, main: FileId, settings: Settings) -> Self {
-        static NO_CACHE: ImportCache = ImportCache::EMPTY;
+impl<'m, A: Analysis> Interp<'m, A> {
+    fn new(p: &'m Program, cache: &'m ImportCache<A>, main: FileId, settings: Settings) -> Self {
         Interp {
             p,
-            cache: &NO_CACHE,
+            cache,
             run_directly: HashSet::default(),
             main,
             cur: main,
@@ -188,7 +194,7 @@ impl<'m> Interp<'m> {
             loop_depth: 0,
             import_depth: 0,
             fork_calls: HashSet::default(),
-            facts: Facts::default(),
+            facts: A::Facts::default(),
         }
     }
 
@@ -219,13 +225,13 @@ impl<'m> Interp<'m> {
         )
     }
 
-    fn proc(&mut self) -> &mut Process {
+    fn proc(&mut self) -> &mut Process<A> {
         self.procs
             .last_mut()
             .expect("the process stack is never empty")
     }
 
-    fn proc_ref(&self) -> &Process {
+    fn proc_ref(&self) -> &Process<A> {
         self.procs.last().expect("the process stack is never empty")
     }
 
@@ -248,7 +254,7 @@ impl<'m> Interp<'m> {
         );
         // Each class's methods run on one instance built by `__init__` (with the process state it
         // leaves), built once: later entries start from it.
-        let mut receivers: HashMap<(ClassId, bool), (Value, Process)> = HashMap::default();
+        let mut receivers: HashMap<(ClassId, bool), (Value, Process<A>)> = HashMap::default();
         let end_of_main = main.clone();
         self.finish_process(main);
 
@@ -280,7 +286,8 @@ impl<'m> Interp<'m> {
                 process.partial = partial;
                 process.exited = false;
                 // Ray gives the worker its own GPUs before `__init__` runs.
-                if let Some(span) = names::narrowing_decorator(self, id) {
+                let narrowed = names::narrowing_decorator(self, id);
+                if let Some(span) = narrowed {
                     process.bound = Some(span);
                     process.per_worker = true;
                 }
@@ -314,6 +321,13 @@ impl<'m> Interp<'m> {
                     },
                 };
                 self.procs.push(process);
+                if let Some(span) = narrowed {
+                    self.emit(Effect::DeviceBound {
+                        span,
+                        binding: gpulint_core::effect::Binding::Narrowed,
+                        chooses: false,
+                    });
+                }
                 self.call_function(id, None, receiver, Vec::new(), Vec::new());
                 self.fuel = remaining - (remaining.min(ENTRY_FUEL) - self.fuel);
                 let process = self.procs.pop().unwrap_or_default();
@@ -337,92 +351,21 @@ impl<'m> Interp<'m> {
         self.heap.get_mut(id)
     }
 
-    /// Turns a finished process's record into facts.
-    fn finish_process(&mut self, process: Process) {
-        if let Some(index) = process.fork_fact {
-            if let Some(fact) = self.facts.forks.get_mut(index) {
-                if fact.child_use.is_none() {
-                    fact.child_use = process.first_cuda_use.clone();
-                }
-            }
-        }
-        if let Some(group) = process.group {
-            // A function with callers in the program: a caller may bind the device before calling
-            // it, and the caller's own analysis follows the call with that context. Unless the
-            // function that creates the group binds the device itself, after it: then nobody
-            // bound it before.
-            if !process.partial || group.bound_by_creator {
-                self.add_group_fact(ProcessGroupFact {
-                    span: group.span,
-                    backend: group.backend,
-                    early_use: group.early_use,
-                    late_bind: group.late_bind,
-                    cuda_used: process.cuda.is_some(),
-                });
-            }
-        }
-        if let (true, Some(choice), Some(used)) =
-            (process.per_worker, process.choice, process.pinned_use)
-        {
-            if !self
-                .facts
-                .pinned_globals
-                .iter()
-                .any(|f| f.binding == used.binding)
-            {
-                self.facts.pinned_globals.push(PinnedGlobalFact {
-                    binding: used.binding,
-                    name: used.name,
-                    device: used.device,
-                    choice,
-                    use_site: used.use_site,
-                });
-            }
-        }
+    /// Reports an effect to the running process's analyses.
+    fn emit(&mut self, effect: Effect) {
+        let cx = Context {
+            function: self.frames.last().map(|f| self.func(f.func).name_span),
+        };
+        let process = self
+            .procs
+            .last_mut()
+            .expect("the process stack is never empty");
+        process.analyses.effect(&effect, &cx, &mut self.facts);
     }
 
-    fn add_group_fact(&mut self, fact: ProcessGroupFact) {
-        let severity = |f: &ProcessGroupFact| f.early_use.is_some() || f.late_bind.is_none();
-        match self
-            .facts
-            .process_groups
-            .iter_mut()
-            .find(|f| f.span == fact.span)
-        {
-            Some(old) => {
-                if severity(&fact) && !severity(old)
-                    || (old.early_use.is_none() && fact.early_use.is_some())
-                {
-                    *old = fact;
-                } else {
-                    old.cuda_used |= fact.cuda_used;
-                }
-            }
-            None => self.facts.process_groups.push(fact),
-        }
-    }
-
-    /// Records a fork point, merging with an earlier visit of the same site; returns the fact's index.
-    fn add_fork_fact(&mut self, fact: ForkFact) -> usize {
-        match self.facts.forks.iter().position(|f| f.span == fact.span) {
-            Some(i) => {
-                let old = &mut self.facts.forks[i];
-                if old.parent_init.is_none() && fact.parent_init.is_some() {
-                    old.parent_init = fact.parent_init;
-                    old.start_method = fact.start_method;
-                    old.start_method_source = fact.start_method_source;
-                }
-                // Until a child has used CUDA, the latest visit's child is the one to describe.
-                if old.child_use.is_none() {
-                    old.child_use = fact.child_use;
-                    old.child_code = fact.child_code;
-                }
-                i
-            }
-            None => {
-                self.facts.forks.push(fact);
-                self.facts.forks.len() - 1
-            }
-        }
+    /// A process ended: its analyses emit what its end decides.
+    fn finish_process(&mut self, process: Process<A>) {
+        let end = process.end();
+        process.analyses.finish(&end, &mut self.facts);
     }
 }

@@ -5,10 +5,13 @@ use std::sync::Arc;
 
 use super::imports::top_name;
 use super::names::{is_main_guard, is_type_checking};
+use gpulint_core::analysis::Analysis;
+use gpulint_core::effect::{Binding, CudaInitSite, CudaObject, DeviceIndex, Effect, Init};
+
 use super::process::Process;
-use super::value::{CudaObject, Device, DeviceIndex, Value};
+use super::value::{Device, Value};
 use super::{Frame, Interp, Object, Scope, MAX_CALL_DEPTH, MAX_LOOP_DEPTH};
-use crate::libraries::{self, torch, Init};
+use crate::libraries::{self, torch};
 use crate::model::{CmpOp, Expr, ExprKind, FuncId, Stmt, StmtKind};
 use crate::source::Span;
 
@@ -20,7 +23,7 @@ pub(super) enum Flow {
     Jump,
 }
 
-impl<'m> Interp<'m> {
+impl<'m, A: Analysis> Interp<'m, A> {
     pub(super) fn exec_block(&mut self, stmts: &'m [Stmt]) -> Flow {
         for stmt in stmts {
             if self.proc_ref().exited {
@@ -174,7 +177,11 @@ impl<'m> Interp<'m> {
                 }
                 match daemon {
                     Some(span) => {
-                        self.run_forked_block(span, crate::facts::ForkKind::DaemonContext, body);
+                        self.run_forked_block(
+                            span,
+                            gpulint_core::effect::ChildKind::DaemonContext,
+                            body,
+                        );
                     }
                     None => return self.exec_block(body),
                 }
@@ -262,7 +269,7 @@ impl<'m> Interp<'m> {
             } else {
                 (orelse, body)
             };
-            self.run_forked_block(fork_span, crate::facts::ForkKind::OsFork, child);
+            self.run_forked_block(fork_span, gpulint_core::effect::ChildKind::OsFork, child);
             let flow = self.exec_block(parent);
             // `if os.fork(): sys.exit()` daemonises: what follows runs in the child.
             if self.proc_ref().exited && child.is_empty() {
@@ -324,13 +331,13 @@ impl<'m> Interp<'m> {
 
     /// The current scope's bindings, the module's (a function may assign its `global`s), and the
     /// running process, for branch joins.
-    fn snapshot(&self) -> Snapshot {
+    fn snapshot(&self) -> Snapshot<A> {
         let module = self.globals.get(&self.cur).cloned().unwrap_or_default();
         let locals = self.frames.last().map(|f| f.locals.clone());
         (locals, module, self.proc_ref().clone())
     }
 
-    fn restore(&mut self, (locals, module, process): Snapshot) {
+    fn restore(&mut self, (locals, module, process): Snapshot<A>) {
         if let (Some(f), Some(locals)) = (self.frames.last_mut(), locals) {
             f.locals = locals;
         }
@@ -345,7 +352,7 @@ impl<'m> Interp<'m> {
     }
 
     /// Joins what another path did to the process, unless that path ended the process.
-    fn join_process(&mut self, other: Process) {
+    fn join_process(&mut self, other: Process<A>) {
         if !other.exited {
             let exited = self.proc_ref().exited;
             self.proc().join(other);
@@ -354,7 +361,7 @@ impl<'m> Interp<'m> {
     }
 
     /// Joins another path's state into the current one.
-    fn join_with(&mut self, (locals, module, process): Snapshot) {
+    fn join_with(&mut self, (locals, module, process): Snapshot<A>) {
         if let (Some(f), Some(locals)) = (self.frames.last_mut(), locals) {
             join_scope(&mut f.locals, &locals);
         }
@@ -452,10 +459,23 @@ impl<'m> Interp<'m> {
             _ => String::from("?"),
         };
         let process = self.proc();
-        if key == "CUDA_VISIBLE_DEVICES" && process.cuda.is_none() {
+        let narrows = key == "CUDA_VISIBLE_DEVICES" && process.cuda.is_none();
+        if narrows {
             process.bound.get_or_insert(span);
         }
-        Arc::make_mut(&mut process.env).insert(key.to_string(), text);
+        Arc::make_mut(&mut process.env).insert(key.to_string(), text.clone());
+        if narrows {
+            self.emit(Effect::DeviceBound {
+                span,
+                binding: Binding::Narrowed,
+                chooses: false,
+            });
+        }
+        self.emit(Effect::EnvWritten {
+            span,
+            key: key.into(),
+            value: (text != "?").then(|| text.into()),
+        });
     }
 
     pub(super) fn lookup(&self, name: &str) -> Option<Value> {
@@ -674,7 +694,7 @@ impl<'m> Interp<'m> {
         }
     }
 
-    /// A CUDA effect in the running process: the state moves on, and a forked child records a use.
+    /// A CUDA effect in the running process: the state moves on, and the analyses hear of it.
     pub(super) fn cuda_event(
         &mut self,
         span: Span,
@@ -685,23 +705,22 @@ impl<'m> Interp<'m> {
         if init == Init::None {
             return;
         }
+        let site = CudaInitSite {
+            span,
+            level: init,
+            what: what.into(),
+        };
         let process = self.proc();
-        if fails_in_child && process.first_cuda_use.is_none() {
-            process.first_cuda_use = Some(crate::facts::CudaUse {
-                span,
-                what: what.as_str().into(),
-            });
-        }
         if process.cuda.is_none() {
-            process.cuda = Some(crate::facts::CudaInitSite {
-                span,
-                level: init,
-                what: what.into(),
-            });
+            process.cuda = Some(site.clone());
         }
+        self.emit(Effect::CudaInit {
+            site,
+            fails_in_child,
+        });
     }
 
-    /// A read of a CUDA object: a use in this process, and for a worker, maybe a pinned global.
+    /// A read of a CUDA object: a use in this process.
     pub(super) fn use_cuda_object(
         &mut self,
         obj: &CudaObject,
@@ -709,37 +728,20 @@ impl<'m> Interp<'m> {
         name: &str,
         global: bool,
     ) {
-        let id = self.proc_ref().id;
-        let what = if obj.process == id {
+        let what = if obj.process == self.proc_ref().id {
             format!("uses `{name}`, a CUDA object")
         } else {
             format!("uses `{name}`, a CUDA object created in the parent")
         };
-        let process = self.proc();
-        if process.first_cuda_use.is_none() {
-            process.first_cuda_use = Some(crate::facts::CudaUse {
-                span,
-                what: what.into(),
-            });
-        }
-        if let (true, true, Some((gname, binding))) = (global, obj.pinned, &obj.global) {
-            if process.pinned_use.is_none() {
-                let device = match obj.index {
-                    DeviceIndex::Fixed(i) => format!("cuda:{i}"),
-                    _ => "the current device (cuda:0 in every worker that has not chosen one)"
-                        .to_string(),
-                };
-                process.pinned_use = Some(super::process::PinnedUse {
-                    name: gname.clone(),
-                    binding: *binding,
-                    device,
-                    use_site: span,
-                });
-            }
-        }
+        self.emit(Effect::CudaUsed {
+            object: obj.clone(),
+            span,
+            what: what.into(),
+            through_global: global,
+        });
     }
 
-    /// Creates a CUDA object in the running process; an implicit-device allocation is noted for GPU003.
+    /// Creates a CUDA object in the running process.
     pub(super) fn new_cuda_object(
         &mut self,
         span: Span,
@@ -752,32 +754,24 @@ impl<'m> Interp<'m> {
         } else {
             what
         };
-        let process = self.proc();
+        let process = self.proc_ref();
         let pinned = match index {
             DeviceIndex::Fixed(_) => true,
             DeviceIndex::Current => process.bound.is_none(),
             DeviceIndex::PerWorker => false,
         };
-        if index == DeviceIndex::PerWorker {
-            process.choice.get_or_insert(span);
-        }
-        if index == DeviceIndex::Current && process.bound.is_none() {
-            if let Some(group) = &mut process.group {
-                if group.late_bind.is_none() && group.early_use.is_none() {
-                    group.early_use = Some(crate::facts::CudaUse {
-                        span,
-                        what: what.into(),
-                    });
-                }
-            }
-        }
-        Value::Cuda(CudaObject {
+        let object = CudaObject {
             site: span,
             index,
             pinned,
             process: process.id,
             global: None,
-        })
+        };
+        self.emit(Effect::CudaObjectCreated {
+            object: object.clone(),
+            what: what.into(),
+        });
+        Value::Cuda(object)
     }
 
     /// Calls a function of the module with bound arguments.
@@ -850,7 +844,7 @@ impl<'m> Interp<'m> {
 
 /// A snapshot for branch joins: the function's locals (in a function), the module's globals, the
 /// process.
-type Snapshot = (Option<Scope>, Scope, Process);
+type Snapshot<A> = (Option<Scope>, Scope, Process<A>);
 
 /// Joins another path's bindings into `current`; nothing to do when neither path bound anything.
 fn join_scope(current: &mut Scope, other: &Scope) {

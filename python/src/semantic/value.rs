@@ -3,20 +3,10 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
+pub use gpulint_core::effect::{CudaObject, DeviceIndex};
+
 use crate::libraries::processes::{Layer, StartMethod};
 use crate::model::{ClassId, FuncId};
-use crate::source::Span;
-
-/// Which CUDA device a device value or tensor names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DeviceIndex {
-    /// A constant ordinal (`"cuda:0"`, `torch.device("cuda", 0)`, `.cuda(1)`).
-    Fixed(i64),
-    /// No ordinal: the process's current device (`"cuda"`, `.cuda()`).
-    Current,
-    /// An ordinal computed per worker (`f"cuda:{rank}"`, `.to(local_rank)`).
-    PerWorker,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Device {
@@ -51,20 +41,6 @@ impl Device {
             _ => None,
         }
     }
-}
-
-/// A tensor or module known to live on a CUDA device.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CudaObject {
-    /// Where it was created or moved to CUDA.
-    pub site: Span,
-    pub index: DeviceIndex,
-    /// Placed on one fixed device: a constant ordinal, or the current device before any per-worker choice.
-    pub pinned: bool,
-    /// The process that created it.
-    pub process: u32,
-    /// The global binding it was stored under (module variable, `global` name, class attribute).
-    pub global: Option<(String, Span)>,
 }
 
 /// An object with identity: its heap segment and its index there.

@@ -6,16 +6,7 @@ pub mod huggingface;
 pub mod processes;
 pub mod torch;
 
-/// How far a call moves the process's CUDA state (see HAZARDS.md, "The state the analysis tracks").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Init {
-    /// Touches no CUDA state (or is queued until initialisation).
-    None,
-    /// `cuInit` runs: a forked child can no longer use CUDA.
-    Driver,
-    /// A context exists on some device.
-    Context,
-}
+pub use gpulint_core::effect::Init;
 
 /// A library call with a fixed CUDA effect.
 #[derive(Debug)]

@@ -9,31 +9,7 @@ pub enum Layer {
     Multiprocess,
 }
 
-/// How a child process starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StartMethod {
-    Fork,
-    Spawn,
-    Forkserver,
-}
-
-impl StartMethod {
-    pub fn parse(name: &str) -> Option<StartMethod> {
-        match name {
-            "fork" => Some(StartMethod::Fork),
-            "spawn" => Some(StartMethod::Spawn),
-            "forkserver" => Some(StartMethod::Forkserver),
-            _ => None,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            StartMethod::Fork => "fork",
-            StartMethod::Spawn => "spawn",
-            StartMethod::Forkserver => "forkserver",
-        }
-    }
-}
+pub use gpulint_core::effect::StartMethod;
 
 /// What kind of process-creating API a call is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,128 @@
+//! GPU001's analysis: a child started by fork from a process that initialised CUDA, and the child's
+//! first use of CUDA.
+
+use std::sync::Arc;
+
+use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
+use gpulint_core::effect::{ChildKind, ChildStart, CudaInitSite, CudaUse, Effect, StartMethod};
+use gpulint_core::source::Span;
+
+/// A child process created at `span`, with the parent's CUDA state then and the child's CUDA use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForkFact {
+    pub span: Span,
+    pub kind: ChildKind,
+    pub start_method: StartMethod,
+    /// Why that start method: "the platform default", or the span that chose it.
+    pub start_method_source: Option<Span>,
+    /// CUDA state of the parent when the child was created.
+    pub parent_init: Option<CudaInitSite>,
+    /// The first CUDA use in code the child runs.
+    pub child_use: Option<CudaUse>,
+    /// What the child runs, for messages: "`embed`", "`FrameDataset.__getitem__`".
+    pub child_code: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ForkAfterInit {
+    /// The fork point this process is a child of.
+    fork: Option<Span>,
+    first_use: Option<CudaUse>,
+    /// The code the child was running when it first used CUDA, and the code it runs now.
+    user: Option<Arc<str>>,
+    running: Option<Arc<str>>,
+}
+
+impl ForkAfterInit {
+    fn used(&mut self, span: Span, what: &Arc<str>) {
+        if self.first_use.is_none() {
+            self.first_use = Some(CudaUse {
+                span,
+                what: what.clone(),
+            });
+            self.user = self.running.clone();
+        }
+    }
+}
+
+/// Records a fork point, merging with an earlier visit of the same site.
+fn add_fork(facts: &mut Vec<ForkFact>, child: &ChildStart) {
+    match facts.iter_mut().find(|f| f.span == child.span) {
+        Some(old) => {
+            if old.parent_init.is_none() && child.parent_init.is_some() {
+                old.parent_init = child.parent_init.clone();
+                old.start_method = child.start_method;
+                old.start_method_source = child.start_method_source;
+            }
+            // Until a child has used CUDA, the latest visit's child is the one to describe.
+            if let (None, Some(code)) = (&old.child_use, &child.code) {
+                old.child_code = code.to_string();
+            }
+        }
+        None => facts.push(ForkFact {
+            span: child.span,
+            kind: child.kind,
+            start_method: child.start_method,
+            start_method_source: child.start_method_source,
+            parent_init: child.parent_init.clone(),
+            child_use: None,
+            child_code: child.code.as_deref().unwrap_or_default().to_string(),
+        }),
+    }
+}
+
+impl Analysis for ForkAfterInit {
+    type Facts = Vec<ForkFact>;
+
+    fn effect(&mut self, effect: &Effect, _: &Context, facts: &mut Self::Facts) {
+        match effect {
+            Effect::ChildStarted(child) => {
+                add_fork(facts, child);
+                *self = ForkAfterInit {
+                    fork: Some(child.span),
+                    ..ForkAfterInit::default()
+                };
+            }
+            Effect::ChildRuns { code } => self.running = Some(code.clone()),
+            Effect::CudaInit {
+                site,
+                fails_in_child: true,
+            } => self.used(site.span, &site.what),
+            Effect::CudaUsed { span, what, .. } => self.used(*span, what),
+            _ => {}
+        }
+    }
+
+    fn join(&mut self, other: Self) {
+        // A path that became a forked child (`if os.fork(): sys.exit()` in a helper) stays one.
+        if self.fork.is_none() && other.fork.is_some() {
+            self.fork = other.fork;
+            self.first_use = other.first_use.clone();
+            self.user = other.user.clone();
+        }
+        if self.first_use.is_none() {
+            self.first_use = other.first_use;
+            self.user = other.user;
+        }
+    }
+
+    fn attach(&mut self, imported: &Self) {
+        if let Some(used) = &imported.first_use {
+            self.used(used.span, &used.what);
+        }
+    }
+
+    fn finish(self, _: &ProcessEnd, facts: &mut Self::Facts) {
+        let Some(fork) = self.fork else {
+            return;
+        };
+        if let Some(fact) = facts.iter_mut().find(|f| f.span == fork) {
+            if fact.child_use.is_none() {
+                if let Some(user) = self.user {
+                    fact.child_code = user.to_string();
+                }
+                fact.child_use = self.first_use;
+            }
+        }
+    }
+}

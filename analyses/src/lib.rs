@@ -1,0 +1,64 @@
+//! One analysis per hazard. Each file owns its per-process state (what it must remember between
+//! effects), how that state merges at branches, what a forked child starts with, and the facts it
+//! emits; rules read the facts. Analyses know effects, never a library or a source language.
+//!
+//! [`Analyses`] bundles them for the frontends: adding an analysis is one line in the list below.
+
+pub mod fork;
+pub mod pinned;
+pub mod process_group;
+
+use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
+use gpulint_core::effect::Effect;
+
+/// Declares the bundle of analyses and the facts they emit together; each method calls every
+/// analysis in turn.
+macro_rules! analyses {
+    ($($field:ident: $analysis:ty),* $(,)?) => {
+        /// The state of every analysis in one simulated process.
+        #[derive(Clone, Debug, Default)]
+        pub struct Analyses {
+            $(pub $field: $analysis,)*
+        }
+
+        /// Everything the analyses found with one file as the main program.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct Facts {
+            $(pub $field: <$analysis as Analysis>::Facts,)*
+        }
+
+        impl Analysis for Analyses {
+            type Facts = Facts;
+
+            fn effect(&mut self, effect: &Effect, cx: &Context, facts: &mut Facts) {
+                $(self.$field.effect(effect, cx, &mut facts.$field);)*
+            }
+
+            fn join(&mut self, other: Self) {
+                $(self.$field.join(other.$field);)*
+            }
+
+            fn attach(&mut self, imported: &Self) {
+                $(self.$field.attach(&imported.$field);)*
+            }
+
+            fn forked(&self) -> Self {
+                Analyses { $($field: self.$field.forked(),)* }
+            }
+
+            fn imports_like_clean(&self) -> bool {
+                true $(&& self.$field.imports_like_clean())*
+            }
+
+            fn finish(self, end: &ProcessEnd, facts: &mut Facts) {
+                $(self.$field.finish(end, &mut facts.$field);)*
+            }
+        }
+    };
+}
+
+analyses! {
+    forks: fork::ForkAfterInit,
+    pinned_globals: pinned::PinnedGlobal,
+    process_groups: process_group::GroupBeforeBinding,
+}

@@ -1,0 +1,193 @@
+//! Effects: what a frontend saw happen, in program order, in one simulated process. Effects name
+//! neither a library nor a rule; the frontend's library tables decide which calls produce them.
+
+use std::sync::Arc;
+
+use crate::source::Span;
+
+/// How far the process's CUDA state has moved (see HAZARDS.md, "The state the analysis tracks").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Init {
+    /// Touches no CUDA state (or is queued until initialisation).
+    None,
+    /// `cuInit` runs: a forked child can no longer use CUDA.
+    Driver,
+    /// A context exists on some device.
+    Context,
+}
+
+/// How a child process starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StartMethod {
+    Fork,
+    Spawn,
+    Forkserver,
+}
+
+impl StartMethod {
+    pub fn parse(name: &str) -> Option<StartMethod> {
+        match name {
+            "fork" => Some(StartMethod::Fork),
+            "spawn" => Some(StartMethod::Spawn),
+            "forkserver" => Some(StartMethod::Forkserver),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            StartMethod::Fork => "fork",
+            StartMethod::Spawn => "spawn",
+            StartMethod::Forkserver => "forkserver",
+        }
+    }
+}
+
+/// Where a process's CUDA state first left "clean".
+#[derive(Clone, Debug, PartialEq)]
+pub struct CudaInitSite {
+    pub span: Span,
+    pub level: Init,
+    /// What happened there, e.g. "`model.cuda()` creates a CUDA context". Shared: process states
+    /// holding it are copied at every branch.
+    pub what: Arc<str>,
+}
+
+/// A place where code touches CUDA.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CudaUse {
+    pub span: Span,
+    pub what: Arc<str>,
+}
+
+/// Which CUDA device a device value or object names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceIndex {
+    /// A constant ordinal (`"cuda:0"`, `torch.device("cuda", 0)`, `.cuda(1)`).
+    Fixed(i64),
+    /// No ordinal: the process's current device (`"cuda"`, `.cuda()`).
+    Current,
+    /// An ordinal computed per worker (`f"cuda:{rank}"`, `.to(local_rank)`).
+    PerWorker,
+}
+
+/// A tensor, model or array known to live on a CUDA device.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CudaObject {
+    /// Where it was created or moved to CUDA.
+    pub site: Span,
+    pub index: DeviceIndex,
+    /// Placed on a device that does not depend on the worker: a constant ordinal, or the current
+    /// device before the process bound one.
+    pub pinned: bool,
+    /// The simulated process that created it.
+    pub process: u32,
+    /// The global binding it was stored under (module variable, `global` name, class attribute,
+    /// memoised result): its name and the assignment.
+    pub global: Option<(String, Span)>,
+}
+
+/// What kind of child-creating construct started a child process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChildKind {
+    ProcessStart,
+    Pool,
+    Executor,
+    OsFork,
+    DataLoader,
+    DatasetMap,
+    StartProcesses,
+    DaemonContext,
+}
+
+/// A process group's communication backend, as far as the device binding matters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// NCCL: one GPU per rank.
+    Nccl,
+    /// No backend given: NCCL when CUDA is in use.
+    Default,
+    /// A CPU backend (gloo, mpi): no device to bind.
+    Cpu,
+}
+
+/// How a process bound its device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// A call that selects the current device (`set_device`, a device abstraction, a launcher's
+    /// state object).
+    Call,
+    /// Visibility narrowed to the worker's GPUs before CUDA started (an environment write, a
+    /// scheduler that gives each worker its own GPUs).
+    Narrowed,
+}
+
+/// A child process as the process that runs it first sees itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChildStart {
+    /// Where the child is created: the fork point.
+    pub span: Span,
+    pub kind: ChildKind,
+    pub start_method: StartMethod,
+    /// What chose that start method (`None`: the platform default).
+    pub start_method_source: Option<Span>,
+    /// The CUDA state the child starts with from its parent (a forked child's inheritance, or a
+    /// fork server that imported the main module).
+    pub parent_init: Option<CudaInitSite>,
+    /// What the child runs, for messages ("`embed`"); `None` for a child seen before at this site.
+    pub code: Option<Arc<str>>,
+}
+
+/// What happened, in program order, in one simulated process.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// The CUDA driver was initialised, or a context created, here (`site.level`). `fails_in_child`:
+    /// doing this in a forked child of an initialised parent fails.
+    CudaInit {
+        site: CudaInitSite,
+        fails_in_child: bool,
+    },
+    /// A CUDA object was created, or moved to a device, here.
+    CudaObjectCreated { object: CudaObject, what: Arc<str> },
+    /// A CUDA object was used here; `through_global`: read through a module-level binding.
+    CudaUsed {
+        object: CudaObject,
+        span: Span,
+        what: Arc<str>,
+        through_global: bool,
+    },
+    /// The process bound its device here; `chooses`: to a device of its own (a per-worker index).
+    DeviceBound {
+        span: Span,
+        binding: Binding,
+        chooses: bool,
+    },
+    /// A distributed process group was created here. `device_given`: the call itself names the
+    /// rank's device.
+    ProcessGroupCreated {
+        span: Span,
+        backend: Backend,
+        device_given: bool,
+    },
+    /// A collective ran here; `explicit_device`: on a device or group the call names.
+    CollectiveRun {
+        span: Span,
+        name: Arc<str>,
+        explicit_device: bool,
+    },
+    /// This process starts as a child: the first effect of every child process.
+    ChildStarted(ChildStart),
+    /// The child calls this code next (a pool's function, a dataset's `__getitem__`).
+    ChildRuns { code: Arc<str> },
+    /// The start method of a process-creating layer was set here.
+    StartMethodSet {
+        span: Span,
+        method: StartMethod,
+        at_module_scope: bool,
+    },
+    /// An environment variable was written here.
+    EnvWritten {
+        span: Span,
+        key: Arc<str>,
+        value: Option<Arc<str>>,
+    },
+}

@@ -1,0 +1,101 @@
+//! The state of one simulated process as the interpreter models it: its CUDA state, start-method
+//! settings, environment and device binding, and the states of the analyses that watch it.
+
+use std::sync::Arc;
+
+use gpulint_core::analysis::{Analysis, ProcessEnd};
+use gpulint_core::effect::CudaInitSite;
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::libraries::processes::{Layer, StartMethod};
+use crate::source::Span;
+
+#[derive(Clone, Debug, Default)]
+pub struct Process<A> {
+    pub id: u32,
+    /// Where CUDA was first initialised in this process (inherited by a forked child).
+    pub cuda: Option<CudaInitSite>,
+    /// The fork point this process is a child of, when it became one mid-way (`if os.fork(): ...`).
+    pub child_of: Option<Span>,
+    /// `set_start_method` calls executed so far, per layer.
+    pub start_methods: Arc<HashMap<LayerKey, (StartMethod, Span)>>,
+    /// `torch.set_default_device("cuda")` or a CUDA default tensor type.
+    pub default_cuda: Option<Span>,
+    /// Environment variables written by the program.
+    pub env: Arc<HashMap<String, String>>,
+    /// Where this process bound its device (`set_device`, narrowed visibility, Ray `num_gpus`).
+    pub bound: Option<Span>,
+    /// A worker process: a child, or a rank of a distributed job.
+    pub per_worker: bool,
+    /// A spawned child re-importing the main module: `if __name__ == "__main__":` bodies do not run.
+    pub reimport: bool,
+    /// The process ended (`sys.exit`, `os._exit`, an `exec*`): nothing after runs.
+    pub exited: bool,
+    /// Analysed from a function nobody in the module calls: its caller may still bind the device.
+    pub partial: bool,
+    /// What the analyses remember of this process.
+    pub analyses: A,
+}
+
+/// `Layer` as a map key.
+pub type LayerKey = u8;
+
+pub fn layer_key(layer: Layer) -> LayerKey {
+    match layer {
+        Layer::Multiprocessing => 0,
+        Layer::Multiprocess => 1,
+    }
+}
+
+impl<A: Analysis> Process<A> {
+    /// Merges the state of another path through the same code (the other branch of an `if`).
+    pub fn join(&mut self, other: Process<A>) {
+        // A path that became a forked child (`if os.fork(): sys.exit()` in a helper) stays one.
+        if self.child_of.is_none() && other.child_of.is_some() {
+            self.id = other.id;
+            self.child_of = other.child_of;
+        }
+        self.merge_model(&other);
+        self.exited &= other.exited;
+        self.analyses.join(other.analyses);
+    }
+
+    /// Adds what a module's import did in a clean process (the import cache) to this process.
+    pub fn attach(&mut self, imported: &Process<A>) {
+        self.merge_model(imported);
+        self.analyses.attach(&imported.analyses);
+    }
+
+    /// The process model's part of a join or attach: what either path did, the earlier first.
+    fn merge_model(&mut self, other: &Process<A>) {
+        if self.cuda.is_none() {
+            self.cuda = other.cuda.clone();
+        }
+        if !Arc::ptr_eq(&self.start_methods, &other.start_methods) {
+            for (k, v) in other.start_methods.iter() {
+                if !self.start_methods.contains_key(k) {
+                    Arc::make_mut(&mut self.start_methods).insert(*k, *v);
+                }
+            }
+        }
+        self.default_cuda = self.default_cuda.or(other.default_cuda);
+        if !Arc::ptr_eq(&self.env, &other.env) {
+            for (k, v) in other.env.iter() {
+                if !self.env.contains_key(k) {
+                    Arc::make_mut(&mut self.env).insert(k.clone(), v.clone());
+                }
+            }
+        }
+        self.bound = self.bound.or(other.bound);
+        self.per_worker |= other.per_worker;
+    }
+
+    /// What the process's end tells the analyses.
+    pub fn end(&self) -> ProcessEnd {
+        ProcessEnd {
+            partial: self.partial,
+            per_worker: self.per_worker,
+            cuda_initialised: self.cuda.is_some(),
+        }
+    }
+}

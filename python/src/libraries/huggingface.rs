@@ -1,49 +1,136 @@
-//! Hugging Face and friends: loaders that place models on CUDA, and `datasets`' own process pool.
+//! Hugging Face and friends: loaders that place models on CUDA, launcher state that binds the
+//! device, and `datasets`' own process pool.
 
-use super::{CudaCall, Init};
+use super::{
+    AttributeBehaviour, AttributeRow, Behaviour, Init, MethodBehaviour, MethodRow, Param,
+    PrefixRow, Receiver, Row, CREATES_OBJECT,
+};
 
-pub const CUDA_CALLS: &[CudaCall] = &[CudaCall {
-    name: "vllm.LLM",
-    init: Init::Context,
-    reason: "builds a CUDA engine in this process",
+const fn row(name: &'static str, does: Behaviour, reason: &'static str) -> Row {
+    Row { name, does, reason }
+}
+
+const BINDS: Behaviour = Behaviour::BindsDeviceUnderLauncher {
+    init: Init::None,
+    owner: false,
+};
+const FROM_PRETRAINED: Behaviour = Behaviour::LoadsModel {
+    device: None,
+    device_map: Some(Param::kw("device_map")),
+    cuda_when_available: false,
+};
+const DATASET: Behaviour = Behaviour::ForkingDataset;
+
+pub const ROWS: &[Row] = &[
+    row("vllm.LLM", CREATES_OBJECT, "builds a CUDA engine in this process"),
+    row(
+        "transformers.pipeline",
+        Behaviour::LoadsModel {
+            device: Some(Param::kw("device")),
+            device_map: Some(Param::kw("device_map")),
+            cuda_when_available: false,
+        },
+        "places the model on `device` (a negative index is the CPU), or by `device_map`",
+    ),
+    row(
+        "sentence_transformers.SentenceTransformer",
+        Behaviour::LoadsModel {
+            device: Some(Param::kw("device")),
+            device_map: None,
+            cuda_when_available: true,
+        },
+        "picks CUDA when it is available unless `device=\"cpu\"`",
+    ),
+    row(
+        "accelerate.Accelerator",
+        Behaviour::BindsDeviceUnderLauncher {
+            init: Init::None,
+            owner: true,
+        },
+        "its state calls `torch.cuda.set_device(local_rank)` under a launcher; `.device` is that device",
+    ),
+    row("accelerate.PartialState", BINDS, "calls `torch.cuda.set_device(local_rank)` under a launcher"),
+    row("accelerate.state.PartialState", BINDS, "calls `torch.cuda.set_device(local_rank)` under a launcher"),
+    row("accelerate.AcceleratorState", BINDS, "builds a `PartialState`"),
+    row("accelerate.state.AcceleratorState", BINDS, "builds a `PartialState`"),
+    row("transformers.TrainingArguments", BINDS, "builds accelerate's `PartialState`"),
+    row("transformers.Seq2SeqTrainingArguments", BINDS, "builds accelerate's `PartialState`"),
+    row("datasets.load_dataset", DATASET, "a `datasets.Dataset`"),
+    row("datasets.load_from_disk", DATASET, "a `datasets.Dataset`"),
+    row("datasets.Dataset.from_dict", DATASET, "a `datasets.Dataset`"),
+    row("datasets.Dataset.from_list", DATASET, "a `datasets.Dataset`"),
+    row("datasets.Dataset.from_pandas", DATASET, "a `datasets.Dataset`"),
+    row("datasets.Dataset.from_generator", DATASET, "a `datasets.Dataset`"),
+    row("datasets.Dataset.from_csv", DATASET, "a `datasets.Dataset`"),
+    row("datasets.Dataset.from_json", DATASET, "a `datasets.Dataset`"),
+    row("datasets.Dataset.from_parquet", DATASET, "a `datasets.Dataset`"),
+];
+
+pub const PREFIXES: &[PrefixRow] = &[
+    PrefixRow {
+        prefix: "transformers.",
+        suffix: ".from_pretrained",
+        class_leaf: false,
+        except: &[],
+        does: FROM_PRETRAINED,
+        reason: "`device_map=` places the model on CUDA",
+    },
+    PrefixRow {
+        prefix: "diffusers.",
+        suffix: ".from_pretrained",
+        class_leaf: false,
+        except: &[],
+        does: FROM_PRETRAINED,
+        reason: "`device_map=` places the model on CUDA",
+    },
+    PrefixRow {
+        prefix: "peft.",
+        suffix: ".from_pretrained",
+        class_leaf: false,
+        except: &[],
+        does: FROM_PRETRAINED,
+        reason: "`device_map=` places the model on CUDA",
+    },
+    PrefixRow {
+        prefix: "optimum.",
+        suffix: ".from_pretrained",
+        class_leaf: false,
+        except: &[],
+        does: FROM_PRETRAINED,
+        reason: "`device_map=` places the model on CUDA",
+    },
+];
+
+const MAP: MethodBehaviour = MethodBehaviour::MapsDataset {
+    function: Param::pos(0, "function"),
+    num_proc: Param::kw("num_proc"),
+    with_rank: Param::kw("with_rank"),
+};
+
+pub const METHODS: &[MethodRow] = &[
+    MethodRow {
+        name: "prepare",
+        on: Receiver::DeviceOwner,
+        does: MethodBehaviour::MovesArgumentsToDevice,
+        reason: "`accelerator.prepare` moves each object to the process's device",
+    },
+    MethodRow {
+        name: "map",
+        on: Receiver::Dataset,
+        does: MAP,
+        reason: "forks `num_proc` workers through `multiprocess`",
+    },
+    MethodRow {
+        name: "filter",
+        on: Receiver::Dataset,
+        does: MAP,
+        reason: "forks `num_proc` workers through `multiprocess`",
+    },
+];
+
+pub const ATTRIBUTES: &[AttributeRow] = &[AttributeRow {
+    name: "device",
+    on: Receiver::DeviceOwner,
+    does: AttributeBehaviour::Device,
+    reason: "the process's device, chosen per rank",
 }];
-
-/// `from_pretrained` on anything from these packages places the model on CUDA when given `device_map=`.
-pub const DEVICE_MAP_LOADERS: &[&str] = &["transformers.", "diffusers.", "peft.", "optimum."];
-
-/// `pipeline(..., device=...)` places the model on that device.
-pub const PIPELINE: &str = "transformers.pipeline";
-
-/// Picks CUDA when it is available unless `device="cpu"` is given.
-pub const SENTENCE_TRANSFORMER: &str = "sentence_transformers.SentenceTransformer";
-
-/// `Accelerator().device` is the process's CUDA device; `prepare(...)` moves objects there.
-pub const ACCELERATOR: &str = "accelerate.Accelerator";
-
-/// Constructors that bind the rank's device under a distributed launcher: accelerate's state (and
-/// `TrainingArguments`, which builds it) calls `torch.cuda.set_device(local_rank)`.
-pub const DEVICE_BINDING_CONSTRUCTORS: &[&str] = &[
-    "accelerate.Accelerator",
-    "accelerate.PartialState",
-    "accelerate.state.PartialState",
-    "accelerate.AcceleratorState",
-    "accelerate.state.AcceleratorState",
-    "transformers.TrainingArguments",
-    "transformers.Seq2SeqTrainingArguments",
-];
-
-/// Constructors of `datasets.Dataset` values; their `map`/`filter` fork through `multiprocess`.
-pub const DATASET_SOURCES: &[&str] = &[
-    "datasets.load_dataset",
-    "datasets.load_from_disk",
-    "datasets.Dataset.from_dict",
-    "datasets.Dataset.from_list",
-    "datasets.Dataset.from_pandas",
-    "datasets.Dataset.from_generator",
-    "datasets.Dataset.from_csv",
-    "datasets.Dataset.from_json",
-    "datasets.Dataset.from_parquet",
-];
-
-/// `Dataset` methods that fork `num_proc` workers through the `multiprocess` package.
-pub const DATASET_FORKING_METHODS: &[&str] = &["map", "filter"];

@@ -1,51 +1,393 @@
-//! What libraries do, as data: one table per library, each row with its reason. The interpreter looks
-//! calls up here by qualified name; no rule hard-codes a library name.
+//! What libraries do, as data. Each row maps a qualified name (or, for methods and attributes, a
+//! name on a kind of receiver) to a [`Behaviour`], with the reason it holds and, where it depends on
+//! one, the version. The interpreter looks a name up once ([`lookup`]) and acts on the row's kind;
+//! it names no library itself. One table per library or family: `torch.rs`, `processes.rs`,
+//! `gpu_arrays.rs` (CuPy, Numba, PyCUDA), `huggingface.rs`, `python.rs` (builtins and the standard
+//! library's plumbing).
 
-pub mod cupy;
+pub mod gpu_arrays;
 pub mod huggingface;
 pub mod processes;
+pub mod python;
 pub mod torch;
 
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap;
+
 pub use gpulint_core::effect::Init;
+use processes::{Layer, ProcessApi, WorkerCall};
 
-/// A library call with a fixed CUDA effect.
-#[derive(Debug)]
-pub struct CudaCall {
+/// Where a call's argument is: its position (when it may be passed positionally) and its keyword.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub index: Option<usize>,
     pub name: &'static str,
-    pub init: Init,
-    pub reason: &'static str,
 }
 
-/// Every call whose qualified name starts with `prefix` has `init`, except the names in `except`.
+impl Param {
+    pub const fn pos(index: usize, name: &'static str) -> Param {
+        Param {
+            index: Some(index),
+            name,
+        }
+    }
+    pub const fn kw(name: &'static str) -> Param {
+        Param { index: None, name }
+    }
+}
+
+/// What a library call does, as far as the hazards care.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Behaviour {
+    /// Another spelling of the row named here.
+    Alias(&'static str),
+    /// Moves the process's CUDA state to `level`. `object`: returns a CUDA object on the current
+    /// device; `safe_in_child`: a forked child may call it (it returns a default); `unless_env`: has
+    /// no effect while this environment variable has this value.
+    InitsCuda {
+        level: Init,
+        object: bool,
+        safe_in_child: bool,
+        unless_env: Option<(&'static str, &'static str)>,
+    },
+    /// A legacy typed CUDA tensor constructor: allocates on the current device, and as the default
+    /// tensor type makes every later tensor a CUDA tensor.
+    CudaTensorType,
+    /// Selects the process's device (creating a context there).
+    BindsDevice { device: Param },
+    /// Binds the rank's device when the process runs under a distributed launcher (a rank);
+    /// `owner`: returns an object whose `device` is that device (`AttributeRow`, `MethodRow`).
+    BindsDeviceUnderLauncher { init: Init, owner: bool },
+    /// Allocates a tensor on the device `device` names, else on the default device.
+    Factory { device: Param },
+    /// A layer whose parameters are created on the default device.
+    CreatesParameters,
+    /// A device value built from a type and an index.
+    DeviceValue { kind: Param, index: Param },
+    /// Sets the default device (or tensor type) of every later allocation.
+    SetsDefaultDevice { device: Param },
+    /// Restores saved tensors to the device `map_location` names (unknown without it).
+    LoadsTensors { map_location: Param },
+    /// Loads a model: onto the device `device` names, else onto CUDA when `device_map` is given,
+    /// else (`cuda_when_available`) onto CUDA when it is available.
+    LoadsModel {
+        device: Option<Param>,
+        device_map: Option<Param>,
+        cuda_when_available: bool,
+    },
+    /// Returns this process's rank.
+    ReadsRank,
+    /// Creates the distributed process group. A `world_size` of 1 is a single process.
+    ProcessGroup {
+        backend: Param,
+        device_id: Param,
+        world_size: Param,
+    },
+    /// Creates a subgroup; with a CPU backend its collectives touch no GPU.
+    Subgroup { backend: Param },
+    /// A collective: runs on the current device unless one of `device` or a CPU subgroup is given.
+    Collective {
+        device: &'static [Param],
+        group: Param,
+    },
+    /// Returns the module or object named here (`torch.get_device_module()`).
+    Returns(&'static str),
+    /// Creates processes.
+    StartsChildren { api: ProcessApi, layer: Layer },
+    /// A multiprocessing context for the start method `method` names.
+    GetContext { layer: Layer, method: Param },
+    /// Sets the default start method of `layer`.
+    SetStartMethod { layer: Layer, method: Param },
+    /// Ends the process or replaces its program: nothing after it runs.
+    EndsProcess,
+    /// A data loader whose workers are forked at each iteration.
+    Loader {
+        dataset: Param,
+        num_workers: Param,
+        collate_fn: Param,
+        worker_init_fn: Param,
+        context: Param,
+    },
+    /// A library dataset whose transforms (these keywords) run in the loader's workers.
+    LibraryDataset { transforms: &'static [&'static str] },
+    /// A dataset whose `map`/`filter` with `num_proc` fork workers (`MethodRow`).
+    ForkingDataset,
+    /// `dict(a=1)`: a mapping of its keywords.
+    DictOfKeywords,
+    /// Binds leading arguments of a callable.
+    Partial,
+    /// A callable that calls each of `steps` in turn.
+    Compose { steps: Param },
+    /// Reads the environment variable `key` names.
+    ReadsEnv { key: Param },
+    /// Writes an environment variable: key and value.
+    WritesEnv { key: Param, value: Param },
+    /// The process environment, read and written by subscript.
+    Environ,
+    /// Converts to an int or a string, keeping a per-worker value per-worker.
+    Converts { to_int: bool },
+    /// Iterates its arguments (and with them a loader): each yields items of this shape.
+    Iterates(Iteration),
+    /// Calls the callable it is given with no arguments (command-line entry helpers).
+    CallsArgument(Param),
+    /// Looks at an object without iterating it.
+    Inspects,
+    /// A decorator that memoises the function's result: the result is a global.
+    Memoises,
+    /// A decorator that runs the function in a worker given its own GPUs when `param` is passed.
+    NarrowsVisibility { param: &'static str },
+}
+
+/// What iterating helpers return for their arguments' items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Iteration {
+    /// Each argument's items.
+    Items,
+    /// (index, item) pairs.
+    Enumerate,
+    /// Tuples of the arguments' items.
+    Zip,
+}
+
+/// A library function or class, by qualified name.
 #[derive(Debug)]
-pub struct CudaPrefix {
-    pub prefix: &'static str,
-    pub init: Init,
-    pub except: &'static [&'static str],
+pub struct Row {
+    pub name: &'static str,
+    pub does: Behaviour,
     pub reason: &'static str,
 }
 
-/// Looks up the CUDA effect of a call by its qualified name.
-pub fn cuda_call(name: &str) -> Option<(Init, &'static str)> {
-    for table in [torch::CUDA_CALLS, cupy::CUDA_CALLS, huggingface::CUDA_CALLS] {
-        if let Some(row) = table.iter().find(|row| row.name == name) {
-            return Some((row.init, row.reason));
-        }
-    }
-    for row in cupy::CUDA_PREFIXES {
-        if name.starts_with(row.prefix) && !row.except.contains(&name) {
-            return Some((row.init, row.reason));
-        }
-    }
-    None
+/// Every name under `prefix` (ending in `suffix`; `class_leaf`: exactly one more dotted part, a
+/// capitalised class name) behaves alike, except the names in `except`.
+#[derive(Debug)]
+pub struct PrefixRow {
+    pub prefix: &'static str,
+    pub suffix: &'static str,
+    pub class_leaf: bool,
+    pub except: &'static [&'static str],
+    pub does: Behaviour,
+    pub reason: &'static str,
 }
 
-/// Looks up what importing `module` does to CUDA.
+/// The kinds of value a method or attribute row applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Receiver {
+    /// Any value.
+    Any,
+    /// A value gpulint cannot see into (a project's own device abstraction).
+    Opaque,
+    /// A CUDA tensor, model or array.
+    CudaObject,
+    /// A process object (`StartsChildren` with `ProcessApi::Process`), or an instance of a subclass.
+    Process,
+    /// A worker pool.
+    Pool,
+    /// A process pool executor.
+    Executor,
+    /// A `ForkingDataset`, or any value when the call passes `num_proc`.
+    Dataset,
+    /// What `BindsDeviceUnderLauncher { owner: true }` returned.
+    DeviceOwner,
+}
+
+/// What a method does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MethodBehaviour {
+    /// Selects the process's device.
+    BindsDevice { device: Param },
+    /// Starts the process.
+    StartsProcess,
+    /// Runs a function in the pool's or executor's workers.
+    RunsInWorkers(WorkerCall),
+    /// Moves each argument to the owner's per-worker device.
+    MovesArgumentsToDevice,
+    /// Moves the receiver to CUDA (`device` names which; none: the current device).
+    MovesToCuda { device: Param },
+    /// Moves the receiver to the device `device` names.
+    MovesTo { device: Param },
+    /// Creates a CUDA context (returns an object on the current device).
+    CreatesContext,
+    /// Brings the value back to the CPU.
+    ToCpu,
+    /// Runs `function` over the dataset, in `num_proc` forked workers when it is above 1.
+    MapsDataset {
+        function: Param,
+        num_proc: Param,
+        with_rank: Param,
+    },
+}
+
+#[derive(Debug)]
+pub struct MethodRow {
+    pub name: &'static str,
+    pub on: Receiver,
+    pub does: MethodBehaviour,
+    pub reason: &'static str,
+}
+
+/// What reading an attribute gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttributeBehaviour {
+    /// The device the receiver lives on, or is bound to.
+    Device,
+    /// Metadata, not a tensor: reading it does not use CUDA.
+    Metadata,
+}
+
+#[derive(Debug)]
+pub struct AttributeRow {
+    pub name: &'static str,
+    pub on: Receiver,
+    pub does: AttributeBehaviour,
+    pub reason: &'static str,
+}
+
+/// What an environment variable means to the hazards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EnvRole {
+    /// Holds this process's rank.
+    Rank,
+    /// Narrows the GPUs the process sees, when written before CUDA starts.
+    NarrowsVisibility,
+    /// Changes what a library call does (`InitsCuda::unless_env`).
+    ChangesCalls,
+}
+
+#[derive(Debug)]
+pub struct EnvRow {
+    pub name: &'static str,
+    pub role: EnvRole,
+    pub reason: &'static str,
+}
+
+/// A module whose import moves the CUDA state.
+#[derive(Debug)]
+pub struct ImportRow {
+    pub module: &'static str,
+    pub init: Init,
+    pub reason: &'static str,
+}
+
+const TABLES: &[&[Row]] = &[
+    torch::ROWS,
+    processes::ROWS,
+    gpu_arrays::ROWS,
+    huggingface::ROWS,
+    python::ROWS,
+];
+const PREFIX_TABLES: &[&[PrefixRow]] =
+    &[torch::PREFIXES, gpu_arrays::PREFIXES, huggingface::PREFIXES];
+
+/// Every row of every table, for tests and listings.
+pub fn rows() -> impl Iterator<Item = &'static Row> {
+    TABLES.iter().flat_map(|t| t.iter())
+}
+
+/// Every prefix row.
+pub fn prefix_rows() -> impl Iterator<Item = &'static PrefixRow> {
+    PREFIX_TABLES.iter().flat_map(|t| t.iter())
+}
+
+/// Every method row, in lookup order.
+pub fn method_rows() -> impl Iterator<Item = &'static MethodRow> {
+    [
+        torch::METHODS,
+        processes::METHODS,
+        gpu_arrays::METHODS,
+        huggingface::METHODS,
+    ]
+    .into_iter()
+    .flat_map(|t| t.iter())
+}
+
+/// Every attribute row.
+pub fn attribute_rows() -> impl Iterator<Item = &'static AttributeRow> {
+    [torch::ATTRIBUTES, huggingface::ATTRIBUTES]
+        .into_iter()
+        .flat_map(|t| t.iter())
+}
+
+/// The rows by name, built once.
+fn index() -> &'static FxHashMap<&'static str, &'static Row> {
+    static INDEX: OnceLock<FxHashMap<&'static str, &'static Row>> = OnceLock::new();
+    INDEX.get_or_init(|| rows().map(|r| (r.name, r)).collect())
+}
+
+/// The canonical spelling of a qualified name: its alias row's target, else itself.
+pub fn canonical(name: &str) -> &str {
+    match index().get(name) {
+        Some(Row {
+            does: Behaviour::Alias(to),
+            ..
+        }) => to,
+        _ => name,
+    }
+}
+
+/// What the library call `name` does, and why: its row (through an alias), else the first prefix
+/// row that covers it.
+pub fn lookup(name: &str) -> Option<(Behaviour, &'static str)> {
+    let name = canonical(name);
+    if let Some(row) = index().get(name) {
+        return Some((row.does, row.reason));
+    }
+    prefix_rows()
+        .find(|r| {
+            name.strip_prefix(r.prefix).is_some_and(|rest| {
+                rest.ends_with(r.suffix)
+                    && (!r.class_leaf
+                        || !rest.contains('.')
+                            && rest.starts_with(|c: char| c.is_ascii_uppercase()))
+            }) && !r.except.contains(&name)
+        })
+        .map(|r| (r.does, r.reason))
+}
+
+/// The first method row named `name` that `matches` the call (its receiver kind and behaviour).
+pub fn method(
+    name: &str,
+    matches: impl Fn(Receiver, MethodBehaviour) -> bool,
+) -> Option<MethodBehaviour> {
+    method_rows()
+        .find(|r| r.name == name && matches(r.on, r.does))
+        .map(|r| r.does)
+}
+
+/// What reading attribute `name` of a receiver of kind `on` gives.
+pub fn attribute(name: &str, on: Receiver) -> Option<AttributeBehaviour> {
+    attribute_rows()
+        .find(|r| r.name == name && r.on == on)
+        .map(|r| r.does)
+}
+
+/// What the environment variable `name` means.
+pub fn env_role(name: &str) -> Option<EnvRole> {
+    torch::ENV.iter().find(|r| r.name == name).map(|r| r.role)
+}
+
+/// Every environment variable with a role.
+pub fn env_rows() -> &'static [EnvRow] {
+    torch::ENV
+}
+
+/// What importing `module` does to CUDA.
 pub fn import_effect(module: &str) -> Option<(Init, &'static str)> {
-    cupy::IMPORTS
+    gpu_arrays::IMPORTS
         .iter()
-        .find(|row| row.name == module)
+        .find(|row| row.module == module)
         .map(|row| (row.init, row.reason))
+}
+
+/// The `ProcessApi::Process` layer a class inherits from, through its library bases.
+pub fn process_class_layer(base: &str) -> Option<Layer> {
+    match lookup(base)?.0 {
+        Behaviour::StartsChildren {
+            api: ProcessApi::Process { .. },
+            layer,
+        } => Some(layer),
+        _ => None,
+    }
 }
 
 /// Top-level packages through which CUDA can enter a program. A program none of whose modules imports
@@ -80,71 +422,20 @@ pub const GPU_PACKAGES: &[&str] = &[
     "tensorrt",
 ];
 
-/// Spellings that name the same object: the first is rewritten to the second before any lookup.
-const ALIASES: &[(&str, &str)] = &[
-    ("torch.multiprocessing.Process", "multiprocessing.Process"),
-    ("torch.multiprocessing.Pool", "multiprocessing.Pool"),
-    (
-        "torch.multiprocessing.get_context",
-        "multiprocessing.get_context",
-    ),
-    (
-        "torch.multiprocessing.set_start_method",
-        "multiprocessing.set_start_method",
-    ),
-    (
-        "torch.multiprocessing.get_start_method",
-        "multiprocessing.get_start_method",
-    ),
-    ("multiprocessing.pool.Pool", "multiprocessing.Pool"),
-    ("multiprocessing.context.Process", "multiprocessing.Process"),
-    (
-        "multiprocessing.process.BaseProcess",
-        "multiprocessing.Process",
-    ),
-    (
-        "torch.multiprocessing.spawn.spawn",
-        "torch.multiprocessing.spawn",
-    ),
-    (
-        "torch.multiprocessing.spawn.start_processes",
-        "torch.multiprocessing.start_processes",
-    ),
-    (
-        "concurrent.futures.process.ProcessPoolExecutor",
-        "concurrent.futures.ProcessPoolExecutor",
-    ),
-    (
-        "torch.utils.data.dataloader.DataLoader",
-        "torch.utils.data.DataLoader",
-    ),
-    (
-        "torch.utils.data.dataset.Dataset",
-        "torch.utils.data.Dataset",
-    ),
-    (
-        "torch.utils.data.dataset.IterableDataset",
-        "torch.utils.data.IterableDataset",
-    ),
-    (
-        "torch.nn.parallel.distributed.DistributedDataParallel",
-        "torch.nn.parallel.DistributedDataParallel",
-    ),
-    (
-        "torch.nn.parallel.DistributedDataParallel",
-        "torch.nn.parallel.DistributedDataParallel",
-    ),
-    (
-        "torch.distributed.distributed_c10d.init_process_group",
-        "torch.distributed.init_process_group",
-    ),
-    ("pycuda.driver", "pycuda.driver"),
-];
-
-/// The canonical spelling of a qualified name.
-pub fn canonical(name: &str) -> &str {
-    ALIASES
-        .iter()
-        .find(|(from, _)| *from == name)
-        .map_or(name, |(_, to)| to)
+/// A call that moves the CUDA state to `level` and returns nothing CUDA-resident.
+pub const fn inits(level: Init) -> Behaviour {
+    Behaviour::InitsCuda {
+        level,
+        object: false,
+        safe_in_child: false,
+        unless_env: None,
+    }
 }
+
+/// A call that creates a context and returns an object (an array, a handle) living in it.
+pub const CREATES_OBJECT: Behaviour = Behaviour::InitsCuda {
+    level: Init::Context,
+    object: true,
+    safe_in_child: false,
+    unless_env: None,
+};

@@ -1,4 +1,9 @@
-//! Process creation: which APIs fork, which spawn, and how the start method is chosen.
+//! Process creation: which APIs fork, which spawn, how the start method is chosen, and what ends a
+//! process.
+
+use super::{Behaviour, MethodBehaviour, MethodRow, Param, Receiver, Row};
+
+pub use gpulint_core::effect::StartMethod;
 
 /// The package whose start-method setting a fork point obeys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -9,139 +14,302 @@ pub enum Layer {
     Multiprocess,
 }
 
-pub use gpulint_core::effect::StartMethod;
+impl Layer {
+    /// The module whose names a context of this layer offers (`ctx.Process` is `<module>.Process`).
+    pub fn module(self) -> &'static str {
+        match self {
+            Layer::Multiprocessing => "multiprocessing",
+            Layer::Multiprocess => "multiprocess",
+        }
+    }
+}
 
-/// What kind of process-creating API a call is.
+/// How a process-creating API is called.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProcessApi {
-    /// `Process(target=...)`: forks at `.start()`.
-    Process,
-    /// `Pool(...)`: forks its workers at construction.
-    Pool,
-    /// `ProcessPoolExecutor(...)`: forks its workers at the first `submit`/`map`.
-    Executor,
-    /// `os.fork()`.
+    /// `Process(target=..., args=...)`: forks at `.start()`.
+    Process { target: Param, args: Param },
+    /// `Pool(...)`: forks its workers at construction; an initializer runs in each, and
+    /// `maxtasksperchild` forks replacements later.
+    Pool {
+        initializer: Param,
+        initargs: Param,
+        max_tasks: Param,
+    },
+    /// `ProcessPoolExecutor(...)`: forks its workers at the first submit.
+    Executor { context: Param },
+    /// A raw fork.
     OsFork,
-    /// `torch.multiprocessing.spawn(fn, ...)`: always spawn.
-    TorchSpawn,
-    /// `torch.multiprocessing.start_processes(fn, ..., start_method=...)`, spawn by default.
-    StartProcesses,
+    /// Starts `func(rank, *args)` in new processes: always by spawn, or by `start_method` (spawn
+    /// when absent).
+    Spawns {
+        func: Param,
+        args: Param,
+        start_method: Option<Param>,
+    },
     /// A `with` block whose body runs in a forked daemon.
     DaemonContext,
 }
 
-#[derive(Debug)]
-pub struct ProcessRow {
-    pub name: &'static str,
-    pub api: ProcessApi,
-    pub layer: Layer,
-    pub reason: &'static str,
+/// How a pool or executor method passes work to the workers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkerCall {
+    /// `map(func, iterable)`: one item per call.
+    Map,
+    /// `starmap(func, iterable)`: one tuple of arguments per call.
+    Starmap,
+    /// `apply(func, args)`.
+    Apply,
+    /// `submit(func, *args)`.
+    Submit,
 }
 
-pub const PROCESS_APIS: &[ProcessRow] = &[
-    ProcessRow {
-        name: "multiprocessing.Process",
-        api: ProcessApi::Process,
-        layer: Layer::Multiprocessing,
-        reason: "forks at `.start()` under the default context",
-    },
-    ProcessRow {
-        name: "multiprocessing.Pool",
-        api: ProcessApi::Pool,
-        layer: Layer::Multiprocessing,
-        reason: "forks every worker at construction, and again to replace one",
-    },
-    ProcessRow {
-        name: "concurrent.futures.ProcessPoolExecutor",
-        api: ProcessApi::Executor,
-        layer: Layer::Multiprocessing,
-        reason: "forks its workers at the first submit unless `mp_context=` says otherwise",
-    },
-    ProcessRow {
-        name: "multiprocess.Process",
-        api: ProcessApi::Process,
-        layer: Layer::Multiprocess,
-        reason: "the `multiprocess` package's Process",
-    },
-    ProcessRow {
-        name: "multiprocess.Pool",
-        api: ProcessApi::Pool,
-        layer: Layer::Multiprocess,
-        reason: "the `multiprocess` package's Pool",
-    },
-    ProcessRow {
-        name: "os.fork",
-        api: ProcessApi::OsFork,
-        layer: Layer::Multiprocessing,
-        reason: "a raw fork: no hook runs in the child",
-    },
-    ProcessRow {
-        name: "os.forkpty",
-        api: ProcessApi::OsFork,
-        layer: Layer::Multiprocessing,
-        reason: "a raw fork with a terminal",
-    },
-    ProcessRow {
-        name: "torch.multiprocessing.spawn",
-        api: ProcessApi::TorchSpawn,
-        layer: Layer::Multiprocessing,
-        reason: "always starts children by spawn",
-    },
-    ProcessRow {
-        name: "torch.multiprocessing.start_processes",
-        api: ProcessApi::StartProcesses,
-        layer: Layer::Multiprocessing,
-        reason: "uses its `start_method` argument, spawn by default",
-    },
-    ProcessRow {
-        name: "daemon.DaemonContext",
-        api: ProcessApi::DaemonContext,
-        layer: Layer::Multiprocessing,
-        reason: "python-daemon forks when the context is entered",
-    },
-];
+/// The method a process subclass's child runs.
+pub const RUN_METHOD: &str = "run";
 
-pub fn process_api(name: &str) -> Option<&'static ProcessRow> {
-    PROCESS_APIS.iter().find(|row| row.name == name)
+/// Where the function is in every pool method.
+pub const WORKER_FUNC: [Param; 2] = [Param::pos(0, "func"), Param::kw("fn")];
+/// Where `map`'s and `starmap`'s items are.
+pub const WORKER_ITEMS: Param = Param::pos(1, "iterable");
+/// Where `apply`'s arguments are.
+pub const WORKER_ARGS: Param = Param::pos(1, "args");
+
+const fn row(name: &'static str, does: Behaviour, reason: &'static str) -> Row {
+    Row { name, does, reason }
 }
 
-/// `get_context(...)` for each layer.
-pub const GET_CONTEXT: &[(&str, Layer)] = &[
-    ("multiprocessing.get_context", Layer::Multiprocessing),
-    ("multiprocess.get_context", Layer::Multiprocess),
+const PROCESS: ProcessApi = ProcessApi::Process {
+    target: Param::kw("target"),
+    args: Param::kw("args"),
+};
+const POOL: ProcessApi = ProcessApi::Pool {
+    initializer: Param::pos(1, "initializer"),
+    initargs: Param::pos(2, "initargs"),
+    max_tasks: Param::pos(3, "maxtasksperchild"),
+};
+const MP: Layer = Layer::Multiprocessing;
+const METHOD: Param = Param::pos(0, "method");
+
+pub const ROWS: &[Row] = &[
+    row(
+        "multiprocessing.Process",
+        Behaviour::StartsChildren {
+            api: PROCESS,
+            layer: MP,
+        },
+        "forks at `.start()` under the default context",
+    ),
+    row(
+        "multiprocessing.Pool",
+        Behaviour::StartsChildren {
+            api: POOL,
+            layer: MP,
+        },
+        "forks every worker at construction, and again to replace one",
+    ),
+    row(
+        "concurrent.futures.ProcessPoolExecutor",
+        Behaviour::StartsChildren {
+            api: ProcessApi::Executor {
+                context: Param::kw("mp_context"),
+            },
+            layer: MP,
+        },
+        "forks its workers at the first submit unless `mp_context=` says otherwise",
+    ),
+    row(
+        "multiprocess.Process",
+        Behaviour::StartsChildren {
+            api: PROCESS,
+            layer: Layer::Multiprocess,
+        },
+        "the `multiprocess` package's Process",
+    ),
+    row(
+        "multiprocess.Pool",
+        Behaviour::StartsChildren {
+            api: POOL,
+            layer: Layer::Multiprocess,
+        },
+        "the `multiprocess` package's Pool",
+    ),
+    row(
+        "os.fork",
+        Behaviour::StartsChildren {
+            api: ProcessApi::OsFork,
+            layer: MP,
+        },
+        "a raw fork: no hook runs in the child",
+    ),
+    row(
+        "os.forkpty",
+        Behaviour::StartsChildren {
+            api: ProcessApi::OsFork,
+            layer: MP,
+        },
+        "a raw fork with a terminal",
+    ),
+    row(
+        "torch.multiprocessing.spawn",
+        Behaviour::StartsChildren {
+            api: ProcessApi::Spawns {
+                func: Param::pos(0, "fn"),
+                args: Param::pos(1, "args"),
+                start_method: None,
+            },
+            layer: MP,
+        },
+        "always starts children by spawn",
+    ),
+    row(
+        "torch.multiprocessing.start_processes",
+        Behaviour::StartsChildren {
+            api: ProcessApi::Spawns {
+                func: Param::pos(0, "fn"),
+                args: Param::pos(1, "args"),
+                start_method: Some(Param::pos(5, "start_method")),
+            },
+            layer: MP,
+        },
+        "uses its `start_method` argument, spawn by default",
+    ),
+    row(
+        "daemon.DaemonContext",
+        Behaviour::StartsChildren {
+            api: ProcessApi::DaemonContext,
+            layer: MP,
+        },
+        "python-daemon forks when the context is entered",
+    ),
+    row(
+        "multiprocessing.get_context",
+        Behaviour::GetContext {
+            layer: MP,
+            method: METHOD,
+        },
+        "a context with its own start method",
+    ),
+    row(
+        "multiprocess.get_context",
+        Behaviour::GetContext {
+            layer: Layer::Multiprocess,
+            method: METHOD,
+        },
+        "a context with its own start method",
+    ),
+    row(
+        "multiprocessing.set_start_method",
+        Behaviour::SetStartMethod {
+            layer: MP,
+            method: METHOD,
+        },
+        "changes the default context (torch.multiprocessing's too)",
+    ),
+    row(
+        "multiprocess.set_start_method",
+        Behaviour::SetStartMethod {
+            layer: Layer::Multiprocess,
+            method: METHOD,
+        },
+        "changes `multiprocess`'s default context only",
+    ),
+    row(
+        "torch.multiprocessing.Process",
+        Behaviour::Alias("multiprocessing.Process"),
+        "re-exported",
+    ),
+    row(
+        "torch.multiprocessing.Pool",
+        Behaviour::Alias("multiprocessing.Pool"),
+        "re-exported",
+    ),
+    row(
+        "torch.multiprocessing.get_context",
+        Behaviour::Alias("multiprocessing.get_context"),
+        "re-exported: one default context for both",
+    ),
+    row(
+        "torch.multiprocessing.set_start_method",
+        Behaviour::Alias("multiprocessing.set_start_method"),
+        "re-exported: one default context for both",
+    ),
+    row(
+        "multiprocessing.pool.Pool",
+        Behaviour::Alias("multiprocessing.Pool"),
+        "where it is defined",
+    ),
+    row(
+        "multiprocessing.context.Process",
+        Behaviour::Alias("multiprocessing.Process"),
+        "where it is defined",
+    ),
+    row(
+        "multiprocessing.process.BaseProcess",
+        Behaviour::Alias("multiprocessing.Process"),
+        "its base class",
+    ),
+    row(
+        "torch.multiprocessing.spawn.spawn",
+        Behaviour::Alias("torch.multiprocessing.spawn"),
+        "where it is defined",
+    ),
+    row(
+        "torch.multiprocessing.spawn.start_processes",
+        Behaviour::Alias("torch.multiprocessing.start_processes"),
+        "where it is defined",
+    ),
+    row(
+        "concurrent.futures.process.ProcessPoolExecutor",
+        Behaviour::Alias("concurrent.futures.ProcessPoolExecutor"),
+        "where it is defined",
+    ),
+    row("sys.exit", Behaviour::EndsProcess, "raises SystemExit"),
+    row(
+        "os._exit",
+        Behaviour::EndsProcess,
+        "ends the process at once",
+    ),
+    row("builtins.exit", Behaviour::EndsProcess, "raises SystemExit"),
+    row("builtins.quit", Behaviour::EndsProcess, "raises SystemExit"),
+    row("os.execv", Behaviour::EndsProcess, "replaces the program"),
+    row("os.execve", Behaviour::EndsProcess, "replaces the program"),
+    row("os.execl", Behaviour::EndsProcess, "replaces the program"),
+    row("os.execle", Behaviour::EndsProcess, "replaces the program"),
+    row("os.execlp", Behaviour::EndsProcess, "replaces the program"),
+    row("os.execlpe", Behaviour::EndsProcess, "replaces the program"),
+    row("os.execvp", Behaviour::EndsProcess, "replaces the program"),
+    row("os.execvpe", Behaviour::EndsProcess, "replaces the program"),
+    row(
+        "ray.remote",
+        Behaviour::NarrowsVisibility { param: "num_gpus" },
+        "Ray runs the task or actor in a worker that sees only the GPUs it was given",
+    ),
 ];
 
-/// `set_start_method(...)` for each layer.
-pub const SET_START_METHOD: &[(&str, Layer)] = &[
-    ("multiprocessing.set_start_method", Layer::Multiprocessing),
-    ("multiprocess.set_start_method", Layer::Multiprocess),
-];
+const fn worker(name: &'static str, on: Receiver, call: WorkerCall) -> MethodRow {
+    MethodRow {
+        name,
+        on,
+        does: MethodBehaviour::RunsInWorkers(call),
+        reason: "runs the function in the workers",
+    }
+}
 
-/// Methods of a pool or executor that run a function in the workers: (method, index of the function).
-pub const POOL_METHODS: &[&str] = &[
-    "map",
-    "map_async",
-    "imap",
-    "imap_unordered",
-    "starmap",
-    "starmap_async",
-    "apply",
-    "apply_async",
-    "submit",
+pub const METHODS: &[MethodRow] = &[
+    MethodRow {
+        name: "start",
+        on: Receiver::Process,
+        does: MethodBehaviour::StartsProcess,
+        reason: "creates the child process",
+    },
+    worker("map", Receiver::Pool, WorkerCall::Map),
+    worker("map_async", Receiver::Pool, WorkerCall::Map),
+    worker("imap", Receiver::Pool, WorkerCall::Map),
+    worker("imap_unordered", Receiver::Pool, WorkerCall::Map),
+    worker("starmap", Receiver::Pool, WorkerCall::Starmap),
+    worker("starmap_async", Receiver::Pool, WorkerCall::Starmap),
+    worker("apply", Receiver::Pool, WorkerCall::Apply),
+    worker("apply_async", Receiver::Pool, WorkerCall::Apply),
+    worker("submit", Receiver::Executor, WorkerCall::Submit),
+    worker("map", Receiver::Executor, WorkerCall::Map),
 ];
-
-/// Calls that end the process or replace its program: code after them in a forked child is not run.
-pub const EXITS: &[&str] = &["sys.exit", "os._exit", "exit", "quit"];
-pub const EXECS: &[&str] = &[
-    "os.execv",
-    "os.execve",
-    "os.execl",
-    "os.execle",
-    "os.execlp",
-    "os.execlpe",
-    "os.execvp",
-    "os.execvpe",
-];
-
-/// Decorators that run a function in a fresh worker (no fork), and whose `num_gpus` narrows visibility.
-pub const RAY_REMOTE: &str = "ray.remote";

@@ -1,244 +1,459 @@
-//! PyTorch: which calls initialise CUDA, which allocate, which are collectives.
+//! PyTorch: which calls initialise CUDA, allocate, bind the device, load, and communicate.
 
-use super::{CudaCall, Init};
+use gpulint_core::effect::Backend;
 
-pub const CUDA_CALLS: &[CudaCall] = &[
-    CudaCall {
-        name: "torch.cuda.init",
-        init: Init::Context,
-        reason: "initialises CUDA explicitly",
-    },
-    CudaCall {
-        name: "torch.cuda.set_device",
-        init: Init::Context,
-        reason: "creates a context on the device",
-    },
-    CudaCall {
-        name: "torch.cuda.current_device",
-        init: Init::Context,
-        reason: "runs `_lazy_init`",
-    },
-    CudaCall {
-        name: "torch.cuda.synchronize",
-        init: Init::Context,
-        reason: "runs `_lazy_init`",
-    },
-    CudaCall {
-        name: "torch.cuda.get_device_properties",
-        init: Init::Context,
-        reason: "runs `_lazy_init`",
-    },
-    CudaCall {
-        name: "torch.cuda.get_device_name",
-        init: Init::Context,
-        reason: "runs `_lazy_init`",
-    },
-    CudaCall {
-        name: "torch.cuda.get_device_capability",
-        init: Init::Context,
-        reason: "runs `_lazy_init`",
-    },
-    CudaCall {
-        name: "torch.cuda.mem_get_info",
-        init: Init::Context,
-        reason: "queries the device through a context",
-    },
-    CudaCall {
-        name: "torch.cuda.set_per_process_memory_fraction",
-        init: Init::Context,
-        reason: "runs `_lazy_init`",
-    },
-    CudaCall {
-        name: "torch.cuda.Stream",
-        init: Init::Context,
-        reason: "a stream lives in a context",
-    },
-    CudaCall {
-        name: "torch.cuda.Event",
-        init: Init::Context,
-        reason: "an event lives in a context",
-    },
-    CudaCall {
-        name: "torch.cuda.device",
-        init: Init::Context,
-        reason: "switches the current device",
-    },
-    CudaCall {
-        name: "torch.cuda.FloatTensor",
-        init: Init::Context,
-        reason: "allocates on the current device",
-    },
-    CudaCall {
-        name: "torch.accelerator.set_device_index",
-        init: Init::Context,
-        reason: "accelerator-generic `set_device`",
-    },
-    CudaCall {
-        name: "torch.accelerator.current_device_index",
-        init: Init::Context,
-        reason: "runs the lazy initialisation",
-    },
-    CudaCall {
-        name: "torch.accelerator.synchronize",
-        init: Init::Context,
-        reason: "runs the lazy initialisation",
-    },
-    CudaCall {
-        name: "torch.cuda.is_available",
-        init: Init::Driver,
-        reason: "calls `cuInit` unless PYTORCH_NVML_BASED_CUDA_CHECK=1 (pytorch PR 85951)",
-    },
-    CudaCall {
-        name: "torch.get_device_module().device_count",
-        init: Init::Driver,
-        reason: "the accelerator API counts through the driver (pytorch 190708)",
-    },
-    CudaCall {
-        name: "torch.cuda.device_count",
-        init: Init::None,
-        reason: "counts through NVML since torch 1.13 (pytorch PR 84879)",
-    },
-    CudaCall {
-        name: "torch.cuda.manual_seed",
-        init: Init::None,
-        reason: "queued until CUDA is initialised",
-    },
-    CudaCall {
-        name: "torch.cuda.manual_seed_all",
-        init: Init::None,
-        reason: "queued until CUDA is initialised",
-    },
-    CudaCall {
-        name: "torch.cuda.empty_cache",
-        init: Init::None,
-        reason: "a no-op before initialisation",
-    },
-    CudaCall {
-        name: "torch.cuda.memory_allocated",
-        init: Init::None,
-        reason: "a no-op before initialisation",
-    },
-    CudaCall {
-        name: "torch.cuda.memory_reserved",
-        init: Init::None,
-        reason: "a no-op before initialisation",
-    },
-    CudaCall {
-        name: "torch.cuda.memory_stats",
-        init: Init::None,
-        reason: "a no-op before initialisation",
-    },
-    CudaCall {
-        name: "torch.cuda.max_memory_allocated",
-        init: Init::None,
-        reason: "a no-op before initialisation",
-    },
-    CudaCall {
-        name: "torch.cuda.is_initialized",
-        init: Init::None,
-        reason: "only reads a flag",
-    },
-];
+use super::{
+    inits, AttributeBehaviour, AttributeRow, Behaviour, EnvRole, EnvRow, Init, MethodBehaviour,
+    MethodRow, Param, PrefixRow, Receiver, Row,
+};
 
-/// Calls that select this process's device (`set_device` and its spellings).
-pub const DEVICE_BINDERS: &[&str] = &[
-    "torch.cuda.set_device",
-    "torch.accelerator.set_device_index",
-    "torch.cuda.device",
-];
+const fn row(name: &'static str, does: Behaviour, reason: &'static str) -> Row {
+    Row { name, does, reason }
+}
 
-/// Factories that take `device=`; a CUDA device there allocates on it.
-pub const FACTORIES: &[&str] = &[
-    "torch.zeros",
-    "torch.ones",
-    "torch.empty",
-    "torch.full",
-    "torch.rand",
-    "torch.randn",
-    "torch.randint",
-    "torch.randperm",
-    "torch.arange",
-    "torch.linspace",
-    "torch.logspace",
-    "torch.eye",
-    "torch.tensor",
-    "torch.as_tensor",
-    "torch.zeros_like",
-    "torch.ones_like",
-    "torch.empty_like",
-    "torch.full_like",
-    "torch.rand_like",
-    "torch.randn_like",
-    "torch.randint_like",
-    "torch.Generator",
-    "torch.empty_strided",
-    "torch.sparse_coo_tensor",
-    "torch.normal",
-];
+const CONTEXT: Behaviour = inits(Init::Context);
+const NONE: Behaviour = inits(Init::None);
+const DEVICE: Param = Param::pos(0, "device");
+const FACTORY: Behaviour = Behaviour::Factory {
+    device: Param::kw("device"),
+};
+const COLLECTIVE: Behaviour = Behaviour::Collective {
+    device: &[Param::kw("device_ids"), Param::kw("device")],
+    group: Param::kw("group"),
+};
 
-/// Collectives: the first one creates the NCCL communicator on the current device.
-pub const COLLECTIVES: &[&str] = &[
-    "torch.distributed.barrier",
-    "torch.distributed.all_reduce",
-    "torch.distributed.broadcast",
-    "torch.distributed.all_gather",
-    "torch.distributed.all_gather_object",
-    "torch.distributed.all_gather_into_tensor",
-    "torch.distributed.reduce",
-    "torch.distributed.scatter",
-    "torch.distributed.gather",
-    "torch.distributed.gather_object",
-    "torch.distributed.reduce_scatter",
-    "torch.distributed.reduce_scatter_tensor",
-    "torch.distributed.all_to_all",
-    "torch.distributed.all_to_all_single",
-    "torch.distributed.broadcast_object_list",
-    "torch.distributed.scatter_object_list",
-    "torch.distributed.send",
-    "torch.distributed.recv",
-];
+/// The backend a process group's backend string selects: NCCL if it names NCCL (alone or for
+/// CUDA tensors, `"cpu:gloo,cuda:nccl"`), else a CPU backend.
+pub fn backend(name: &str) -> Backend {
+    if name.to_ascii_lowercase().contains("nccl") {
+        Backend::Nccl
+    } else {
+        Backend::Cpu
+    }
+}
 
-/// `new_group(backend="gloo")`: a CPU group; collectives on it never touch a GPU.
-pub const NEW_GROUP: &str = "torch.distributed.new_group";
-/// How gpulint names a gloo group value.
-pub const GLOO_GROUP: &str = "torch.distributed.ProcessGroup<gloo>";
-
-/// Reads that yield this process's rank.
-pub const RANK_SOURCES: &[&str] = &[
-    "torch.distributed.get_rank",
-    "torch.distributed.get_node_local_rank",
-];
-
-pub const INIT_PROCESS_GROUP: &str = "torch.distributed.init_process_group";
-pub const DDP: &str = "torch.nn.parallel.DistributedDataParallel";
-pub const DEVICE: &str = "torch.device";
-pub const LOAD: &str = "torch.load";
-pub const SET_DEFAULT_DEVICE: &str = "torch.set_default_device";
-pub const SET_DEFAULT_TENSOR_TYPE: &str = "torch.set_default_tensor_type";
-pub const DATALOADER: &str = "torch.utils.data.DataLoader";
-pub const GET_DEVICE_MODULE: &str = "torch.get_device_module";
-
-/// Environment variables that carry this process's rank.
-pub const RANK_ENV: &[&str] = &[
-    "LOCAL_RANK",
-    "RANK",
-    "SLURM_LOCALID",
-    "SLURM_PROCID",
-    "OMPI_COMM_WORLD_LOCAL_RANK",
-];
+/// The dataset methods a loader's workers call for items, in the order they are preferred.
+pub const DATASET_ITEM_METHODS: &[&str] = &["__getitem__", "__getitems__", "__iter__"];
 
 /// With this set to 1, `torch.cuda.is_available()` counts through NVML and leaves the driver alone.
 pub const NVML_CHECK_ENV: &str = "PYTORCH_NVML_BASED_CUDA_CHECK";
 
-/// Tensor and module methods that bring data back to the CPU.
-pub const TO_CPU_METHODS: &[&str] = &["cpu", "numpy", "item", "tolist"];
+pub const ROWS: &[Row] = &[
+    row("torch.cuda.init", CONTEXT, "initialises CUDA explicitly"),
+    row("torch.cuda.current_device", CONTEXT, "runs `_lazy_init`"),
+    row("torch.cuda.synchronize", CONTEXT, "runs `_lazy_init`"),
+    row("torch.cuda.get_device_properties", CONTEXT, "runs `_lazy_init`"),
+    row("torch.cuda.get_device_name", CONTEXT, "runs `_lazy_init`"),
+    row("torch.cuda.get_device_capability", CONTEXT, "runs `_lazy_init`"),
+    row("torch.cuda.mem_get_info", CONTEXT, "queries the device through a context"),
+    row("torch.cuda.set_per_process_memory_fraction", CONTEXT, "runs `_lazy_init`"),
+    row("torch.cuda.Stream", CONTEXT, "a stream lives in a context"),
+    row("torch.cuda.Event", CONTEXT, "an event lives in a context"),
+    row("torch.accelerator.current_device_index", CONTEXT, "runs the lazy initialisation"),
+    row("torch.accelerator.synchronize", CONTEXT, "runs the lazy initialisation"),
+    row(
+        "torch.cuda.set_device",
+        Behaviour::BindsDevice { device: DEVICE },
+        "creates a context on the device",
+    ),
+    row(
+        "torch.cuda.device",
+        Behaviour::BindsDevice { device: DEVICE },
+        "switches the current device",
+    ),
+    row(
+        "torch.accelerator.set_device_index",
+        Behaviour::BindsDevice { device: DEVICE },
+        "accelerator-generic `set_device`",
+    ),
+    row(
+        "torch.cuda.FloatTensor",
+        Behaviour::CudaTensorType,
+        "allocates on the current device",
+    ),
+    row(
+        "torch.cuda.DoubleTensor",
+        Behaviour::CudaTensorType,
+        "a legacy typed constructor: allocates on the current device (pytorch 4377)",
+    ),
+    row(
+        "torch.cuda.HalfTensor",
+        Behaviour::CudaTensorType,
+        "a legacy typed constructor: allocates on the current device (pytorch 4377)",
+    ),
+    row(
+        "torch.cuda.BFloat16Tensor",
+        Behaviour::CudaTensorType,
+        "a legacy typed constructor: allocates on the current device (pytorch 4377)",
+    ),
+    row(
+        "torch.cuda.LongTensor",
+        Behaviour::CudaTensorType,
+        "a legacy typed constructor: allocates on the current device (pytorch 4377)",
+    ),
+    row(
+        "torch.cuda.IntTensor",
+        Behaviour::CudaTensorType,
+        "a legacy typed constructor: allocates on the current device (pytorch 4377)",
+    ),
+    row(
+        "torch.cuda.ShortTensor",
+        Behaviour::CudaTensorType,
+        "a legacy typed constructor: allocates on the current device (pytorch 4377)",
+    ),
+    row(
+        "torch.cuda.CharTensor",
+        Behaviour::CudaTensorType,
+        "a legacy typed constructor: allocates on the current device (pytorch 4377)",
+    ),
+    row(
+        "torch.cuda.ByteTensor",
+        Behaviour::CudaTensorType,
+        "a legacy typed constructor: allocates on the current device (pytorch 4377)",
+    ),
+    row(
+        "torch.cuda.BoolTensor",
+        Behaviour::CudaTensorType,
+        "a legacy typed constructor: allocates on the current device (pytorch 4377)",
+    ),
+    row(
+        "torch.cuda.is_available",
+        Behaviour::InitsCuda {
+            level: Init::Driver,
+            object: false,
+            safe_in_child: true,
+            unless_env: Some((NVML_CHECK_ENV, "1")),
+        },
+        "calls `cuInit` unless PYTORCH_NVML_BASED_CUDA_CHECK=1 (pytorch PR 85951)",
+    ),
+    row(
+        "torch.get_device_module().device_count",
+        inits(Init::Driver),
+        "the accelerator API counts through the driver (pytorch 190708)",
+    ),
+    row("torch.cuda.device_count", NONE, "counts through NVML since torch 1.13 (pytorch PR 84879)"),
+    row("torch.cuda.manual_seed", NONE, "queued until CUDA is initialised"),
+    row("torch.cuda.manual_seed_all", NONE, "queued until CUDA is initialised"),
+    row("torch.cuda.empty_cache", NONE, "a no-op before initialisation"),
+    row("torch.cuda.memory_allocated", NONE, "a no-op before initialisation"),
+    row("torch.cuda.memory_reserved", NONE, "a no-op before initialisation"),
+    row("torch.cuda.memory_stats", NONE, "a no-op before initialisation"),
+    row("torch.cuda.max_memory_allocated", NONE, "a no-op before initialisation"),
+    row("torch.cuda.is_initialized", NONE, "only reads a flag"),
+    row("torch.zeros", FACTORY, "allocates on `device`"),
+    row("torch.ones", FACTORY, "allocates on `device`"),
+    row("torch.empty", FACTORY, "allocates on `device`"),
+    row("torch.full", FACTORY, "allocates on `device`"),
+    row("torch.rand", FACTORY, "allocates on `device`"),
+    row("torch.randn", FACTORY, "allocates on `device`"),
+    row("torch.randint", FACTORY, "allocates on `device`"),
+    row("torch.randperm", FACTORY, "allocates on `device`"),
+    row("torch.arange", FACTORY, "allocates on `device`"),
+    row("torch.linspace", FACTORY, "allocates on `device`"),
+    row("torch.logspace", FACTORY, "allocates on `device`"),
+    row("torch.eye", FACTORY, "allocates on `device`"),
+    row("torch.tensor", FACTORY, "allocates on `device`"),
+    row("torch.as_tensor", FACTORY, "allocates on `device`"),
+    row("torch.zeros_like", FACTORY, "allocates on `device`"),
+    row("torch.ones_like", FACTORY, "allocates on `device`"),
+    row("torch.empty_like", FACTORY, "allocates on `device`"),
+    row("torch.full_like", FACTORY, "allocates on `device`"),
+    row("torch.rand_like", FACTORY, "allocates on `device`"),
+    row("torch.randn_like", FACTORY, "allocates on `device`"),
+    row("torch.randint_like", FACTORY, "allocates on `device`"),
+    row("torch.Generator", FACTORY, "a CUDA generator lives in a context"),
+    row("torch.empty_strided", FACTORY, "allocates on `device`"),
+    row("torch.sparse_coo_tensor", FACTORY, "allocates on `device`"),
+    row("torch.normal", FACTORY, "allocates on `device`"),
+    row(
+        "torch.device",
+        Behaviour::DeviceValue {
+            kind: Param::pos(0, "type"),
+            index: Param::pos(1, "index"),
+        },
+        "names a device without touching it",
+    ),
+    row(
+        "torch.set_default_device",
+        Behaviour::SetsDefaultDevice { device: DEVICE },
+        "every later tensor, also in workers, is created there (pytorch 21092)",
+    ),
+    row(
+        "torch.set_default_tensor_type",
+        Behaviour::SetsDefaultDevice {
+            device: Param::pos(0, "t"),
+        },
+        "a CUDA tensor type makes every later tensor a CUDA tensor",
+    ),
+    row(
+        "torch.load",
+        Behaviour::LoadsTensors {
+            map_location: Param::pos(1, "map_location"),
+        },
+        "restores tensors to the device they were saved from unless `map_location` says (pytorch 40403)",
+    ),
+    row(
+        "torch.get_device_module",
+        Behaviour::Returns("torch.get_device_module()"),
+        "the accelerator's module, whose calls are rows of their own",
+    ),
+    row("torch.distributed.get_rank", Behaviour::ReadsRank, "the global rank"),
+    row(
+        "torch.distributed.get_node_local_rank",
+        Behaviour::ReadsRank,
+        "the rank on this node",
+    ),
+    row(
+        "torch.distributed.init_process_group",
+        Behaviour::ProcessGroup {
+            backend: Param::pos(0, "backend"),
+            device_id: Param::kw("device_id"),
+            world_size: Param::kw("world_size"),
+        },
+        "NCCL creates its communicator on the current device unless `device_id` names one",
+    ),
+    row(
+        "torch.distributed.distributed_c10d.init_process_group",
+        Behaviour::Alias("torch.distributed.init_process_group"),
+        "where it is defined",
+    ),
+    row(
+        "torch.distributed.new_group",
+        Behaviour::Subgroup {
+            backend: Param::kw("backend"),
+        },
+        "a gloo subgroup's collectives run on the CPU",
+    ),
+    row("torch.distributed.barrier", COLLECTIVE, "the first collective creates the NCCL communicator"),
+    row("torch.distributed.all_reduce", COLLECTIVE, "a collective"),
+    row("torch.distributed.broadcast", COLLECTIVE, "a collective"),
+    row("torch.distributed.all_gather", COLLECTIVE, "a collective"),
+    row("torch.distributed.all_gather_object", COLLECTIVE, "a collective"),
+    row("torch.distributed.all_gather_into_tensor", COLLECTIVE, "a collective"),
+    row("torch.distributed.reduce", COLLECTIVE, "a collective"),
+    row("torch.distributed.scatter", COLLECTIVE, "a collective"),
+    row("torch.distributed.gather", COLLECTIVE, "a collective"),
+    row("torch.distributed.gather_object", COLLECTIVE, "a collective"),
+    row("torch.distributed.reduce_scatter", COLLECTIVE, "a collective"),
+    row("torch.distributed.reduce_scatter_tensor", COLLECTIVE, "a collective"),
+    row("torch.distributed.all_to_all", COLLECTIVE, "a collective"),
+    row("torch.distributed.all_to_all_single", COLLECTIVE, "a collective"),
+    row("torch.distributed.broadcast_object_list", COLLECTIVE, "a collective"),
+    row("torch.distributed.scatter_object_list", COLLECTIVE, "a collective"),
+    row("torch.distributed.send", COLLECTIVE, "point-to-point, on the communicator"),
+    row("torch.distributed.recv", COLLECTIVE, "point-to-point, on the communicator"),
+    row(
+        "torch.nn.parallel.DistributedDataParallel",
+        COLLECTIVE,
+        "broadcasts the parameters at construction, on the current device unless `device_ids`",
+    ),
+    row(
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+        Behaviour::Alias("torch.nn.parallel.DistributedDataParallel"),
+        "where it is defined",
+    ),
+    row(
+        "torch.utils.data.DataLoader",
+        Behaviour::Loader {
+            dataset: Param::pos(0, "dataset"),
+            num_workers: Param::pos(5, "num_workers"),
+            collate_fn: Param::pos(6, "collate_fn"),
+            worker_init_fn: Param::pos(10, "worker_init_fn"),
+            context: Param::pos(11, "multiprocessing_context"),
+        },
+        "forks `num_workers` workers at each iteration under the default context",
+    ),
+    row(
+        "torch.utils.data.dataloader.DataLoader",
+        Behaviour::Alias("torch.utils.data.DataLoader"),
+        "where it is defined",
+    ),
+    row(
+        "torchvision.transforms.Compose",
+        Behaviour::Compose {
+            steps: Param::pos(0, "transforms"),
+        },
+        "calls each transform in turn",
+    ),
+    row(
+        "torchvision.transforms.v2.Compose",
+        Behaviour::Compose {
+            steps: Param::pos(0, "transforms"),
+        },
+        "calls each transform in turn",
+    ),
+];
 
-/// Driver-level queries that return a default in a forked child instead of raising.
-pub const SAFE_IN_FORKED_CHILD: &[&str] = &["torch.cuda.is_available"];
+pub const PREFIXES: &[PrefixRow] = &[
+    PrefixRow {
+        prefix: "torch.nn.",
+        suffix: "",
+        class_leaf: true,
+        except: &[],
+        does: Behaviour::CreatesParameters,
+        reason: "layers allocate their parameters on the default device",
+    },
+    PrefixRow {
+        prefix: "torchvision.datasets.",
+        suffix: "",
+        class_leaf: false,
+        except: &[],
+        does: Behaviour::LibraryDataset {
+            transforms: &["transform", "target_transform", "transforms"],
+        },
+        reason: "its transforms run in the loader's workers",
+    },
+];
 
-/// `torch.nn` layers (`torch.nn.Linear`, ...): they allocate parameters on the default device.
-pub fn creates_parameters(name: &str) -> bool {
-    name.strip_prefix("torch.nn.").is_some_and(|rest| {
-        !rest.contains('.') && rest.starts_with(|c: char| c.is_ascii_uppercase())
-    })
-}
+pub const METHODS: &[MethodRow] = &[
+    MethodRow {
+        name: "set_device",
+        on: Receiver::Opaque,
+        does: MethodBehaviour::BindsDevice { device: DEVICE },
+        reason: "a device abstraction gpulint cannot see into (deepspeed, colossalai `get_accelerator()`) binds the device all the same",
+    },
+    MethodRow {
+        name: "set_device_index",
+        on: Receiver::Opaque,
+        does: MethodBehaviour::BindsDevice { device: DEVICE },
+        reason: "the accelerator-generic spelling, on a device abstraction",
+    },
+    MethodRow {
+        name: "cuda",
+        on: Receiver::Any,
+        does: MethodBehaviour::MovesToCuda { device: DEVICE },
+        reason: "moves a tensor or module to CUDA, creating a context",
+    },
+    MethodRow {
+        name: "to",
+        on: Receiver::Any,
+        does: MethodBehaviour::MovesTo { device: DEVICE },
+        reason: "moves a tensor or module to the device named",
+    },
+    MethodRow {
+        name: "cpu",
+        on: Receiver::Any,
+        does: MethodBehaviour::ToCpu,
+        reason: "brings the data back to the CPU",
+    },
+    MethodRow {
+        name: "numpy",
+        on: Receiver::Any,
+        does: MethodBehaviour::ToCpu,
+        reason: "a CPU array",
+    },
+    MethodRow {
+        name: "item",
+        on: Receiver::Any,
+        does: MethodBehaviour::ToCpu,
+        reason: "a Python number",
+    },
+    MethodRow {
+        name: "tolist",
+        on: Receiver::Any,
+        does: MethodBehaviour::ToCpu,
+        reason: "Python numbers",
+    },
+];
+
+pub const ATTRIBUTES: &[AttributeRow] = &[
+    AttributeRow {
+        name: "device",
+        on: Receiver::CudaObject,
+        does: AttributeBehaviour::Device,
+        reason: "the device the tensor or module lives on",
+    },
+    AttributeRow {
+        name: "shape",
+        on: Receiver::CudaObject,
+        does: AttributeBehaviour::Metadata,
+        reason: "host-side metadata",
+    },
+    AttributeRow {
+        name: "dtype",
+        on: Receiver::CudaObject,
+        does: AttributeBehaviour::Metadata,
+        reason: "host-side metadata",
+    },
+    AttributeRow {
+        name: "ndim",
+        on: Receiver::CudaObject,
+        does: AttributeBehaviour::Metadata,
+        reason: "host-side metadata",
+    },
+    AttributeRow {
+        name: "is_cuda",
+        on: Receiver::CudaObject,
+        does: AttributeBehaviour::Metadata,
+        reason: "host-side metadata",
+    },
+    AttributeRow {
+        name: "training",
+        on: Receiver::CudaObject,
+        does: AttributeBehaviour::Metadata,
+        reason: "a module's flag",
+    },
+    AttributeRow {
+        name: "T",
+        on: Receiver::CudaObject,
+        does: AttributeBehaviour::Metadata,
+        reason: "a transposed view, not followed",
+    },
+    AttributeRow {
+        name: "config",
+        on: Receiver::CudaObject,
+        does: AttributeBehaviour::Metadata,
+        reason: "a model's configuration",
+    },
+    AttributeRow {
+        name: "name_or_path",
+        on: Receiver::CudaObject,
+        does: AttributeBehaviour::Metadata,
+        reason: "a model's name",
+    },
+    AttributeRow {
+        name: "generation_config",
+        on: Receiver::CudaObject,
+        does: AttributeBehaviour::Metadata,
+        reason: "a model's configuration",
+    },
+];
+
+/// Environment variables that matter: launchers' rank variables, and CUDA's own.
+pub const ENV: &[EnvRow] = &[
+    EnvRow {
+        name: "LOCAL_RANK",
+        role: EnvRole::Rank,
+        reason: "torchrun's rank on this node",
+    },
+    EnvRow {
+        name: "RANK",
+        role: EnvRole::Rank,
+        reason: "torchrun's global rank",
+    },
+    EnvRow {
+        name: "SLURM_LOCALID",
+        role: EnvRole::Rank,
+        reason: "Slurm's task index on this node",
+    },
+    EnvRow {
+        name: "SLURM_PROCID",
+        role: EnvRole::Rank,
+        reason: "Slurm's global task index",
+    },
+    EnvRow {
+        name: "OMPI_COMM_WORLD_LOCAL_RANK",
+        role: EnvRole::Rank,
+        reason: "Open MPI's rank on this node",
+    },
+    EnvRow {
+        name: "CUDA_VISIBLE_DEVICES",
+        role: EnvRole::NarrowsVisibility,
+        reason: "read once by `cuInit`: written before, it chooses the process's GPUs",
+    },
+    EnvRow {
+        name: NVML_CHECK_ENV,
+        role: EnvRole::ChangesCalls,
+        reason: "makes `torch.cuda.is_available()` count through NVML",
+    },
+];

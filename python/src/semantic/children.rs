@@ -11,7 +11,10 @@ use super::calls::Args;
 use super::process::{layer_key, Process};
 use super::value::Value;
 use super::{Interp, Object, MAX_PROCESS_DEPTH};
-use crate::libraries::processes::{Layer, ProcessApi, StartMethod, POOL_METHODS};
+use crate::libraries::processes::{
+    Layer, ProcessApi, StartMethod, WorkerCall, RUN_METHOD, WORKER_ARGS, WORKER_FUNC, WORKER_ITEMS,
+};
+use crate::libraries::{self, torch, Behaviour, MethodBehaviour};
 use crate::model::{Expr, ExprKind, Stmt};
 use crate::source::Span;
 
@@ -247,89 +250,81 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// `with daemon.DaemonContext():`.
     pub(super) fn daemon_context(&self, expr: &Expr, value: &Value) -> Option<Span> {
         match value {
-            Value::Qualified(q) if q == "daemon.DaemonContext" => Some(expr.span),
+            Value::Qualified(q) => match libraries::lookup(q)?.0 {
+                Behaviour::StartsChildren {
+                    api: ProcessApi::DaemonContext,
+                    ..
+                } => Some(expr.span),
+                _ => None,
+            },
             _ => None,
         }
     }
 
-    /// `.start()` on a process, and pool/executor methods that run a function in the workers.
-    pub(super) fn call_process_method(
+    /// `.start()` on a process object, or on an instance of a process subclass (which runs `run`).
+    pub(super) fn start_process(&mut self, span: Span, recv: &Value) -> Option<Value> {
+        let Value::Object(id) = recv.primary() else {
+            return None;
+        };
+        let (entry, start, code) = match self.heap.get(*id)?.clone() {
+            Object::Process {
+                target,
+                args,
+                start,
+                layer,
+            } => {
+                let code = self.describe(&target);
+                ((target, args), self.resolve_start(layer, start), code)
+            }
+            Object::Instance { class, .. } => {
+                let (layer, explicit) = self.process_base(class)?;
+                let run = self.find_method(class, RUN_METHOD)?;
+                let start = self.resolve_start(layer, explicit.map(|m| (m, span)));
+                let code = format!("`{}.{RUN_METHOD}`", self.class(class).name);
+                let entry = (Value::BoundMethod(run, Box::new(recv.clone())), Vec::new());
+                (entry, start, code)
+            }
+            _ => return None,
+        };
+        let parent = self.proc_ref().cuda.clone();
+        self.run_child(
+            span,
+            ChildKind::ProcessStart,
+            start,
+            parent,
+            vec![entry],
+            code,
+        );
+        Some(Value::None)
+    }
+
+    /// A pool or executor method that runs a function in the workers.
+    pub(super) fn run_in_workers(
         &mut self,
-        span: Span,
         recv: &Value,
-        method: &str,
+        call: WorkerCall,
         args: &Args<'m>,
     ) -> Option<Value> {
         let Value::Object(id) = recv.primary() else {
             return None;
         };
-        let object = self.heap.get(*id)?.clone();
-        match (object, method) {
-            (
-                Object::Process {
-                    target,
-                    args: values,
-                    start,
-                    layer,
-                },
-                "start",
-            ) => {
-                let start = self.resolve_start(layer, start);
-                let code = self.describe(&target);
-                self.run_child(
-                    span,
-                    ChildKind::ProcessStart,
-                    start,
-                    self.proc_ref().cuda.clone(),
-                    vec![(target, values)],
-                    code,
-                );
-                Some(Value::None)
-            }
-            (Object::Instance { class, .. }, "start") => {
-                let bases = self.library_bases(class);
-                let explicit = bases
-                    .iter()
-                    .find_map(|b| b.strip_prefix("context:").and_then(StartMethod::parse));
-                let layer = if bases.iter().any(|b| b.starts_with("multiprocess.")) {
-                    Layer::Multiprocess
-                } else if explicit.is_some() || bases.iter().any(|b| b == "multiprocessing.Process")
-                {
-                    Layer::Multiprocessing
-                } else {
-                    return None;
-                };
-                let run = self.find_method(class, "run")?;
-                let start = self.resolve_start(layer, explicit.map(|m| (m, span)));
-                let code = format!("`{}.run`", self.class(class).name);
-                self.run_child(
-                    span,
-                    ChildKind::ProcessStart,
-                    start,
-                    self.proc_ref().cuda.clone(),
-                    vec![(Value::BoundMethod(run, Box::new(recv.clone())), Vec::new())],
-                    code,
-                );
-                Some(Value::None)
-            }
-            (
-                Object::Pool {
-                    span: pool_span,
-                    start,
-                    layer,
-                    forked_with,
-                    refork,
-                },
-                m,
-            ) if POOL_METHODS.contains(&m) => {
-                let (func, values) = self.pool_call(m, args);
+        let id = *id;
+        let (func, values) = self.pool_call(call, args);
+        let code = self.describe(&func);
+        match self.heap.get(id)?.clone() {
+            Object::Pool {
+                span: pool_span,
+                start,
+                layer,
+                forked_with,
+                refork,
+            } => {
                 let start = self.resolve_start(layer, start);
                 let parent = if refork {
                     self.proc_ref().cuda.clone()
                 } else {
                     forked_with
                 };
-                let code = self.describe(&func);
                 let run = self.run_child(
                     pool_span,
                     ChildKind::Pool,
@@ -345,27 +340,22 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         .map_or(Value::Unknown, |r| Value::Sequence(vec![r])),
                 )
             }
-            (
-                Object::Executor {
-                    span: ex_span,
-                    start,
-                    started_with,
-                },
-                m @ ("submit" | "map"),
-            ) => {
+            Object::Executor {
+                span: ex_span,
+                start,
+                started_with,
+            } => {
                 let parent = match started_with {
                     Some(parent) => parent,
                     None => {
                         let now = self.proc_ref().cuda.clone();
-                        if let Some(Object::Executor { started_with, .. }) = self.object_mut(*id) {
+                        if let Some(Object::Executor { started_with, .. }) = self.object_mut(id) {
                             *started_with = Some(now.clone());
                         }
                         now
                     }
                 };
-                let (func, values) = self.pool_call(m, args);
                 let start = self.resolve_start(Layer::Multiprocessing, start);
-                let code = self.describe(&func);
                 self.run_child(
                     ex_span,
                     ChildKind::Executor,
@@ -381,26 +371,26 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// The function a pool method runs and the arguments one call of it gets.
-    fn pool_call(&self, method: &str, args: &Args<'m>) -> (Value, Vec<Value>) {
-        let func = args
-            .get(0, "func")
-            .or_else(|| args.kw("fn"))
+    fn pool_call(&self, call: WorkerCall, args: &Args<'m>) -> (Value, Vec<Value>) {
+        let func = WORKER_FUNC
+            .iter()
+            .find_map(|p| args.param(*p))
             .map(|(v, _)| v.clone())
             .unwrap_or_default();
-        let values = match method {
-            "submit" => args.pos.iter().skip(1).map(|(v, _)| v.clone()).collect(),
-            "apply" | "apply_async" => match args.get(1, "args") {
+        let values = match call {
+            WorkerCall::Submit => args.pos.iter().skip(1).map(|(v, _)| v.clone()).collect(),
+            WorkerCall::Apply => match args.param(WORKER_ARGS) {
                 Some((Value::Sequence(items), _)) => items.clone(),
                 _ => Vec::new(),
             },
-            "starmap" | "starmap_async" => match args.get(1, "iterable") {
+            WorkerCall::Starmap => match args.param(WORKER_ITEMS) {
                 Some((Value::Sequence(items), _)) => match items.first() {
                     Some(Value::Sequence(first)) => first.clone(),
                     _ => Vec::new(),
                 },
                 _ => Vec::new(),
             },
-            _ => match args.get(1, "iterable") {
+            WorkerCall::Map => match args.param(WORKER_ITEMS) {
                 Some((Value::Sequence(items), _)) => {
                     vec![items.iter().cloned().fold(Value::Unknown, Value::join)]
                 }
@@ -415,15 +405,23 @@ impl<'m, A: Analysis> Interp<'m, A> {
         &mut self,
         span: Span,
         layer: Layer,
+        api: ProcessApi,
         args: &Args<'m>,
         context: Option<(StartMethod, Span)>,
     ) -> Value {
+        let ProcessApi::Pool {
+            initializer,
+            initargs,
+            max_tasks,
+        } = api
+        else {
+            return Value::Unknown;
+        };
         let start = self.resolve_start(layer, context);
         let parent = self.proc_ref().cuda.clone();
-        let refork =
-            matches!(args.get(3, "maxtasksperchild"), Some((v, _)) if !matches!(v, Value::None));
-        let initializer = args.get(1, "initializer").map(|(v, _)| v.clone());
-        let initargs = match args.get(2, "initargs") {
+        let refork = matches!(args.param(max_tasks), Some((v, _)) if !matches!(v, Value::None));
+        let initializer = args.param(initializer).map(|(v, _)| v.clone());
+        let initargs = match args.param(initargs) {
             Some((Value::Sequence(items), _)) => items.clone(),
             _ => Vec::new(),
         };
@@ -448,17 +446,22 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     /// `torch.multiprocessing.spawn(fn, args, nprocs)` / `start_processes(..., start_method=...)`.
     pub(super) fn start_processes(&mut self, span: Span, api: ProcessApi, args: &Args<'m>) {
-        let func = args
-            .get(0, "fn")
-            .map(|(v, _)| v.clone())
-            .unwrap_or_default();
+        let ProcessApi::Spawns {
+            func,
+            args: params,
+            start_method,
+        } = api
+        else {
+            return;
+        };
+        let func = args.param(func).map(|(v, _)| v.clone()).unwrap_or_default();
         let mut values = vec![Value::Rank];
-        if let Some((Value::Sequence(items), _)) = args.get(1, "args") {
+        if let Some((Value::Sequence(items), _)) = args.param(params) {
             values.extend(items.iter().cloned());
         }
-        let start = match api {
-            ProcessApi::TorchSpawn => (StartMethod::Spawn, Some(span)),
-            _ => match args.get(5, "start_method") {
+        let start = match start_method {
+            None => (StartMethod::Spawn, Some(span)),
+            Some(param) => match args.param(param) {
                 Some((Value::Str(s), e)) => (
                     StartMethod::parse(s).unwrap_or(StartMethod::Spawn),
                     Some(e.span),
@@ -478,17 +481,31 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// `ds.map(fn, num_proc=N)` on a Hugging Face dataset: forks through `multiprocess`.
-    pub(super) fn dataset_map(&mut self, span: Span, recv: &Value, args: &Args<'m>) -> Value {
+    pub(super) fn dataset_map(
+        &mut self,
+        span: Span,
+        recv: &Value,
+        does: MethodBehaviour,
+        args: &Args<'m>,
+    ) -> Value {
+        let MethodBehaviour::MapsDataset {
+            function,
+            num_proc,
+            with_rank,
+        } = does
+        else {
+            return Value::Unknown;
+        };
         let func = args
-            .get(0, "function")
+            .param(function)
             .map(|(v, _)| v.clone())
             .unwrap_or_default();
-        let forks = match args.kw("num_proc") {
+        let forks = match args.param(num_proc) {
             None | Some((Value::None, _)) => false,
             Some((Value::Int(n), _)) => *n > 1,
             Some(_) => true,
         };
-        let with_rank = matches!(args.kw("with_rank"), Some((Value::Bool(true), _)));
+        let with_rank = matches!(args.param(with_rank), Some((Value::Bool(true), _)));
         let values = if with_rank {
             vec![Value::Unknown, Value::Rank]
         } else {
@@ -505,33 +522,41 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 vec![(func, values)],
                 code,
             );
-        } else if matches!(self.object(recv), Some(Object::HfDataset)) {
+        } else if matches!(self.object(recv), Some(Object::ForkingDataset)) {
             self.call_plain(&func, values);
         }
-        self.alloc(Object::HfDataset)
+        self.alloc(Object::ForkingDataset)
     }
 
     /// `DataLoader(...)`: workers fork at each iteration; checked now if CUDA is already initialised
     /// (the state only moves forward), and again wherever it is iterated.
-    pub(super) fn dataloader(&mut self, span: Span, args: &Args<'m>) -> Value {
+    pub(super) fn dataloader(&mut self, span: Span, does: Behaviour, args: &Args<'m>) -> Value {
+        let Behaviour::Loader {
+            dataset,
+            num_workers,
+            collate_fn,
+            worker_init_fn,
+            context,
+        } = does
+        else {
+            return Value::Unknown;
+        };
         let value = |a: Option<(&Value, &Expr)>| a.map(|(v, _)| v.clone()).unwrap_or_default();
-        let workers = match args.get(5, "num_workers") {
+        let workers = match args.param(num_workers) {
             None | Some((Value::Int(0), _)) | Some((Value::None, _)) => false,
             Some((Value::Int(n), _)) => *n > 0,
             Some(_) => true,
         };
-        let start = args
-            .get(11, "multiprocessing_context")
-            .and_then(|(v, e)| match v {
-                Value::Str(s) => StartMethod::parse(s).map(|m| (m, e.span)),
-                Value::Context(_, m) => Some((*m, e.span)),
-                _ => None,
-            });
+        let start = args.param(context).and_then(|(v, e)| match v {
+            Value::Str(s) => StartMethod::parse(s).map(|m| (m, e.span)),
+            Value::Context(_, m) => Some((*m, e.span)),
+            _ => None,
+        });
         let loader = self.alloc(Object::Loader {
             span,
-            dataset: value(args.get(0, "dataset")),
-            collate: value(args.get(6, "collate_fn")),
-            worker_init: value(args.get(10, "worker_init_fn")),
+            dataset: value(args.param(dataset)),
+            collate: value(args.param(collate_fn)),
+            worker_init: value(args.param(worker_init_fn)),
             workers,
             start,
             child: None,
@@ -650,7 +675,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let mut entries = Vec::new();
         match self.object(dataset) {
             Some(Object::Instance { class, .. }) => {
-                let method = ["__getitem__", "__getitems__", "__iter__"]
+                let method = torch::DATASET_ITEM_METHODS
                     .iter()
                     .find_map(|m| self.find_method(*class, m));
                 if let Some(f) = method {

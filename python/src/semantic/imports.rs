@@ -54,13 +54,10 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
     /// group is pending, or CUDA's availability check was switched to NVML.
     fn imports_like_a_clean_process(&self) -> bool {
         let p = self.proc_ref();
-        let env_matters = [
-            "CUDA_VISIBLE_DEVICES",
-            crate::libraries::torch::NVML_CHECK_ENV,
-        ]
-        .iter()
-        .chain(crate::libraries::torch::RANK_ENV)
-        .any(|k| p.env.contains_key(*k));
+        let env_matters = p
+            .env
+            .keys()
+            .any(|k| crate::libraries::env_role(k).is_some());
         p.bound.is_none()
             && p.default_cuda.is_none()
             && !env_matters

@@ -11,7 +11,7 @@ use gpulint_core::effect::{Binding, CudaInitSite, CudaObject, DeviceIndex, Effec
 use super::process::Process;
 use super::value::{Device, Value};
 use super::{Frame, Interp, Object, Scope, MAX_CALL_DEPTH, MAX_LOOP_DEPTH};
-use crate::libraries::{self, torch};
+use crate::libraries::{self, Behaviour, EnvRole};
 use crate::model::{CmpOp, Expr, ExprKind, FuncId, Stmt, StmtKind};
 use crate::source::Span;
 
@@ -430,7 +430,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let owner = self.eval_quiet(container);
                 let key = self.eval(index);
                 if let (Value::Qualified(q), Some(k)) = (&owner, key.as_str()) {
-                    if q == "os.environ" {
+                    if is_environ(q) {
                         self.write_env(k, &value, span);
                     }
                 }
@@ -459,7 +459,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             _ => String::from("?"),
         };
         let process = self.proc();
-        let narrows = key == "CUDA_VISIBLE_DEVICES" && process.cuda.is_none();
+        let narrows =
+            libraries::env_role(key) == Some(EnvRole::NarrowsVisibility) && process.cuda.is_none();
         if narrows {
             process.bound.get_or_insert(span);
         }
@@ -641,8 +642,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     fn subscript(&mut self, container: Value, key: Value) -> Value {
         match (&container, &key) {
-            (Value::Qualified(q), Value::Str(k)) if q == "os.environ" => self.read_env(k),
-            (Value::Qualified(q), _) if q == "builtins.os.environ" => Value::Unknown,
+            (Value::Qualified(q), Value::Str(k)) if is_environ(q) => self.read_env(k),
             (Value::Sequence(items), Value::Int(i)) => {
                 let i = if *i < 0 { items.len() as i64 + i } else { *i };
                 items.get(i as usize).cloned().unwrap_or_default()
@@ -662,7 +662,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     /// Reading `os.environ[key]`: a rank variable marks this process as a worker.
     pub(super) fn read_env(&mut self, key: &str) -> Value {
-        if torch::RANK_ENV.contains(&key) {
+        if libraries::env_role(key) == Some(EnvRole::Rank) {
             self.proc().per_worker = true;
             return Value::Rank;
         }
@@ -893,4 +893,9 @@ pub(super) fn child_branch_of(ops: &[CmpOp], zero_on_right: bool) -> Option<bool
         [CmpOp::Lt] if !zero_on_right => Some(false),
         _ => None,
     }
+}
+
+/// Whether the qualified name is the process environment (`Behaviour::Environ`).
+fn is_environ(name: &str) -> bool {
+    matches!(libraries::lookup(name), Some((Behaviour::Environ, _)))
 }

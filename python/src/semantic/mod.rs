@@ -13,6 +13,7 @@ mod frozen;
 mod heap;
 mod imports;
 mod interp;
+mod library;
 mod names;
 mod process;
 #[cfg(test)]
@@ -118,10 +119,10 @@ enum Object {
     ForkResult {
         span: Span,
     },
-    /// A Hugging Face `datasets.Dataset`.
-    HfDataset,
-    /// An `accelerate.Accelerator`.
-    Accelerator,
+    /// A dataset whose `map`/`filter` fork workers (`Behaviour::ForkingDataset`).
+    ForkingDataset,
+    /// An object holding the process's per-rank device (`Behaviour::BindsDeviceUnderLauncher`).
+    DeviceOwner,
 }
 
 /// A scope's bindings, shared until written (branches snapshot them).

@@ -4,7 +4,7 @@ use rustc_hash::FxHashSet as HashSet;
 
 use super::value::Value;
 use super::Interp;
-use crate::libraries::processes::RAY_REMOTE;
+use crate::libraries::{self, Behaviour};
 use crate::model::{CmpOp, Expr, ExprKind, FuncId, Module, Stmt, StmtKind};
 use crate::source::Span;
 use gpulint_core::analysis::Analysis;
@@ -175,14 +175,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
     pub(super) fn is_cached(&self, id: FuncId) -> bool {
         self.func(id).decorators.iter().any(|d| {
             matches!(
-                self.qualified(d).as_deref(),
-                Some("functools.lru_cache" | "functools.cache")
+                self.qualified(d).and_then(|q| libraries::lookup(&q)),
+                Some((Behaviour::Memoises, _))
             )
         })
     }
 }
 
-/// `@ray.remote(num_gpus=...)` on the function or its class: Ray narrows visibility to its GPUs.
+/// A decorator on the function or its class that runs it in a worker given its own GPUs
+/// (`Behaviour::NarrowsVisibility`).
 pub(super) fn narrowing_decorator<A: Analysis>(interp: &Interp<A>, id: FuncId) -> Option<Span> {
     let func = interp.func(id);
     let class_decorators = func
@@ -192,9 +193,12 @@ pub(super) fn narrowing_decorator<A: Analysis>(interp: &Interp<A>, id: FuncId) -
     func.decorators
         .iter()
         .chain(class_decorators)
-        .find(|d| {
-            interp.qualified(d).as_deref() == Some(RAY_REMOTE) && d.keyword("num_gpus").is_some()
-        })
+        .find(
+            |d| match interp.qualified(d).and_then(|q| libraries::lookup(&q)) {
+                Some((Behaviour::NarrowsVisibility { param }, _)) => d.keyword(param).is_some(),
+                _ => false,
+            },
+        )
         .map(|d| d.span)
 }
 

@@ -77,6 +77,8 @@ pub enum Value {
     Sequence(Vec<Value>),
     /// A dict with string keys (`dict(num_workers=4)`, `{"num_workers": 4}`), for `**kwargs`.
     Mapping(Vec<(String, Value)>),
+    /// A process subgroup on a CPU backend: collectives on it touch no GPU.
+    CpuGroup,
     /// A multiprocessing context from `get_context(method)`.
     Context(Layer, StartMethod),
     /// Different objects or functions that paths or list items may hold (`transform or default()`,
@@ -189,7 +191,9 @@ fn same(a: &Value, b: &Value) -> bool {
         (Value::Str(x), Value::Str(y)) => x == y,
         (Value::Int(x), Value::Int(y)) => x == y,
         (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::None, Value::None) | (Value::Rank, Value::Rank) => true,
+        (Value::None, Value::None)
+        | (Value::Rank, Value::Rank)
+        | (Value::CpuGroup, Value::CpuGroup) => true,
         (Value::Device(x), Value::Device(y)) => x == y,
         (Value::Qualified(x), Value::Qualified(y)) => x == y,
         (Value::Module(x), Value::Module(y)) => x == y,

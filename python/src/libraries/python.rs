@@ -1,0 +1,111 @@
+//! Python's builtins and standard-library plumbing that values flow through: conversions,
+//! iteration helpers, partials, the environment, memoising decorators, command-line entry helpers.
+
+use super::{Behaviour, Iteration, Param, Row};
+
+const fn row(name: &'static str, does: Behaviour, reason: &'static str) -> Row {
+    Row { name, does, reason }
+}
+
+const KEY: Param = Param::pos(0, "key");
+const ITEMS: Behaviour = Behaviour::Iterates(Iteration::Items);
+const ENTRY: Behaviour = Behaviour::CallsArgument(Param::pos(0, "component"));
+
+pub const ROWS: &[Row] = &[
+    row(
+        "builtins.dict",
+        Behaviour::DictOfKeywords,
+        "`dict(a=1)` holds its keywords",
+    ),
+    row(
+        "functools.partial",
+        Behaviour::Partial,
+        "binds leading arguments",
+    ),
+    row(
+        "os.getenv",
+        Behaviour::ReadsEnv { key: KEY },
+        "reads the environment",
+    ),
+    row(
+        "os.environ.get",
+        Behaviour::ReadsEnv { key: KEY },
+        "reads the environment",
+    ),
+    row(
+        "os.environ.setdefault",
+        Behaviour::WritesEnv {
+            key: KEY,
+            value: Param::pos(1, "value"),
+        },
+        "writes the environment when unset",
+    ),
+    row(
+        "os.putenv",
+        Behaviour::WritesEnv {
+            key: KEY,
+            value: Param::pos(1, "value"),
+        },
+        "writes the environment",
+    ),
+    row(
+        "os.environ",
+        Behaviour::Environ,
+        "the environment, by subscript",
+    ),
+    row(
+        "builtins.int",
+        Behaviour::Converts { to_int: true },
+        "a rank stays a rank",
+    ),
+    row(
+        "builtins.str",
+        Behaviour::Converts { to_int: false },
+        "a rank stays a rank",
+    ),
+    row(
+        "builtins.enumerate",
+        Behaviour::Iterates(Iteration::Enumerate),
+        "iterates its argument",
+    ),
+    row(
+        "builtins.zip",
+        Behaviour::Iterates(Iteration::Zip),
+        "iterates its arguments",
+    ),
+    row("builtins.iter", ITEMS, "iterates its argument"),
+    row("builtins.list", ITEMS, "iterates its argument"),
+    row("builtins.next", ITEMS, "takes one item"),
+    row("tqdm.tqdm", ITEMS, "iterates its argument"),
+    row("tqdm.auto.tqdm", ITEMS, "iterates its argument"),
+    row(
+        "builtins.len",
+        Behaviour::Inspects,
+        "asks the length without iterating",
+    ),
+    row(
+        "fire.Fire",
+        ENTRY,
+        "calls the function from the command line",
+    ),
+    row(
+        "typer.run",
+        ENTRY,
+        "calls the function from the command line",
+    ),
+    row(
+        "jsonargparse.CLI",
+        ENTRY,
+        "calls the function from the command line",
+    ),
+    row(
+        "functools.lru_cache",
+        Behaviour::Memoises,
+        "the result is kept for later calls",
+    ),
+    row(
+        "functools.cache",
+        Behaviour::Memoises,
+        "the result is kept for later calls",
+    ),
+];

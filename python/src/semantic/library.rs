@@ -1,0 +1,509 @@
+//! Library calls, methods and attributes: a name is looked up once in the tables of
+//! `crate::libraries`, and the row's behaviour decides what happens. Nothing here names a library;
+//! a new row of an existing kind needs no code.
+
+use gpulint_core::analysis::Analysis;
+use gpulint_core::effect::{Backend, DeviceIndex, Effect, Init};
+
+use super::calls::{passthrough, Args};
+use super::value::{CudaObject, Device, Value};
+use super::{Interp, Object};
+use crate::libraries::{
+    self, torch, AttributeBehaviour, Behaviour, Iteration, MethodBehaviour, Param, Receiver,
+};
+use crate::source::Span;
+
+impl<'m> Args<'m> {
+    /// The argument a row's parameter names.
+    pub fn param(&self, p: Param) -> Option<(&Value, &'m crate::model::Expr)> {
+        self.get(p.index.unwrap_or(usize::MAX), p.name)
+    }
+}
+
+/// The last part of a qualified name, as messages quote it.
+fn short(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or(name)
+}
+
+impl<'m, A: Analysis> Interp<'m, A> {
+    /// A call to a library function by qualified name.
+    pub(super) fn call_library(&mut self, span: Span, name: &str, args: &Args<'m>) -> Value {
+        let applied = match libraries::lookup(name) {
+            Some((Behaviour::Inspects, _)) => return passthrough(args),
+            Some((does, reason)) => {
+                self.apply_row(span, libraries::canonical(name), does, reason, args)
+            }
+            None => None,
+        };
+        applied.unwrap_or_else(|| self.unknown_call(args))
+    }
+
+    /// A call gpulint does not model: loaders handed to it are taken as iterated there, and a CUDA
+    /// argument makes a CUDA result.
+    fn unknown_call(&mut self, args: &Args<'m>) -> Value {
+        let handed: Vec<(Value, Span)> = args
+            .pos
+            .iter()
+            .map(|(v, e)| (v, *e))
+            .chain(args.kw.iter().map(|(_, v, e)| (v, *e)))
+            .filter(|(v, _)| matches!(self.object(v), Some(Object::Loader { .. })))
+            .map(|(v, e)| (v.clone(), e.span))
+            .collect();
+        for (v, span) in handed {
+            self.iterate_value(&v, span);
+        }
+        passthrough(args)
+    }
+
+    /// Acts on a row; `None` when the row does nothing for these arguments.
+    fn apply_row(
+        &mut self,
+        span: Span,
+        name: &str,
+        does: Behaviour,
+        reason: &str,
+        args: &Args<'m>,
+    ) -> Option<Value> {
+        let short = short(name);
+        Some(match does {
+            Behaviour::Alias(_)
+            | Behaviour::Inspects
+            | Behaviour::Environ
+            | Behaviour::Memoises
+            | Behaviour::NarrowsVisibility { .. } => return None,
+            Behaviour::InitsCuda {
+                level,
+                object,
+                safe_in_child,
+                unless_env,
+            } => {
+                let env = &self.proc_ref().env;
+                let level = match unless_env {
+                    Some((key, value)) if env.get(key).is_some_and(|v| v == value) => Init::None,
+                    _ => level,
+                };
+                let what = format!("`{short}` {reason}");
+                if level == Init::Context && object {
+                    return Some(self.new_cuda_object(span, DeviceIndex::Current, what));
+                }
+                let fails = level == Init::Context || (level == Init::Driver && !safe_in_child);
+                self.cuda_event(span, level, what, fails);
+                Value::Unknown
+            }
+            Behaviour::CudaTensorType => {
+                self.cuda_event(span, Init::Context, format!("`{short}` {reason}"), true);
+                Value::Unknown
+            }
+            Behaviour::BindsDevice { device } => {
+                let arg = args.param(device);
+                let index = arg
+                    .and_then(|(v, e)| self.device_arg(v, e))
+                    .and_then(Device::cuda_index);
+                self.cuda_event(
+                    span,
+                    Init::Context,
+                    format!("`{short}` creates a context on the device"),
+                    true,
+                );
+                let chooses =
+                    index == Some(DeviceIndex::PerWorker) || index.is_none() && arg.is_some();
+                self.bind_device(span, chooses);
+                Value::Unknown
+            }
+            Behaviour::BindsDeviceUnderLauncher { init, owner } => {
+                self.cuda_event(span, init, format!("`{short}()` {reason}"), true);
+                if self.proc_ref().per_worker {
+                    self.bind_device(span, false);
+                }
+                if owner {
+                    self.alloc(Object::DeviceOwner)
+                } else {
+                    Value::Unknown
+                }
+            }
+            Behaviour::Factory { device } => {
+                match args.param(device).and_then(|(v, e)| self.device_arg(v, e)) {
+                    Some(Device::Cuda(index)) => self.new_cuda_object(
+                        span,
+                        index,
+                        format!("`{short}(device=...)` allocates on CUDA"),
+                    ),
+                    Some(_) => Value::Unknown,
+                    None if self.proc_ref().default_cuda.is_some() => self.new_cuda_object(
+                        span,
+                        DeviceIndex::Current,
+                        format!("`{short}` allocates on CUDA, the default device"),
+                    ),
+                    None => passthrough(args),
+                }
+            }
+            Behaviour::CreatesParameters => {
+                self.proc_ref().default_cuda?;
+                self.new_cuda_object(
+                    span,
+                    DeviceIndex::Current,
+                    format!("`{short}` creates its parameters on CUDA, the default device"),
+                )
+            }
+            Behaviour::DeviceValue { kind, index } => {
+                let device = match (args.param(kind), args.param(index)) {
+                    (Some((Value::Str(kind), _)), Some((index, _))) if kind == "cuda" => {
+                        Some(Device::Cuda(match index {
+                            Value::Int(i) => DeviceIndex::Fixed(*i),
+                            _ => DeviceIndex::PerWorker,
+                        }))
+                    }
+                    (Some((v, e)), None) => self.device_arg(v, e),
+                    _ => None,
+                };
+                device.map_or(Value::Unknown, Value::Device)
+            }
+            Behaviour::SetsDefaultDevice { device } => {
+                let cuda = match args.param(device) {
+                    Some((Value::Qualified(q) | Value::Str(q), _))
+                        if matches!(libraries::lookup(q), Some((Behaviour::CudaTensorType, _))) =>
+                    {
+                        true
+                    }
+                    Some((Value::Qualified(_), _)) | None => false,
+                    Some((v, e)) => matches!(self.device_arg(v, e), Some(Device::Cuda(_))),
+                };
+                if cuda {
+                    self.proc().default_cuda.get_or_insert(span);
+                }
+                Value::None
+            }
+            Behaviour::LoadsTensors { map_location } => match args.param(map_location) {
+                // The device is whatever the checkpoint was saved from, which the code does not
+                // say: often the CPU (shards written by the same program), often cuda:0.
+                None | Some((Value::None, _)) => Value::Unknown,
+                Some((v, e)) => match self.device_arg(v, e) {
+                    Some(Device::Cuda(index)) => self.new_cuda_object(
+                        span,
+                        index,
+                        format!("`{name}` maps the tensors to CUDA"),
+                    ),
+                    _ => Value::Unknown,
+                },
+            },
+            Behaviour::LoadsModel {
+                device,
+                device_map,
+                cuda_when_available,
+            } => {
+                let named = device.and_then(|p| args.param(p)).map(|(v, e)| match v {
+                    Value::Int(i) if *i < 0 => Some(Device::Cpu),
+                    _ => self.device_arg(v, e),
+                });
+                let target = match (named, device_map.and_then(|p| args.param(p))) {
+                    (Some(Some(d)), _) => Some(d),
+                    (_, Some((v, e))) if !matches!(v, Value::None) => Some(
+                        self.device_arg(v, e)
+                            .unwrap_or(Device::Cuda(DeviceIndex::Current)),
+                    ),
+                    (None, _) if cuda_when_available => Some(Device::Cuda(DeviceIndex::Current)),
+                    _ => None,
+                };
+                match target {
+                    Some(Device::Cuda(index)) => self.new_cuda_object(
+                        span,
+                        index,
+                        format!("`{short}(...)` loads the model onto CUDA"),
+                    ),
+                    _ => Value::Unknown,
+                }
+            }
+            Behaviour::ReadsRank => {
+                self.proc().per_worker = true;
+                Value::Rank
+            }
+            Behaviour::ProcessGroup {
+                backend,
+                device_id,
+                world_size,
+            } => {
+                self.init_process_group(span, args, backend, device_id, world_size);
+                Value::None
+            }
+            Behaviour::Subgroup { backend } => match args.param(backend) {
+                Some((Value::Str(b), _)) if torch::backend(b) == Backend::Cpu => Value::CpuGroup,
+                _ => Value::Unknown,
+            },
+            Behaviour::Collective { device, group } => {
+                let cpu = |v: &Value| matches!(v, Value::CpuGroup);
+                let on_cpu_group = args.pos.iter().any(|(v, _)| cpu(v))
+                    || args.param(group).is_some_and(|(v, _)| cpu(v));
+                let explicit = device.iter().any(|p| args.param(*p).is_some()) || on_cpu_group;
+                self.emit(Effect::CollectiveRun {
+                    span,
+                    name: short.into(),
+                    explicit_device: explicit,
+                });
+                passthrough(args)
+            }
+            Behaviour::Returns(name) => Value::Qualified(name.to_string()),
+            Behaviour::StartsChildren { api, layer } => {
+                self.call_process_api(span, name, api, layer, args, None)
+            }
+            Behaviour::GetContext { layer, method } => {
+                let start = match args.param(method).and_then(|(v, _)| {
+                    v.as_str()
+                        .and_then(libraries::processes::StartMethod::parse)
+                }) {
+                    Some(m) => m,
+                    None => self.resolve_start(layer, None).0,
+                };
+                Value::Context(layer, start)
+            }
+            Behaviour::SetStartMethod { layer, method } => {
+                if let Some(m) = args.param(method).and_then(|(v, _)| {
+                    v.as_str()
+                        .and_then(libraries::processes::StartMethod::parse)
+                }) {
+                    std::sync::Arc::make_mut(&mut self.proc().start_methods)
+                        .insert(super::process::layer_key(layer), (m, span));
+                    let at_module_scope = self.frames.is_empty();
+                    self.emit(Effect::StartMethodSet {
+                        span,
+                        method: m,
+                        at_module_scope,
+                    });
+                }
+                Value::None
+            }
+            Behaviour::EndsProcess => {
+                self.proc().exited = true;
+                Value::Unknown
+            }
+            Behaviour::Loader { .. } => self.dataloader(span, does, args),
+            Behaviour::LibraryDataset { transforms } => {
+                let transforms = transforms
+                    .iter()
+                    .filter_map(|k| args.kw(k).map(|(v, _)| v.clone()))
+                    .collect();
+                self.alloc(Object::LibraryDataset { transforms })
+            }
+            Behaviour::ForkingDataset => self.alloc(Object::ForkingDataset),
+            Behaviour::DictOfKeywords => {
+                if !args.pos.is_empty() {
+                    return None;
+                }
+                Value::Mapping(args.kw_values())
+            }
+            Behaviour::Partial => {
+                let mut values = args.values().into_iter();
+                let func = values.next().unwrap_or_default();
+                self.alloc(Object::Partial {
+                    func,
+                    args: values.collect(),
+                })
+            }
+            Behaviour::Compose { steps } => {
+                let steps = match args.param(steps) {
+                    Some((Value::Sequence(items), _)) => items.clone(),
+                    _ => Vec::new(),
+                };
+                self.alloc(Object::Compose(steps))
+            }
+            Behaviour::ReadsEnv { key } => {
+                match args
+                    .param(key)
+                    .and_then(|(v, _)| v.as_str().map(str::to_string))
+                {
+                    Some(key) => self.read_env(&key),
+                    None => Value::Unknown,
+                }
+            }
+            Behaviour::WritesEnv { key, value } => {
+                if let (Some((Value::Str(k), _)), Some((v, _))) =
+                    (args.param(key), args.param(value))
+                {
+                    let (k, v) = (k.clone(), v.clone());
+                    self.write_env(&k, &v, span);
+                }
+                Value::Unknown
+            }
+            Behaviour::Converts { to_int } => match args.pos.first() {
+                Some((Value::Rank, _)) => Value::Rank,
+                Some((Value::Int(i), _)) if to_int => Value::Int(*i),
+                Some((Value::Str(s), _)) if to_int => s.parse().map_or(Value::Unknown, Value::Int),
+                Some((Value::Int(i), _)) => Value::Str(i.to_string()),
+                Some((Value::Str(s), _)) => Value::Str(s.clone()),
+                _ => Value::Unknown,
+            },
+            Behaviour::Iterates(shape) => {
+                let mut out = Vec::new();
+                for (v, e) in &args.pos {
+                    out.push(self.iterate_value(v, e.span));
+                }
+                match shape {
+                    Iteration::Enumerate => Value::Sequence(vec![Value::Sequence(vec![
+                        Value::Unknown,
+                        out.pop().unwrap_or_default(),
+                    ])]),
+                    Iteration::Zip => Value::Sequence(vec![Value::Sequence(out)]),
+                    Iteration::Items => Value::Sequence(out),
+                }
+            }
+            Behaviour::CallsArgument(param) => match args.param(param) {
+                Some((f, _)) => {
+                    let f = f.clone();
+                    self.call_plain(&f, Vec::new())
+                }
+                None => Value::Unknown,
+            },
+        })
+    }
+
+    /// Methods whose meaning comes from the receiver's kind; `None` falls back to calling `callee`.
+    pub(super) fn call_method(
+        &mut self,
+        span: Span,
+        recv: &Value,
+        method: &str,
+        callee: &Value,
+        args: &Args<'m>,
+    ) -> Option<Value> {
+        if matches!(recv, Value::Qualified(_)) || matches!(callee, Value::BoundMethod(..)) {
+            return None;
+        }
+        // `ctx.Process(...)`: the context's module's name, with the context's start method.
+        if let Value::Context(layer, start) = recv {
+            let name = format!("{}.{method}", layer.module());
+            return Some(match libraries::lookup(&name) {
+                Some((Behaviour::StartsChildren { api, layer }, _)) => {
+                    self.call_process_api(span, &name, api, layer, args, Some((*start, span)))
+                }
+                _ => passthrough(args),
+            });
+        }
+        let object = self.object(recv).cloned();
+        let process = match &object {
+            Some(Object::Instance { class, .. }) => self.process_base(*class).is_some(),
+            Some(Object::Process { .. }) => true,
+            _ => false,
+        };
+        let does = libraries::method(method, |on, does| match on {
+            Receiver::Any => true,
+            Receiver::Opaque => matches!(recv, Value::Unknown),
+            Receiver::CudaObject => matches!(recv, Value::Cuda(_)),
+            Receiver::Process => process,
+            Receiver::Pool => matches!(object, Some(Object::Pool { .. })),
+            Receiver::Executor => matches!(object, Some(Object::Executor { .. })),
+            Receiver::DeviceOwner => matches!(object, Some(Object::DeviceOwner)),
+            Receiver::Dataset => {
+                matches!(object, Some(Object::ForkingDataset))
+                    || matches!(does, MethodBehaviour::MapsDataset { num_proc, .. }
+                        if args.param(num_proc).is_some())
+            }
+        });
+        if let Some(does) = does {
+            if let Some(v) = self.apply_method(span, recv, method, does, args) {
+                return Some(v);
+            }
+        }
+        match recv {
+            Value::Cuda(obj) => Some(Value::Cuda(CudaObject {
+                global: None,
+                ..obj.clone()
+            })),
+            _ if matches!(callee, Value::Unknown) => Some(passthrough(args)),
+            _ => None,
+        }
+    }
+
+    fn apply_method(
+        &mut self,
+        span: Span,
+        recv: &Value,
+        method: &str,
+        does: MethodBehaviour,
+        args: &Args<'m>,
+    ) -> Option<Value> {
+        Some(match does {
+            MethodBehaviour::BindsDevice { device } => {
+                let index = args
+                    .param(device)
+                    .and_then(|(v, e)| self.device_arg(v, e))
+                    .and_then(Device::cuda_index);
+                self.bind_device(span, index == Some(DeviceIndex::PerWorker));
+                Value::Unknown
+            }
+            MethodBehaviour::StartsProcess => return self.start_process(span, recv),
+            MethodBehaviour::RunsInWorkers(call) => return self.run_in_workers(recv, call, args),
+            MethodBehaviour::MovesArgumentsToDevice => {
+                let mut out = Vec::new();
+                for (_, e) in &args.pos {
+                    out.push(self.new_cuda_object(
+                        e.span,
+                        DeviceIndex::PerWorker,
+                        format!("`{method}` moves it to CUDA"),
+                    ));
+                }
+                if out.len() == 1 {
+                    out.remove(0)
+                } else {
+                    Value::Sequence(out)
+                }
+            }
+            MethodBehaviour::MovesToCuda { device } => {
+                let index = match args.param(device) {
+                    None => DeviceIndex::Current,
+                    Some((v, e)) => self
+                        .device_arg(v, e)
+                        .and_then(Device::cuda_index)
+                        .unwrap_or(DeviceIndex::PerWorker),
+                };
+                self.new_cuda_object(span, index, format!("`.{method}()` creates a CUDA context"))
+            }
+            MethodBehaviour::MovesTo { device } => {
+                match args.param(device).and_then(|(v, e)| self.device_arg(v, e)) {
+                    Some(Device::Cuda(index)) => self.new_cuda_object(
+                        span,
+                        index,
+                        format!("`.{method}(...)` a CUDA device creates a CUDA context"),
+                    ),
+                    Some(_) => Value::Unknown,
+                    None => match recv {
+                        Value::Cuda(obj) => Value::Cuda(CudaObject {
+                            global: None,
+                            ..obj.clone()
+                        }),
+                        _ => Value::Unknown,
+                    },
+                }
+            }
+            MethodBehaviour::CreatesContext => self.new_cuda_object(
+                span,
+                DeviceIndex::Current,
+                format!("`{method}()` creates a CUDA context"),
+            ),
+            MethodBehaviour::ToCpu => Value::Unknown,
+            MethodBehaviour::MapsDataset { .. } => self.dataset_map(span, recv, does, args),
+        })
+    }
+
+    /// `owner.attr` for library receivers: `None` when no row says.
+    pub(super) fn library_attribute(&self, owner: &Value, attr: &str) -> Option<Value> {
+        match owner {
+            Value::Object(_) if matches!(self.object(owner), Some(Object::DeviceOwner)) => {
+                match libraries::attribute(attr, Receiver::DeviceOwner)? {
+                    AttributeBehaviour::Device => {
+                        Some(Value::Device(Device::Cuda(DeviceIndex::PerWorker)))
+                    }
+                    AttributeBehaviour::Metadata => Some(Value::Unknown),
+                }
+            }
+            Value::Cuda(obj) => Some(match libraries::attribute(attr, Receiver::CudaObject) {
+                Some(AttributeBehaviour::Device) => Value::Device(Device::Cuda(obj.index)),
+                Some(AttributeBehaviour::Metadata) => Value::Unknown,
+                None if attr.starts_with("__") => Value::Unknown,
+                None => Value::Cuda(CudaObject {
+                    global: None,
+                    ..obj.clone()
+                }),
+            }),
+            _ => None,
+        }
+    }
+}

@@ -86,6 +86,17 @@ pub struct CudaObject {
     pub global: Option<(String, Span)>,
 }
 
+impl CudaObject {
+    /// A value computed from this one (a slice, an operation's result, an attribute): on the same
+    /// device, held by no global binding.
+    pub fn derived(&self) -> CudaObject {
+        CudaObject {
+            global: None,
+            ..self.clone()
+        }
+    }
+}
+
 /// What kind of child-creating construct started a child process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChildKind {

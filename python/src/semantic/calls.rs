@@ -4,7 +4,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::{Backend, Binding, CudaObject, DeviceIndex, Effect};
+use gpulint_core::effect::{Backend, Binding, DeviceIndex, Effect};
 
 use super::value::{Device, Value};
 use super::{Interp, Object};
@@ -430,10 +430,7 @@ pub(super) fn passthrough(args: &Args) -> Value {
         .chain(args.kw.iter().map(|(_, v, _)| v));
     for v in values {
         if let Value::Cuda(obj) = v {
-            return Value::Cuda(CudaObject {
-                global: None,
-                ..obj.clone()
-            });
+            return Value::Cuda(obj.derived());
         }
     }
     Value::Unknown

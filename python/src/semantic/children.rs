@@ -118,14 +118,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 results: Vec::new(),
             };
         }
-        let saved = (
-            std::mem::take(&mut self.frames),
-            self.globals.clone(),
-            self.heap.clone(),
-            self.class_attrs.clone(),
-            self.loop_depth,
-        );
-        self.loop_depth = 0;
+        let world = self.save_world();
+        let frames = std::mem::take(&mut self.frames);
+        let loop_depth = std::mem::take(&mut self.loop_depth);
         let (mut child, parent_init) = self.child_process(start, parent_init);
         child.child_of = Some(span);
         self.procs.push(child);
@@ -145,11 +140,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
         let child = self.procs.pop().unwrap_or_default();
         self.finish_process(child.clone());
-        let (frames, globals, heap, class_attrs, loop_depth) = saved;
+        self.restore_world(world);
         self.frames = frames;
-        self.globals = globals;
-        self.heap = heap;
-        self.class_attrs = class_attrs;
         self.loop_depth = loop_depth;
         ChildRun {
             process: Some(child),
@@ -166,11 +158,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let parent_init = self.proc_ref().cuda.clone();
         let (mut child, parent_init) = self.child_process(StartMethod::Fork, parent_init);
         child.child_of = Some(fork_span);
-        let saved = (
-            self.globals.clone(),
-            self.heap.clone(),
-            self.frames.last().map(|f| f.locals.clone()),
-        );
+        let world = self.save_world();
+        let locals = self.frames.last().map(|f| f.locals.clone());
         self.procs.push(child);
         self.emit(Effect::ChildStarted(ChildStart {
             span: fork_span,
@@ -183,9 +172,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.exec_block(body);
         let child = self.procs.pop().unwrap_or_default();
         self.finish_process(child);
-        self.globals = saved.0;
-        self.heap = saved.1;
-        if let (Some(frame), Some(locals)) = (self.frames.last_mut(), saved.2) {
+        self.restore_world(world);
+        if let (Some(frame), Some(locals)) = (self.frames.last_mut(), locals) {
             frame.locals = locals;
         }
     }

@@ -648,10 +648,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 items.get(i as usize).cloned().unwrap_or_default()
             }
             (Value::Sequence(items), _) => items.iter().cloned().fold(Value::Unknown, Value::join),
-            (Value::Cuda(obj), _) => Value::Cuda(CudaObject {
-                global: None,
-                ..obj.clone()
-            }),
+            (Value::Cuda(obj), _) => Value::Cuda(obj.derived()),
             (Value::Mapping(entries), Value::Str(k)) => entries
                 .iter()
                 .find(|(key, _)| key == k)
@@ -680,10 +677,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some(Object::Loader { .. }) => self.iterate_loader(*id, span),
                 _ => Value::Unknown,
             },
-            Value::Cuda(obj) => Value::Cuda(CudaObject {
-                global: None,
-                ..obj.clone()
-            }),
+            Value::Cuda(obj) => Value::Cuda(obj.derived()),
             _ => Value::Unknown,
         }
     }
@@ -867,12 +861,7 @@ fn derived(values: Vec<Value>) -> Value {
     let mut rank = false;
     for v in values {
         match v {
-            Value::Cuda(obj) => {
-                return Value::Cuda(CudaObject {
-                    global: None,
-                    ..obj
-                })
-            }
+            Value::Cuda(obj) => return Value::Cuda(obj.derived()),
             Value::Rank => rank = true,
             _ => {}
         }

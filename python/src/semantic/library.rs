@@ -6,7 +6,7 @@ use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::{Backend, DeviceIndex, Effect, Init};
 
 use super::calls::{passthrough, Args};
-use super::value::{CudaObject, Device, Value};
+use super::value::{Device, Value};
 use super::{Interp, Object};
 use crate::libraries::{
     self, torch, AttributeBehaviour, Behaviour, Iteration, MethodBehaviour, Param, Receiver,
@@ -403,10 +403,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
         }
         match recv {
-            Value::Cuda(obj) => Some(Value::Cuda(CudaObject {
-                global: None,
-                ..obj.clone()
-            })),
+            Value::Cuda(obj) => Some(Value::Cuda(obj.derived())),
             _ if matches!(callee, Value::Unknown) => Some(passthrough(args)),
             _ => None,
         }
@@ -465,10 +462,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     ),
                     Some(_) => Value::Unknown,
                     None => match recv {
-                        Value::Cuda(obj) => Value::Cuda(CudaObject {
-                            global: None,
-                            ..obj.clone()
-                        }),
+                        Value::Cuda(obj) => Value::Cuda(obj.derived()),
                         _ => Value::Unknown,
                     },
                 }
@@ -498,10 +492,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some(AttributeBehaviour::Device) => Value::Device(Device::Cuda(obj.index)),
                 Some(AttributeBehaviour::Metadata) => Value::Unknown,
                 None if attr.starts_with("__") => Value::Unknown,
-                None => Value::Cuda(CudaObject {
-                    global: None,
-                    ..obj.clone()
-                }),
+                None => Value::Cuda(obj.derived()),
             }),
             _ => None,
         }

@@ -125,6 +125,23 @@ enum Object {
     DeviceOwner,
 }
 
+/// The program's shared state: every module's globals, the objects, the class attributes. A child
+/// process or an entry point runs on a copy; the parent goes on with its own.
+#[derive(Clone)]
+struct World {
+    globals: Arc<HashMap<FileId, Arc<HashMap<String, Value>>>>,
+    heap: heap::Heap,
+    class_attrs: Arc<HashMap<ClassId, Arc<HashMap<String, Value>>>>,
+}
+
+/// What every entry point starts from: the world and process the main program left, and each
+/// class's instance as built once by `__init__` (with the process state building it left).
+struct EntryBase<A> {
+    world: World,
+    end_of_main: Process<A>,
+    receivers: HashMap<(ClassId, bool), (Value, Process<A>)>,
+}
+
 /// A scope's bindings, shared until written (branches snapshot them).
 type Scope = Arc<HashMap<String, Value>>;
 
@@ -248,27 +265,20 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         self.exec_module(self.main);
         let main = self.procs.pop().unwrap_or_default();
-        let (mut globals, mut heap, mut class_attrs) = (
-            self.globals.clone(),
-            self.heap.clone(),
-            self.class_attrs.clone(),
-        );
-        // Each class's methods run on one instance built by `__init__` (with the process state it
-        // leaves), built once: later entries start from it.
-        let mut receivers: HashMap<(ClassId, bool), (Value, Process<A>)> = HashMap::default();
-        let end_of_main = main.clone();
+        let mut base = EntryBase {
+            world: self.save_world(),
+            end_of_main: main.clone(),
+            receivers: HashMap::default(),
+        };
         self.finish_process(main);
-
         // A function named anywhere in the program has a caller that may bind what it needs.
         let referenced = self.p.referenced_names();
-        let order: Vec<FuncId> = (0..m.functions.len() as u32)
-            .map(|index| FuncId {
-                file: self.main,
-                index,
-            })
-            .collect();
         for partial in [false, true] {
-            for &id in &order {
+            for index in 0..m.functions.len() as u32 {
+                let id = FuncId {
+                    file: self.main,
+                    index,
+                };
                 let func = self.func(id);
                 // `Backend()` calls `Backend.__init__`: a class named somewhere has callers of its
                 // implicitly called methods.
@@ -277,64 +287,82 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         .class
                         .is_some_and(|c| referenced.contains(self.class(c).name.as_str()));
                 let is_root = !referenced.contains(func.name.as_str()) && !implicit_caller;
-                if self.entered.contains(&id) || func.name == "<lambda>" || is_root == partial {
-                    continue;
+                if !self.entered.contains(&id) && func.name != "<lambda>" && is_root != partial {
+                    self.run_entry(id, partial, &mut base);
                 }
-                self.globals = globals.clone();
-                self.heap = heap.clone();
-                self.class_attrs = class_attrs.clone();
-                let mut process = end_of_main.clone();
-                process.partial = partial;
-                process.exited = false;
-                // Ray gives the worker its own GPUs before `__init__` runs.
-                let narrowed = names::narrowing_decorator(self, id);
-                if let Some(span) = narrowed {
-                    process.bound = Some(span);
-                    process.per_worker = true;
-                }
-                let remaining = self.fuel;
-                self.fuel = remaining.min(ENTRY_FUEL);
-                let receiver = match func.class {
-                    None => None,
-                    Some(class) if func.name == "__init__" => Some(self.alloc(Object::Instance {
-                        class,
-                        attrs: HashMap::default(),
-                    })),
-                    Some(class) => match receivers.get(&(class, partial)) {
-                        Some((value, built)) => {
-                            process = built.clone();
-                            Some(value.clone())
-                        }
-                        None => {
-                            // Whoever built the object may have bound the device before, or
-                            // between that and this call: a process group from `__init__` is
-                            // judged by the `__init__` entry and by the callers' analyses.
-                            process.partial = true;
-                            self.procs.push(process);
-                            let value = self.instantiate(class, Vec::new(), Vec::new());
-                            process = self.procs.pop().unwrap_or_default();
-                            receivers.insert((class, partial), (value.clone(), process.clone()));
-                            globals = self.globals.clone();
-                            heap = self.heap.clone();
-                            class_attrs = self.class_attrs.clone();
-                            Some(value)
-                        }
-                    },
-                };
-                self.procs.push(process);
-                if let Some(span) = narrowed {
-                    self.emit(Effect::DeviceBound {
-                        span,
-                        binding: gpulint_core::effect::Binding::Narrowed,
-                        chooses: false,
-                    });
-                }
-                self.call_function(id, None, receiver, Vec::new(), Vec::new());
-                self.fuel = remaining - (remaining.min(ENTRY_FUEL) - self.fuel);
-                let process = self.procs.pop().unwrap_or_default();
-                self.finish_process(process);
             }
         }
+    }
+
+    /// Runs one function as an entry point, from the state the main program left. With `partial`,
+    /// it has callers elsewhere (see `ProcessEnd::partial`).
+    fn run_entry(&mut self, id: FuncId, partial: bool, base: &mut EntryBase<A>) {
+        self.restore_world(base.world.clone());
+        let mut process = base.end_of_main.clone();
+        process.partial = partial;
+        process.exited = false;
+        // Ray gives the worker its own GPUs before `__init__` runs.
+        let narrowed = names::narrowing_decorator(self, id);
+        if let Some(span) = narrowed {
+            process.bound = Some(span);
+            process.per_worker = true;
+        }
+        let remaining = self.fuel;
+        self.fuel = remaining.min(ENTRY_FUEL);
+        let func = self.func(id);
+        let receiver = match func.class {
+            None => None,
+            Some(class) if func.name == "__init__" => Some(self.alloc(Object::Instance {
+                class,
+                attrs: HashMap::default(),
+            })),
+            Some(class) => match base.receivers.get(&(class, partial)) {
+                Some((value, built)) => {
+                    process = built.clone();
+                    Some(value.clone())
+                }
+                None => {
+                    // Whoever built the object may have bound the device before, or between that
+                    // and this call: a process group from `__init__` is judged by the `__init__`
+                    // entry and by the callers' analyses.
+                    process.partial = true;
+                    self.procs.push(process);
+                    let value = self.instantiate(class, Vec::new(), Vec::new());
+                    process = self.procs.pop().unwrap_or_default();
+                    base.receivers
+                        .insert((class, partial), (value.clone(), process.clone()));
+                    base.world = self.save_world();
+                    Some(value)
+                }
+            },
+        };
+        self.procs.push(process);
+        if let Some(span) = narrowed {
+            self.emit(Effect::DeviceBound {
+                span,
+                binding: gpulint_core::effect::Binding::Narrowed,
+                chooses: false,
+            });
+        }
+        self.call_function(id, None, receiver, Vec::new(), Vec::new());
+        self.fuel = remaining - (remaining.min(ENTRY_FUEL) - self.fuel);
+        let process = self.procs.pop().unwrap_or_default();
+        self.finish_process(process);
+    }
+
+    /// The program's shared state now; cheap, since its tables are shared until written.
+    fn save_world(&self) -> World {
+        World {
+            globals: self.globals.clone(),
+            heap: self.heap.clone(),
+            class_attrs: self.class_attrs.clone(),
+        }
+    }
+
+    fn restore_world(&mut self, world: World) {
+        self.globals = world.globals;
+        self.heap = world.heap;
+        self.class_attrs = world.class_attrs;
     }
 
     fn alloc(&mut self, object: Object) -> Value {

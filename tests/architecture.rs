@@ -1,0 +1,205 @@
+//! The invariants of ARCHITECTURE.md that a compiler does not check: which crate may depend on
+//! which, and that library knowledge lives only in the Python frontend's tables.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::root;
+
+/// The gpulint crates each crate may depend on (normal dependencies; tests may use more).
+const LAYERS: &[(&str, &[&str])] = &[
+    ("core", &[]),
+    ("analyses", &["gpulint_core"]),
+    ("python", &["gpulint_core"]),
+    ("rules", &["gpulint_core", "gpulint_analyses"]),
+    ("probe", &[]),
+];
+
+#[test]
+fn crates_depend_only_on_the_layers_below_them() {
+    for (dir, allowed) in LAYERS {
+        let manifest = root().join(dir).join("Cargo.toml");
+        let text = std::fs::read_to_string(&manifest).expect("manifest");
+        let toml: toml::Table = text.parse().expect("valid manifest");
+        let deps = toml
+            .get("dependencies")
+            .and_then(|d| d.as_table())
+            .cloned()
+            .unwrap_or_default();
+        for name in deps.keys().filter(|n| n.starts_with("gpulint")) {
+            assert!(
+                allowed.contains(&name.as_str()),
+                "{dir} depends on {name}; it may depend on {allowed:?}"
+            );
+        }
+    }
+}
+
+/// Top-level packages and modules whose APIs the tables describe. A string literal naming one of
+/// them (`"torch.cuda.set_device"`, `"os.environ"`) outside the tables is a library test in code.
+const LIBRARY_ROOTS: &[&str] = &[
+    "torch",
+    "torchvision",
+    "cupy",
+    "cupyx",
+    "numba",
+    "pycuda",
+    "multiprocessing",
+    "multiprocess",
+    "concurrent",
+    "transformers",
+    "accelerate",
+    "datasets",
+    "diffusers",
+    "peft",
+    "optimum",
+    "sentence_transformers",
+    "vllm",
+    "deepspeed",
+    "lightning",
+    "pytorch_lightning",
+    "ray",
+    "daemon",
+    "functools",
+    "tqdm",
+    "fire",
+    "typer",
+    "jsonargparse",
+    "os",
+    "sys",
+];
+
+#[test]
+fn no_library_name_is_a_string_literal_outside_the_tables() {
+    let mut offences = Vec::new();
+    for dir in ["python/src", "analyses/src", "core/src"] {
+        for file in rust_files(&root().join(dir)) {
+            if file.components().any(|c| c.as_os_str() == "libraries") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("source");
+            // Unit tests hold Python programs as strings; they decide nothing.
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for literal in string_literals(code) {
+                if let Some(name) = library_name(&literal) {
+                    let rel = file.strip_prefix(root()).unwrap_or(&file);
+                    offences.push(format!("{}: {name:?} in {literal:?}", rel.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        offences.is_empty(),
+        "library names outside the tables:\n{}",
+        offences.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_finds_what_it_looks_for() {
+    let code = r##"let a = "torch.cuda.init"; // "os.environ" in a comment
+        let b = r#"multiprocessing.Pool"#; let c = '"'; let d = "a \"quoted\" os.fork";
+        let e = "`{short}` runs on the current device";"##;
+    let found: Vec<String> = string_literals(code)
+        .iter()
+        .filter_map(|l| library_name(l))
+        .collect();
+    assert_eq!(
+        found,
+        ["torch.cuda.init", "multiprocessing.Pool", "os.fork"]
+    );
+}
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).expect("readable dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("tests.rs") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The first dotted name in `literal` that starts with a library root.
+fn library_name(literal: &str) -> Option<String> {
+    literal
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .find(|word| {
+            word.split_once('.').is_some_and(|(head, rest)| {
+                LIBRARY_ROOTS.contains(&head) && rest.starts_with(|c: char| c.is_ascii_alphabetic())
+            })
+        })
+        .map(str::to_string)
+}
+
+/// The contents of the string literals in Rust source, comments and character literals skipped.
+fn string_literals(code: &str) -> Vec<String> {
+    let bytes = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 2;
+            }
+            b'\'' => {
+                // A character literal ('"', '\'') or a lifetime ('a): skip past it.
+                if bytes.get(i + 1) == Some(&b'\\') {
+                    i += 4;
+                } else if bytes.get(i + 2) == Some(&b'\'') {
+                    i += 3;
+                } else {
+                    i += 1;
+                }
+            }
+            b'r' if matches!(bytes.get(i + 1), Some(b'"' | b'#'))
+                && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) =>
+            {
+                let hashes = bytes[i + 1..].iter().take_while(|b| **b == b'#').count();
+                let start = i + 2 + hashes;
+                let close = format!("\"{}", "#".repeat(hashes));
+                match code.get(start..).and_then(|rest| rest.find(&close)) {
+                    Some(len) => {
+                        out.push(code[start..start + len].to_string());
+                        i = start + len + close.len();
+                    }
+                    None => break,
+                }
+            }
+            b'"' => {
+                let mut text = String::new();
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    if let Some(b) = bytes.get(i) {
+                        text.push(*b as char);
+                    }
+                    i += 1;
+                }
+                out.push(text);
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}

@@ -44,10 +44,10 @@ pub const ROWS: &[Row] = &[
     row(
         "accelerate.Accelerator",
         Behaviour::BindsDeviceUnderLauncher {
-            init: Init::None,
+            init: Init::Context,
             owner: true,
         },
-        "its state calls `torch.cuda.set_device(local_rank)` under a launcher; `.device` is that device",
+        "creates a CUDA context: its state picks the device (`torch.cuda.set_device(local_rank)` under a launcher)",
     ),
     row("accelerate.PartialState", BINDS, "calls `torch.cuda.set_device(local_rank)` under a launcher"),
     row("accelerate.state.PartialState", BINDS, "calls `torch.cuda.set_device(local_rank)` under a launcher"),

@@ -23,6 +23,17 @@ pub struct ForkFact {
     pub child_code: String,
 }
 
+impl ForkFact {
+    /// The verdict: a hazard when the child starts from an initialised parent (by fork, or from a
+    /// fork server that initialised CUDA) and uses CUDA. Returns the initialisation and the use.
+    pub fn hazard(&self) -> Option<(&CudaInitSite, &CudaUse)> {
+        if self.start_method == StartMethod::Spawn {
+            return None;
+        }
+        Some((self.parent_init.as_ref()?, self.child_use.as_ref()?))
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct ForkAfterInit {
     /// The fork point this process is a child of.

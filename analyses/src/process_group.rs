@@ -18,6 +18,28 @@ pub struct ProcessGroupFact {
     pub cuda_used: bool,
 }
 
+/// How a process group created before the binding fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupVerdict {
+    /// Something ran on GPU 0 before the binding, or the device is never bound.
+    Fails,
+    /// The binding follows with nothing in between: it works while nothing is added there.
+    OrderOnly,
+}
+
+impl ProcessGroupFact {
+    /// The verdict; `None` when the default backend is not NCCL here (no CUDA in the process).
+    pub fn verdict(&self) -> Option<GroupVerdict> {
+        if self.backend == Backend::Default && !self.cuda_used {
+            return None;
+        }
+        Some(match (&self.early_use, self.late_bind) {
+            (None, Some(_)) => GroupVerdict::OrderOnly,
+            _ => GroupVerdict::Fails,
+        })
+    }
+}
+
 /// A group created while the device was not bound, still waiting for its verdict.
 #[derive(Clone, Debug)]
 struct Pending {

@@ -116,11 +116,7 @@ fn spawn_fix(fork: &ForkFact, sources: &dyn Sources) -> Option<Fix> {
 }
 
 fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
-    if fork.start_method == StartMethod::Spawn {
-        return None;
-    }
-    let init = fork.parent_init.as_ref()?;
-    let child = fork.child_use.as_ref()?;
+    let (init, child) = fork.hazard()?;
     let state = match init.level {
         Init::Driver => "the CUDA driver was initialised",
         _ => "CUDA was initialised",
@@ -203,5 +199,85 @@ fn spawn_help(kind: ChildKind) -> &'static str {
         ChildKind::OsFork | ChildKind::DaemonContext => {
             "fork before CUDA is initialised, or start the child with `subprocess`/spawn"
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpulint_core::effect::{CudaInitSite, CudaUse};
+    use gpulint_core::source::{FileId, Span};
+
+    const SOURCE: &str = "loader = DataLoader(ds, num_workers=2)\n";
+
+    struct Text;
+    impl Sources for Text {
+        fn text(&self, _: FileId) -> &str {
+            SOURCE
+        }
+    }
+
+    fn span(start: u32, end: u32) -> Span {
+        Span::new(FileId(0), start, end)
+    }
+
+    fn fork(start_method: StartMethod, used: bool) -> ForkFact {
+        ForkFact {
+            span: span(9, 38),
+            kind: ChildKind::DataLoader,
+            start_method,
+            start_method_source: None,
+            parent_init: Some(CudaInitSite {
+                span: span(0, 6),
+                level: Init::Driver,
+                what: "`is_available` calls `cuInit`".into(),
+            }),
+            child_use: used.then(|| CudaUse {
+                span: span(20, 22),
+                what: "uses `ds`, a CUDA object".into(),
+            }),
+            child_code: "`Frames.__getitem__`".into(),
+        }
+    }
+
+    fn render(fork: ForkFact) -> Vec<Diagnostic> {
+        let facts = Facts {
+            forks: vec![fork],
+            ..Facts::default()
+        };
+        check(&facts, &Text)
+    }
+
+    #[test]
+    fn a_forked_child_that_uses_cuda_is_reported_with_both_sites_and_a_spawn_fix() {
+        let [d] = render(fork(StartMethod::Fork, true)).try_into().unwrap();
+        assert_eq!(
+            d.message,
+            "This DataLoader starts a child process by fork after the CUDA driver was initialised, and `Frames.__getitem__` uses CUDA in the child"
+        );
+        assert_eq!(d.related.len(), 2);
+        assert!(d.related[0]
+            .message
+            .starts_with("the CUDA driver was initialised here"));
+        let fix = d.fix.expect("a DataLoader takes a spawn context");
+        assert_eq!(fix.applicability, Applicability::Unsafe);
+        assert_eq!(fix.edits[0].content, ", multiprocessing_context=\"spawn\"");
+    }
+
+    #[test]
+    fn spawned_or_cpu_only_children_are_not_reported() {
+        assert!(render(fork(StartMethod::Spawn, true)).is_empty());
+        assert!(render(fork(StartMethod::Fork, false)).is_empty());
+    }
+
+    #[test]
+    fn a_forkserver_child_names_the_server() {
+        let [d] = render(fork(StartMethod::Forkserver, true))
+            .try_into()
+            .unwrap();
+        assert!(d
+            .message
+            .contains("from a forkserver that imported the main module"));
+        assert!(d.label.contains("forkserver"));
     }
 }

@@ -96,3 +96,46 @@ fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpulint_analyses::pinned::PinnedGlobalFact;
+    use gpulint_core::source::{FileId, Span};
+
+    struct NoText;
+    impl Sources for NoText {
+        fn text(&self, _: FileId) -> &str {
+            ""
+        }
+    }
+
+    #[test]
+    fn the_binding_is_primary_and_the_choice_and_use_are_related() {
+        let at = |start| Span::new(FileId(0), start, start + 4);
+        let facts = Facts {
+            pinned_globals: vec![PinnedGlobalFact {
+                binding: at(0),
+                name: "MODEL".into(),
+                device: "cuda:0".into(),
+                choice: at(40),
+                use_site: at(60),
+            }],
+            ..Facts::default()
+        };
+        let [d] = check(&facts, &NoText).try_into().unwrap();
+        assert_eq!(d.span, at(0));
+        assert_eq!(
+            d.message,
+            "`MODEL` is pinned to cuda:0, but workers that choose their own device use it"
+        );
+        let related: Vec<Span> = d.related.iter().map(|r| r.span).collect();
+        assert_eq!(related, [at(40), at(60)]);
+        assert!(d.fix.is_none());
+    }
+
+    #[test]
+    fn no_fact_no_finding() {
+        assert!(check(&Facts::default(), &NoText).is_empty());
+    }
+}

@@ -1,6 +1,6 @@
 //! GPU003 process-group-before-set-device.
 
-use gpulint_analyses::process_group::ProcessGroupFact;
+use gpulint_analyses::process_group::{GroupVerdict, ProcessGroupFact};
 use gpulint_analyses::Facts;
 use gpulint_core::effect::Backend;
 
@@ -86,9 +86,7 @@ fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
 }
 
 fn diagnostic(group: &ProcessGroupFact, sources: &dyn Sources) -> Option<Diagnostic> {
-    if group.backend == Backend::Default && !group.cuda_used {
-        return None;
-    }
+    let verdict = group.verdict()?;
     let backend = match group.backend {
         Backend::Default => "process group (NCCL, since CUDA is in use)",
         Backend::Nccl | Backend::Cpu => "NCCL process group",
@@ -106,20 +104,20 @@ fn diagnostic(group: &ProcessGroupFact, sources: &dyn Sources) -> Option<Diagnos
             message: "the device is bound only here".into(),
         });
     }
-    let (severity, message) = match (&group.early_use, group.late_bind) {
-        (None, Some(_)) => (
+    let (severity, message) = match (verdict, &group.early_use, group.late_bind) {
+        (GroupVerdict::OrderOnly, _, _) => (
             Severity::Warning,
             format!("The {backend} is created before this rank's device is bound; it works only while nothing touches the GPU in between"),
         ),
-        (Some(_), Some(_)) => (
+        (GroupVerdict::Fails, Some(_), Some(_)) => (
             Severity::Error,
             format!("The {backend} is created, and used, before this rank's device is bound: every rank runs on GPU 0"),
         ),
-        (Some(_), None) => (
+        (GroupVerdict::Fails, Some(_), None) => (
             Severity::Error,
             format!("The {backend} is created and used, but this rank never binds its device: every rank runs on GPU 0"),
         ),
-        (None, None) => (
+        (GroupVerdict::Fails, None, _) => (
             Severity::Error,
             format!("The {backend} is created, but this rank never binds its device: every rank runs on GPU 0"),
         ),
@@ -151,4 +149,71 @@ fn move_binding_first(group: &ProcessGroupFact, sources: &dyn Sources) -> Option
         message: "bind the device before creating the process group".into(),
         edits,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpulint_core::effect::CudaUse;
+    use gpulint_core::source::{FileId, Span};
+
+    const SOURCE: &str = "dist.init_process_group(\"nccl\")\ntorch.cuda.set_device(rank)\n";
+
+    struct Text;
+    impl Sources for Text {
+        fn text(&self, _: FileId) -> &str {
+            SOURCE
+        }
+    }
+
+    fn span(start: usize, end: usize) -> Span {
+        Span::new(FileId(0), start as u32, end as u32)
+    }
+
+    fn group(early: bool, late: bool, backend: Backend, cuda_used: bool) -> Vec<Diagnostic> {
+        let set_device = SOURCE.find("torch").unwrap();
+        let fact = ProcessGroupFact {
+            span: span(0, 31),
+            backend,
+            early_use: early.then(|| CudaUse {
+                span: span(0, 4),
+                what: "`barrier` runs on the current device".into(),
+            }),
+            late_bind: late.then(|| span(set_device, SOURCE.len() - 1)),
+            cuda_used,
+        };
+        let facts = Facts {
+            process_groups: vec![fact],
+            ..Facts::default()
+        };
+        check(&facts, &Text)
+    }
+
+    #[test]
+    fn order_alone_is_a_warning_with_a_safe_fix_that_moves_the_binding_up() {
+        let [d] = group(false, true, Backend::Nccl, true).try_into().unwrap();
+        assert_eq!(d.severity, Severity::Warning);
+        let fix = d.fix.expect("a safe fix");
+        assert_eq!(fix.applicability, Applicability::Safe);
+        let text = crate::fix::apply(SOURCE, &fix.edits.iter().collect::<Vec<_>>()).0;
+        assert_eq!(
+            text,
+            "torch.cuda.set_device(rank)\ndist.init_process_group(\"nccl\")\n"
+        );
+    }
+
+    #[test]
+    fn an_early_use_or_no_binding_is_an_error_without_a_fix() {
+        for (early, late) in [(true, true), (true, false), (false, false)] {
+            let [d] = group(early, late, Backend::Nccl, true).try_into().unwrap();
+            assert_eq!(d.severity, Severity::Error, "early {early}, late {late}");
+            assert!(d.fix.is_none());
+        }
+    }
+
+    #[test]
+    fn the_default_backend_without_cuda_is_not_nccl() {
+        assert!(group(false, false, Backend::Default, false).is_empty());
+        assert_eq!(group(false, false, Backend::Default, true).len(), 1);
+    }
 }

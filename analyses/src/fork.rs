@@ -137,3 +137,89 @@ impl Analysis for ForkAfterInit {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpulint_core::source::FileId;
+
+    fn at(start: u32) -> Span {
+        Span::new(FileId(0), start, start + 1)
+    }
+
+    fn start(parent: bool) -> Effect {
+        Effect::ChildStarted(ChildStart {
+            span: at(10),
+            kind: ChildKind::Pool,
+            start_method: StartMethod::Fork,
+            start_method_source: None,
+            parent_init: parent.then(|| CudaInitSite {
+                span: at(1),
+                level: gpulint_core::effect::Init::Context,
+                what: "init".into(),
+            }),
+            code: Some("its tasks".into()),
+        })
+    }
+
+    fn used_at(start: u32) -> Effect {
+        Effect::CudaInit {
+            site: CudaInitSite {
+                span: at(start),
+                level: gpulint_core::effect::Init::Context,
+                what: "use".into(),
+            },
+            fails_in_child: true,
+        }
+    }
+
+    #[test]
+    fn the_child_reports_its_first_use_and_the_code_that_made_it() {
+        let cx = Context::default();
+        let mut facts = Vec::new();
+        let mut child = ForkAfterInit::default();
+        child.effect(&start(true), &cx, &mut facts);
+        child.effect(
+            &Effect::ChildRuns {
+                code: "`embed`".into(),
+            },
+            &cx,
+            &mut facts,
+        );
+        child.effect(&used_at(20), &cx, &mut facts);
+        child.effect(&used_at(30), &cx, &mut facts);
+        child.finish(&ProcessEnd::default(), &mut facts);
+        let [fact] = facts.try_into().unwrap();
+        assert_eq!(fact.child_use.as_ref().map(|u| u.span), Some(at(20)));
+        assert_eq!(fact.child_code, "`embed`");
+        assert!(fact.hazard().is_some());
+    }
+
+    #[test]
+    fn uses_before_the_child_started_are_not_the_childs() {
+        let cx = Context::default();
+        let mut facts = Vec::new();
+        // A spawned child re-imports the main module first: what that did is not the child's use.
+        let mut child = ForkAfterInit::default();
+        child.effect(&used_at(5), &cx, &mut facts);
+        child.effect(&start(false), &cx, &mut facts);
+        child.finish(&ProcessEnd::default(), &mut facts);
+        let [fact] = facts.try_into().unwrap();
+        assert_eq!(fact.child_use, None);
+        assert!(fact.hazard().is_none());
+    }
+
+    #[test]
+    fn a_second_visit_fills_in_the_parent_state_the_first_lacked() {
+        let cx = Context::default();
+        let mut facts = Vec::new();
+        for parent in [false, true] {
+            let mut child = ForkAfterInit::default();
+            child.effect(&start(parent), &cx, &mut facts);
+            child.effect(&used_at(20), &cx, &mut facts);
+            child.finish(&ProcessEnd::default(), &mut facts);
+        }
+        let [fact] = facts.try_into().unwrap();
+        assert_eq!(fact.parent_init.map(|p| p.span), Some(at(1)));
+    }
+}

@@ -98,3 +98,63 @@ impl Analysis for PinnedGlobal {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpulint_core::effect::{Binding, CudaObject};
+    use gpulint_core::source::FileId;
+
+    fn at(start: u32) -> Span {
+        Span::new(FileId(0), start, start + 1)
+    }
+
+    fn read_global(pinned: bool) -> Effect {
+        Effect::CudaUsed {
+            object: CudaObject {
+                site: at(1),
+                index: DeviceIndex::Fixed(0),
+                pinned,
+                process: 0,
+                global: Some(("MODEL".into(), at(1))),
+            },
+            span: at(30),
+            what: "uses `MODEL`".into(),
+            through_global: true,
+        }
+    }
+
+    fn run(effects: &[Effect], per_worker: bool) -> Vec<PinnedGlobalFact> {
+        let (cx, mut facts) = (Context::default(), Vec::new());
+        let mut state = PinnedGlobal::default();
+        for e in effects {
+            state.effect(e, &cx, &mut facts);
+        }
+        let end = ProcessEnd {
+            per_worker,
+            ..ProcessEnd::default()
+        };
+        state.finish(&end, &mut facts);
+        facts
+    }
+
+    #[test]
+    fn a_worker_that_chose_its_device_and_reads_a_pinned_global() {
+        let choose = Effect::DeviceBound {
+            span: at(20),
+            binding: Binding::Call,
+            chooses: true,
+        };
+        let [fact] = run(&[choose.clone(), read_global(true)], true)
+            .try_into()
+            .unwrap();
+        assert_eq!(
+            (fact.binding, fact.choice, fact.use_site),
+            (at(1), at(20), at(30))
+        );
+        assert_eq!(fact.device, "cuda:0");
+        assert!(run(&[choose.clone(), read_global(true)], false).is_empty());
+        assert!(run(&[choose, read_global(false)], true).is_empty());
+        assert!(run(&[read_global(true)], true).is_empty());
+    }
+}

@@ -179,3 +179,107 @@ impl Analysis for GroupBeforeBinding {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpulint_core::source::FileId;
+
+    fn at(start: u32) -> Span {
+        Span::new(FileId(0), start, start + 1)
+    }
+
+    fn group_at(start: u32) -> Effect {
+        Effect::ProcessGroupCreated {
+            span: at(start),
+            backend: Backend::Nccl,
+            device_given: false,
+        }
+    }
+
+    fn bind_at(start: u32) -> Effect {
+        Effect::DeviceBound {
+            span: at(start),
+            binding: Binding::Call,
+            chooses: true,
+        }
+    }
+
+    /// Runs `effects` in one process, all in one function, and ends it.
+    fn run(effects: &[Effect], end: ProcessEnd) -> Vec<ProcessGroupFact> {
+        let cx = Context {
+            function: Some(at(100)),
+        };
+        let mut state = GroupBeforeBinding::default();
+        let mut facts = Vec::new();
+        for e in effects {
+            state.effect(e, &cx, &mut facts);
+        }
+        state.finish(&end, &mut facts);
+        facts
+    }
+
+    #[test]
+    fn binding_first_or_a_device_on_the_call_leaves_no_fact() {
+        assert!(run(&[bind_at(1), group_at(2)], ProcessEnd::default()).is_empty());
+        let given = Effect::ProcessGroupCreated {
+            span: at(1),
+            backend: Backend::Nccl,
+            device_given: true,
+        };
+        assert!(run(&[given], ProcessEnd::default()).is_empty());
+    }
+
+    #[test]
+    fn the_first_collective_before_the_binding_is_the_evidence() {
+        let barrier = Effect::CollectiveRun {
+            span: at(3),
+            name: "barrier".into(),
+            explicit_device: false,
+        };
+        let [fact] = run(&[group_at(1), barrier, bind_at(5)], ProcessEnd::default())
+            .try_into()
+            .unwrap();
+        assert_eq!(fact.early_use.as_ref().map(|u| u.span), Some(at(3)));
+        assert_eq!(fact.late_bind, Some(at(5)));
+        assert_eq!(fact.verdict(), Some(GroupVerdict::Fails));
+    }
+
+    #[test]
+    fn narrowed_visibility_binds_without_being_a_late_binding() {
+        let narrowed = Effect::DeviceBound {
+            span: at(4),
+            binding: Binding::Narrowed,
+            chooses: false,
+        };
+        let [fact] = run(&[group_at(1), narrowed], ProcessEnd::default())
+            .try_into()
+            .unwrap();
+        assert_eq!(fact.late_bind, None);
+    }
+
+    #[test]
+    fn a_partial_run_is_judged_only_when_the_creator_binds_late() {
+        let partial = ProcessEnd {
+            partial: true,
+            ..ProcessEnd::default()
+        };
+        assert!(run(&[group_at(1)], partial).is_empty());
+        let [fact] = run(&[group_at(1), bind_at(2)], partial).try_into().unwrap();
+        assert_eq!(fact.verdict(), Some(GroupVerdict::OrderOnly));
+    }
+
+    #[test]
+    fn a_join_keeps_the_group_and_the_evidence_of_either_path() {
+        let cx = Context::default();
+        let mut facts = Vec::new();
+        let mut a = GroupBeforeBinding::default();
+        a.effect(&group_at(1), &cx, &mut facts);
+        let mut b = a.clone();
+        b.effect(&bind_at(7), &cx, &mut facts);
+        a.join(b);
+        assert!(a.bound);
+        assert_eq!(a.group.as_ref().and_then(|g| g.late_bind), Some(at(7)));
+        assert!(!a.imports_like_clean());
+    }
+}

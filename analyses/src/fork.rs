@@ -159,6 +159,8 @@ mod tests {
                 what: "init".into(),
             }),
             code: Some("its tasks".into()),
+            at_module_scope: false,
+            during_reimport: false,
         })
     }
 

@@ -146,6 +146,11 @@ pub struct ChildStart {
     pub parent_init: Option<CudaInitSite>,
     /// What the child runs, for messages ("`embed`"); `None` for a child seen before at this site.
     pub code: Option<Arc<str>>,
+    /// The fork point is in the module's top-level code, not in a function.
+    pub at_module_scope: bool,
+    /// The parent was itself a spawned child re-importing the main module when it got here (an
+    /// unguarded process creation, run again in every child).
+    pub during_reimport: bool,
 }
 
 /// What happened, in program order, in one simulated process.

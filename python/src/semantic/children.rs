@@ -52,6 +52,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 
+    /// Where the running code creates a child: at module scope or in a function, and whether this
+    /// process is a spawned child re-importing the main module.
+    fn child_context(&self) -> (bool, bool) {
+        (self.frames.is_empty(), self.proc_ref().reimport)
+    }
+
     /// The process a child starts as; for spawn and forkserver, after re-importing the module.
     fn child_process(
         &mut self,
@@ -118,6 +124,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 results: Vec::new(),
             };
         }
+        let (at_module_scope, during_reimport) = self.child_context();
         let world = self.save_world();
         let frames = std::mem::take(&mut self.frames);
         let loop_depth = std::mem::take(&mut self.loop_depth);
@@ -131,6 +138,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             start_method_source: start_source,
             parent_init: parent_init.clone(),
             code: Some(code.into()),
+            at_module_scope,
+            during_reimport,
         }));
         let mut results = Vec::new();
         for (callee, args) in entries {
@@ -156,6 +165,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return;
         }
         let parent_init = self.proc_ref().cuda.clone();
+        let (at_module_scope, during_reimport) = self.child_context();
         let (mut child, parent_init) = self.child_process(StartMethod::Fork, parent_init);
         child.child_of = Some(fork_span);
         let world = self.save_world();
@@ -168,6 +178,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             start_method_source: Some(fork_span),
             parent_init,
             code: Some("the child branch".into()),
+            at_module_scope,
+            during_reimport,
         }));
         self.exec_block(body);
         let child = self.procs.pop().unwrap_or_default();
@@ -181,6 +193,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// `if os.fork(): sys.exit()`: the rest of this process is the forked child.
     pub(super) fn become_forked_child(&mut self, fork_span: Span) {
         let parent_init = self.proc_ref().cuda.clone();
+        let (at_module_scope, during_reimport) = self.child_context();
         let id = self.new_process_id();
         let process = self.proc();
         process.id = id;
@@ -194,6 +207,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             start_method_source: Some(fork_span),
             parent_init,
             code: Some("the code after the parent exits".into()),
+            at_module_scope,
+            during_reimport,
         }));
     }
 
@@ -620,6 +635,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     start_method_source: start.1,
                     parent_init: (start.0 == StartMethod::Fork).then_some(parent).flatten(),
                     code: None,
+                    at_module_scope: self.frames.is_empty(),
+                    during_reimport: self.proc_ref().reimport,
                 }),
                 &Default::default(),
                 &mut self.facts,

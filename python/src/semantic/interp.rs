@@ -288,7 +288,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             // The branch that jumped (`return`, `continue`, `raise`) no longer binds names here, but what
             // it did to the process happened on that path: the caller or the next iteration sees it.
             (Flow::Jump, Flow::Normal) => {
-                self.join_process(after_body.2);
+                self.join_process(after_body.process);
                 Flow::Normal
             }
             (Flow::Normal, Flow::Jump) => {
@@ -334,10 +334,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
     fn snapshot(&self) -> Snapshot<A> {
         let module = self.globals.get(&self.cur).cloned().unwrap_or_default();
         let locals = self.frames.last().map(|f| f.locals.clone());
-        (locals, module, self.proc_ref().clone())
+        Snapshot {
+            locals,
+            module,
+            process: self.proc_ref().clone(),
+        }
     }
 
-    fn restore(&mut self, (locals, module, process): Snapshot<A>) {
+    fn restore(
+        &mut self,
+        Snapshot {
+            locals,
+            module,
+            process,
+        }: Snapshot<A>,
+    ) {
         if let (Some(f), Some(locals)) = (self.frames.last_mut(), locals) {
             f.locals = locals;
         }
@@ -361,7 +372,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// Joins another path's state into the current one.
-    fn join_with(&mut self, (locals, module, process): Snapshot<A>) {
+    fn join_with(
+        &mut self,
+        Snapshot {
+            locals,
+            module,
+            process,
+        }: Snapshot<A>,
+    ) {
         if let (Some(f), Some(locals)) = (self.frames.last_mut(), locals) {
             join_scope(&mut f.locals, &locals);
         }
@@ -836,9 +854,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 }
 
-/// A snapshot for branch joins: the function's locals (in a function), the module's globals, the
-/// process.
-type Snapshot<A> = (Option<Scope>, Scope, Process<A>);
+/// A path's state at a branch, for joins: the function's locals (in a function), the running
+/// module's globals, the process.
+struct Snapshot<A> {
+    locals: Option<Scope>,
+    module: Scope,
+    process: Process<A>,
+}
 
 /// Joins another path's bindings into `current`; nothing to do when neither path bound anything.
 fn join_scope(current: &mut Scope, other: &Scope) {

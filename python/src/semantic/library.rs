@@ -8,6 +8,7 @@ use gpulint_core::effect::{Backend, DeviceIndex, Effect, Init};
 use super::calls::{passthrough, Args};
 use super::value::{Device, Value};
 use super::{Interp, Object};
+use crate::libraries::processes::{Layer, StartMethod};
 use crate::libraries::{
     self, torch, AttributeBehaviour, Behaviour, Iteration, MethodBehaviour, Param, Receiver,
 };
@@ -18,6 +19,11 @@ impl<'m> Args<'m> {
     pub fn param(&self, p: Param) -> Option<(&Value, &'m crate::model::Expr)> {
         self.get(p.index.unwrap_or(usize::MAX), p.name)
     }
+}
+
+/// The start method a string argument names.
+fn start_method(arg: Option<(&Value, &crate::model::Expr)>) -> Option<StartMethod> {
+    arg.and_then(|(v, _)| v.as_str().and_then(StartMethod::parse))
 }
 
 /// The last part of a qualified name, as messages quote it.
@@ -159,16 +165,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 device.map_or(Value::Unknown, Value::Device)
             }
             Behaviour::SetsDefaultDevice { device } => {
-                let cuda = match args.param(device) {
-                    Some((Value::Qualified(q) | Value::Str(q), _))
-                        if matches!(libraries::lookup(q), Some((Behaviour::CudaTensorType, _))) =>
-                    {
-                        true
-                    }
-                    Some((Value::Qualified(_), _)) | None => false,
-                    Some((v, e)) => matches!(self.device_arg(v, e), Some(Device::Cuda(_))),
-                };
-                if cuda {
+                if self.names_cuda(args.param(device)) {
                     self.proc().default_cuda.get_or_insert(span);
                 }
                 Value::None
@@ -186,33 +183,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     _ => Value::Unknown,
                 },
             },
-            Behaviour::LoadsModel {
-                device,
-                device_map,
-                cuda_when_available,
-            } => {
-                let named = device.and_then(|p| args.param(p)).map(|(v, e)| match v {
-                    Value::Int(i) if *i < 0 => Some(Device::Cpu),
-                    _ => self.device_arg(v, e),
-                });
-                let target = match (named, device_map.and_then(|p| args.param(p))) {
-                    (Some(Some(d)), _) => Some(d),
-                    (_, Some((v, e))) if !matches!(v, Value::None) => Some(
-                        self.device_arg(v, e)
-                            .unwrap_or(Device::Cuda(DeviceIndex::Current)),
-                    ),
-                    (None, _) if cuda_when_available => Some(Device::Cuda(DeviceIndex::Current)),
-                    _ => None,
-                };
-                match target {
-                    Some(Device::Cuda(index)) => self.new_cuda_object(
-                        span,
-                        index,
-                        format!("`{short}(...)` loads the model onto CUDA"),
-                    ),
-                    _ => Value::Unknown,
-                }
-            }
+            Behaviour::LoadsModel { .. } => self.load_model(span, short, does, args),
             Behaviour::ReadsRank => {
                 self.proc().per_worker = true;
                 Value::Rank
@@ -246,28 +217,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.call_process_api(span, name, api, layer, args, None)
             }
             Behaviour::GetContext { layer, method } => {
-                let start = match args.param(method).and_then(|(v, _)| {
-                    v.as_str()
-                        .and_then(libraries::processes::StartMethod::parse)
-                }) {
-                    Some(m) => m,
-                    None => self.resolve_start(layer, None).0,
-                };
+                let start = start_method(args.param(method))
+                    .unwrap_or_else(|| self.resolve_start(layer, None).0);
                 Value::Context(layer, start)
             }
             Behaviour::SetStartMethod { layer, method } => {
-                if let Some(m) = args.param(method).and_then(|(v, _)| {
-                    v.as_str()
-                        .and_then(libraries::processes::StartMethod::parse)
-                }) {
-                    std::sync::Arc::make_mut(&mut self.proc().start_methods)
-                        .insert(super::process::layer_key(layer), (m, span));
-                    let at_module_scope = self.frames.is_empty();
-                    self.emit(Effect::StartMethodSet {
-                        span,
-                        method: m,
-                        at_module_scope,
-                    });
+                if let Some(m) = start_method(args.param(method)) {
+                    self.set_start_method(span, layer, m);
                 }
                 Value::None
             }
@@ -331,20 +287,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some((Value::Str(s), _)) => Value::Str(s.clone()),
                 _ => Value::Unknown,
             },
-            Behaviour::Iterates(shape) => {
-                let mut out = Vec::new();
-                for (v, e) in &args.pos {
-                    out.push(self.iterate_value(v, e.span));
-                }
-                match shape {
-                    Iteration::Enumerate => Value::Sequence(vec![Value::Sequence(vec![
-                        Value::Unknown,
-                        out.pop().unwrap_or_default(),
-                    ])]),
-                    Iteration::Zip => Value::Sequence(vec![Value::Sequence(out)]),
-                    Iteration::Items => Value::Sequence(out),
-                }
-            }
+            Behaviour::Iterates(shape) => self.iterate_arguments(shape, args),
             Behaviour::CallsArgument(param) => match args.param(param) {
                 Some((f, _)) => {
                     let f = f.clone();
@@ -353,6 +296,82 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 None => Value::Unknown,
             },
         })
+    }
+
+    /// A model loader: onto the device its arguments name, else CUDA when `device_map` is given or
+    /// the loader picks CUDA when it is available.
+    fn load_model(&mut self, span: Span, short: &str, does: Behaviour, args: &Args<'m>) -> Value {
+        let Behaviour::LoadsModel {
+            device,
+            device_map,
+            cuda_when_available,
+        } = does
+        else {
+            return Value::Unknown;
+        };
+        let named = device.and_then(|p| args.param(p)).map(|(v, e)| match v {
+            Value::Int(i) if *i < 0 => Some(Device::Cpu),
+            _ => self.device_arg(v, e),
+        });
+        let target = match (named, device_map.and_then(|p| args.param(p))) {
+            (Some(Some(d)), _) => Some(d),
+            (_, Some((v, e))) if !matches!(v, Value::None) => Some(
+                self.device_arg(v, e)
+                    .unwrap_or(Device::Cuda(DeviceIndex::Current)),
+            ),
+            (None, _) if cuda_when_available => Some(Device::Cuda(DeviceIndex::Current)),
+            _ => None,
+        };
+        match target {
+            Some(Device::Cuda(index)) => self.new_cuda_object(
+                span,
+                index,
+                format!("`{short}(...)` loads the model onto CUDA"),
+            ),
+            _ => Value::Unknown,
+        }
+    }
+
+    /// Whether a default-device argument names CUDA: a CUDA device, or a CUDA tensor type.
+    fn names_cuda(&self, arg: Option<(&Value, &'m crate::model::Expr)>) -> bool {
+        match arg {
+            Some((Value::Qualified(q) | Value::Str(q), _))
+                if matches!(libraries::lookup(q), Some((Behaviour::CudaTensorType, _))) =>
+            {
+                true
+            }
+            Some((Value::Qualified(_), _)) | None => false,
+            Some((v, e)) => matches!(self.device_arg(v, e), Some(Device::Cuda(_))),
+        }
+    }
+
+    /// `enumerate(xs)`, `zip(a, b)`, `list(xs)`...: iterates each argument (starting a loader's
+    /// workers) and shapes the items.
+    fn iterate_arguments(&mut self, shape: Iteration, args: &Args<'m>) -> Value {
+        let mut out = Vec::new();
+        for (v, e) in &args.pos {
+            out.push(self.iterate_value(v, e.span));
+        }
+        match shape {
+            Iteration::Enumerate => Value::Sequence(vec![Value::Sequence(vec![
+                Value::Unknown,
+                out.pop().unwrap_or_default(),
+            ])]),
+            Iteration::Zip => Value::Sequence(vec![Value::Sequence(out)]),
+            Iteration::Items => Value::Sequence(out),
+        }
+    }
+
+    /// `set_start_method(m)` for `layer`, from here on in this process.
+    fn set_start_method(&mut self, span: Span, layer: Layer, method: StartMethod) {
+        std::sync::Arc::make_mut(&mut self.proc().start_methods)
+            .insert(super::process::layer_key(layer), (method, span));
+        let at_module_scope = self.frames.is_empty();
+        self.emit(Effect::StartMethodSet {
+            span,
+            method,
+            at_module_scope,
+        });
     }
 
     /// Methods whose meaning comes from the receiver's kind; `None` falls back to calling `callee`.

@@ -65,7 +65,7 @@ impl Analysis for PinnedGlobal {
                         .to_string(),
                 };
                 self.pinned_use = Some(PinnedUse {
-                    name: name.clone(),
+                    name: name.to_string(),
                     binding: *binding,
                     device,
                     use_site: *span,

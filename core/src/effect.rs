@@ -83,7 +83,7 @@ pub struct CudaObject {
     pub process: u32,
     /// The global binding it was stored under (module variable, `global` name, class attribute,
     /// memoised result): its name and the assignment.
-    pub global: Option<(String, Span)>,
+    pub global: Option<(Arc<str>, Span)>,
 }
 
 impl CudaObject {

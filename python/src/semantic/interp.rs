@@ -414,7 +414,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     pub(super) fn as_global(&self, value: Value, name: &str, span: Span) -> Value {
         match value {
             Value::Cuda(mut obj) if obj.global.is_none() => {
-                obj.global = Some((name.to_string(), span));
+                obj.global = Some((name.into(), span));
                 Value::Cuda(obj)
             }
             other => other,

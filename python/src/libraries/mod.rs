@@ -144,6 +144,8 @@ pub enum Behaviour {
 pub enum Iteration {
     /// Each argument's items.
     Items,
+    /// One item of its argument (`next(it)`).
+    First,
     /// (index, item) pairs.
     Enumerate,
     /// Tuples of the arguments' items.

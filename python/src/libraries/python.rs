@@ -36,7 +36,7 @@ pub const ROWS: &[Row] = &[
         "os.environ.setdefault",
         Behaviour::WritesEnv {
             key: KEY,
-            value: Param::pos(1, "value"),
+            value: Param::pos(1, "default"),
         },
         "writes the environment when unset",
     ),
@@ -75,7 +75,11 @@ pub const ROWS: &[Row] = &[
     ),
     row("builtins.iter", ITEMS, "iterates its argument"),
     row("builtins.list", ITEMS, "iterates its argument"),
-    row("builtins.next", ITEMS, "takes one item"),
+    row(
+        "builtins.next",
+        Behaviour::Iterates(Iteration::First),
+        "takes one item",
+    ),
     row("tqdm.tqdm", ITEMS, "iterates its argument"),
     row("tqdm.auto.tqdm", ITEMS, "iterates its argument"),
     row(

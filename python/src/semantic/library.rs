@@ -359,6 +359,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             ])]),
             Iteration::Zip => Value::Sequence(vec![Value::Sequence(out)]),
             Iteration::Items => Value::Sequence(out),
+            Iteration::First => out.into_iter().next().unwrap_or_default(),
         }
     }
 

@@ -1,0 +1,1987 @@
+//! No dead rows: every row of every library table, run in a small program that calls (or reads) its
+//! name, produces the effect its behaviour documents.
+//!
+//! Each behaviour kind has its probes: a program and what its effects must (and must not) hold. The
+//! programs are built so that the expected effect can only come from the row under test: with the
+//! row removed, the call is an unknown call and some check fails. The matches below name every
+//! behaviour kind without a catch-all, so a new kind cannot be added without probes of its own.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
+use gpulint_core::effect::{Backend, Binding, ChildKind, DeviceIndex, Effect, Init, StartMethod};
+use gpulint_python::libraries::processes::{Layer, ProcessApi, WorkerCall};
+use gpulint_python::libraries::{
+    self, AttributeBehaviour, AttributeRow, Behaviour, EnvRole, EnvRow, ImportRow, Iteration,
+    MethodBehaviour, MethodRow, Param, Receiver, Row,
+};
+use gpulint_python::program::{Input, Program};
+use gpulint_python::semantic::{analyze, ImportCache, Settings};
+use gpulint_python::source::FileId;
+
+/// Records every effect of every simulated process, in the order the interpreter reports them.
+#[derive(Clone, Default, Debug)]
+struct Log;
+
+impl Analysis for Log {
+    type Facts = Vec<Effect>;
+
+    fn effect(&mut self, effect: &Effect, _: &Context, facts: &mut Vec<Effect>) {
+        facts.push(effect.clone());
+    }
+
+    fn join(&mut self, _: Log) {}
+
+    fn finish(self, _: &ProcessEnd, _: &mut Vec<Effect>) {}
+}
+
+/// Probes known to fail, as (row, probe label): each entry is a reported finding (a dead row or an
+/// interpreter bug), never a way to quiet one. Empty: every probe passes.
+const KNOWN_FAILURES: &[(&str, &str)] = &[];
+
+// ---------------------------------------------------------------------------------------------
+// Probes: a program and what its effects must hold.
+
+type Check = Box<dyn Fn(&[Effect]) -> bool>;
+
+struct Probe {
+    label: String,
+    /// The main program, `main.py`.
+    text: String,
+    /// Other modules of the program, by file name: with them, the program is written to a folder
+    /// and run with its import cache built, as gpulint runs it.
+    modules: Vec<(&'static str, String)>,
+    expect: Vec<(String, Check)>,
+}
+
+impl Probe {
+    fn new(label: impl Into<String>, text: String) -> Probe {
+        Probe {
+            label: label.into(),
+            text,
+            modules: Vec::new(),
+            expect: Vec::new(),
+        }
+    }
+
+    fn module(mut self, file: &'static str, text: String) -> Probe {
+        self.modules.push((file, text));
+        self
+    }
+
+    /// Some effect matches.
+    fn has(self, what: &str, p: impl Fn(&Effect) -> bool + 'static) -> Probe {
+        self.holds(&format!("has {what}"), move |e| e.iter().any(&p))
+    }
+
+    /// No effect matches.
+    fn lacks(self, what: &str, p: impl Fn(&Effect) -> bool + 'static) -> Probe {
+        self.holds(&format!("has no {what}"), move |e| !e.iter().any(&p))
+    }
+
+    fn holds(mut self, what: &str, f: impl Fn(&[Effect]) -> bool + 'static) -> Probe {
+        self.expect.push((what.to_string(), Box::new(f)));
+        self
+    }
+
+    fn labelled(mut self, prefix: &str) -> Probe {
+        self.label = format!("{prefix}: {}", self.label);
+        self
+    }
+}
+
+/// A name as a program spells it: the import that binds it and the expression that names it.
+#[derive(Clone)]
+struct Callee {
+    /// The qualified name the row is looked up by.
+    name: String,
+    /// Lines that bind the expression's head.
+    setup: String,
+    expr: String,
+}
+
+/// `import a.b` then `a.b.c`; `builtins.len` is `len`; `torch.get_device_module().device_count` is
+/// written as it is.
+fn callee(name: &str) -> Callee {
+    if let Some(bare) = name.strip_prefix("builtins.") {
+        return Callee {
+            name: name.into(),
+            setup: String::new(),
+            expr: bare.into(),
+        };
+    }
+    let module = match name.rsplit_once('.') {
+        Some((parent, _)) if !parent.contains('(') => parent,
+        _ => name.split('.').next().unwrap_or(name),
+    };
+    Callee {
+        name: name.into(),
+        setup: format!("import {module}\n"),
+        expr: name.into(),
+    }
+}
+
+/// The program: torch (a file is interpreted only when it imports a GPU package) and os, the
+/// callee's import, then `body`.
+fn program(c: &Callee, body: &str) -> String {
+    format!("import torch\nimport os\n{}{body}", c.setup)
+}
+
+/// Python source from its lines.
+fn py(lines: &[&str]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// A block under the main guard (a spawned child re-importing the module does not run it).
+fn main_guard(block: &str) -> String {
+    let body: String = block.lines().map(|l| format!("    {l}\n")).collect();
+    format!("if __name__ == '__main__':\n{body}")
+}
+
+/// A call passing each argument where its parameter says: positionally while the positions run on
+/// from 0, by keyword after that.
+fn call(f: &str, args: &[(Param, &str)]) -> String {
+    let mut args = args.to_vec();
+    args.sort_by_key(|(p, _)| p.index.unwrap_or(usize::MAX));
+    let mut next = 0;
+    let mut out = Vec::new();
+    for (p, v) in args {
+        if p.index == Some(next) {
+            out.push(v.to_string());
+            next += 1;
+        } else {
+            out.push(format!("{}={v}", p.name));
+            next = usize::MAX;
+        }
+    }
+    format!("{f}({})", out.join(", "))
+}
+
+/// The last part of a name, as effects quote it.
+fn short(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or(name)
+}
+
+/// Functions children run: each allocates on the device it is given. Run as an entry of their own
+/// (with unknown arguments) they allocate nothing, so an allocation shows they were really called.
+const WORKERS: &str = "\
+def work(v):
+    t = torch.zeros(1, device=v)
+
+def init(v):
+    t = torch.zeros(1, device=v)
+
+def job(i, v):
+    t = torch.zeros(1, device=i)
+    s = torch.zeros(1, device=v)
+
+";
+
+/// A dataset whose items a loader's workers fetch, with a collate function and a worker init.
+const DATASET: &str = "\
+class Items:
+    def __getitem__(self, i):
+        return torch.zeros(1, device='cuda:1')
+
+def collate(items):
+    return items
+
+def seed(i):
+    pass
+
+";
+
+const CUDA_1: DeviceIndex = DeviceIndex::Fixed(1);
+const CUDA_2: DeviceIndex = DeviceIndex::Fixed(2);
+const PER_WORKER: DeviceIndex = DeviceIndex::PerWorker;
+const CURRENT: DeviceIndex = DeviceIndex::Current;
+
+// ---------------------------------------------------------------------------------------------
+// Effect predicates.
+
+fn init_at(level: Init) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::CudaInit { site, .. } if site.level == level)
+}
+
+fn init_failing(level: Init, fails: bool) -> impl Fn(&Effect) -> bool {
+    move |e| match e {
+        Effect::CudaInit {
+            site,
+            fails_in_child,
+        } => site.level == level && *fails_in_child == fails,
+        _ => false,
+    }
+}
+
+fn any_init(e: &Effect) -> bool {
+    matches!(e, Effect::CudaInit { .. })
+}
+
+fn object(index: DeviceIndex) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::CudaObjectCreated { object, .. } if object.index == index)
+}
+
+fn any_object(e: &Effect) -> bool {
+    matches!(e, Effect::CudaObjectCreated { .. })
+}
+
+/// A read of the variable `name` holding a CUDA object.
+fn uses(name: &str) -> impl Fn(&Effect) -> bool {
+    let quoted = format!("uses `{name}`,");
+    move |e| matches!(e, Effect::CudaUsed { what, .. } if what.contains(&quoted))
+}
+
+/// A use of a CUDA object held by the global binding `name`.
+fn global_use(name: &'static str) -> impl Fn(&Effect) -> bool {
+    move |e| match e {
+        Effect::CudaUsed { object, .. } => {
+            object.global.as_ref().is_some_and(|(n, _)| &**n == name)
+        }
+        _ => false,
+    }
+}
+
+fn child(kind: ChildKind) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::ChildStarted(c) if c.kind == kind)
+}
+
+fn child_by(kind: ChildKind, method: StartMethod) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::ChildStarted(c) if c.kind == kind && c.start_method == method)
+}
+
+/// A child of this kind that starts with its parent's CUDA state.
+fn inheriting(kind: ChildKind) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::ChildStarted(c) if c.kind == kind && c.parent_init.is_some())
+}
+
+fn any_child(e: &Effect) -> bool {
+    matches!(e, Effect::ChildStarted(_))
+}
+
+/// The child runs this function (`work`, `Items.__getitem__`).
+fn runs(function: &str) -> impl Fn(&Effect) -> bool {
+    let quoted = format!("`{function}`");
+    move |e| matches!(e, Effect::ChildRuns { code } if **code == *quoted)
+}
+
+fn bound(binding: Binding, chooses: bool) -> impl Fn(&Effect) -> bool {
+    move |e| match e {
+        Effect::DeviceBound {
+            binding: b,
+            chooses: c,
+            ..
+        } => *b == binding && *c == chooses,
+        _ => false,
+    }
+}
+
+fn any_bound(e: &Effect) -> bool {
+    matches!(e, Effect::DeviceBound { .. })
+}
+
+fn group(backend: Backend, given: bool) -> impl Fn(&Effect) -> bool {
+    move |e| match e {
+        Effect::ProcessGroupCreated {
+            backend: b,
+            device_given,
+            ..
+        } => *b == backend && *device_given == given,
+        _ => false,
+    }
+}
+
+fn any_group(e: &Effect) -> bool {
+    matches!(e, Effect::ProcessGroupCreated { .. })
+}
+
+/// A collective (named `name`, when given) on an explicit device or group, or not.
+fn collective(name: Option<String>, explicit: bool) -> impl Fn(&Effect) -> bool {
+    move |e| match e {
+        Effect::CollectiveRun {
+            name: n,
+            explicit_device,
+            ..
+        } => name.as_deref().is_none_or(|name| **n == *name) && *explicit_device == explicit,
+        _ => false,
+    }
+}
+
+fn start_set(method: StartMethod) -> impl Fn(&Effect) -> bool {
+    move |e| match e {
+        Effect::StartMethodSet {
+            method: m,
+            at_module_scope,
+            ..
+        } => *m == method && *at_module_scope,
+        _ => false,
+    }
+}
+
+fn written(key: &str) -> impl Fn(&Effect) -> bool {
+    let key = key.to_string();
+    move |e| matches!(e, Effect::EnvWritten { key: k, .. } if **k == *key)
+}
+
+fn written_as(key: &'static str, value: &'static str) -> impl Fn(&Effect) -> bool {
+    move |e| match e {
+        Effect::EnvWritten {
+            key: k,
+            value: Some(v),
+            ..
+        } => &**k == key && &**v == value,
+        _ => false,
+    }
+}
+
+/// The first `a` comes before the first `b`.
+fn before(
+    a: impl Fn(&Effect) -> bool + 'static,
+    b: impl Fn(&Effect) -> bool + 'static,
+) -> impl Fn(&[Effect]) -> bool {
+    move |e| match (e.iter().position(&a), e.iter().position(&b)) {
+        (Some(i), Some(j)) => i < j,
+        _ => false,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Probes per behaviour.
+
+/// The probes of a library call (function or class) `c` that does `does`; `Err` for a row that is
+/// wrong without running anything.
+fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
+    let x = c.expr.as_str();
+    let p = |body: String| program(c, &body);
+    Ok(match does {
+        Behaviour::Alias(to) => alias(c, to)?,
+        Behaviour::InitsCuda {
+            level,
+            object,
+            safe_in_child,
+            unless_env,
+        } => inits_cuda(c, level, object, safe_in_child, unless_env),
+        Behaviour::CudaTensorType => vec![
+            Probe::new(
+                "allocates on the current device",
+                p(py(&[&format!("t = {x}(2)")])),
+            )
+            .has("CudaInit at Context", init_failing(Init::Context, true)),
+            Probe::new(
+                "as the default tensor type, makes later tensors CUDA tensors",
+                p(py(&[
+                    &format!("torch.set_default_tensor_type({x})"),
+                    "t = torch.zeros(1)",
+                ])),
+            )
+            .has("a CUDA tensor", object(CURRENT)),
+        ],
+        Behaviour::BindsDevice { device } => vec![
+            Probe::new(
+                "binds a constant device",
+                p(py(&[&call(x, &[(device, "1")])])),
+            )
+            .has(
+                "DeviceBound not chosen per worker",
+                bound(Binding::Call, false),
+            )
+            .has("CudaInit at Context", init_at(Init::Context)),
+            Probe::new(
+                "binds a rank's device",
+                p(py(&[
+                    "v = int(os.environ['LOCAL_RANK'])",
+                    &call(x, &[(device, "v")]),
+                ])),
+            )
+            .has("DeviceBound chosen per worker", bound(Binding::Call, true)),
+        ],
+        Behaviour::BindsDeviceUnderLauncher { init, owner } => under_launcher(c, init, owner),
+        Behaviour::Factory { device } => vec![
+            Probe::new(
+                "allocates on the device named",
+                p(py(&[&format!("t = {}", call(x, &[(device, "'cuda:1'")]))])),
+            )
+            .has("a tensor on cuda:1", object(CUDA_1)),
+            Probe::new(
+                "allocates on the default device",
+                p(py(&[
+                    "torch.set_default_device('cuda')",
+                    &format!("t = {x}()"),
+                ])),
+            )
+            .has("a tensor on the current device", object(CURRENT)),
+            Probe::new(
+                "allocates nothing on the CPU",
+                p(py(&[&format!("t = {}", call(x, &[(device, "'cpu'")]))])),
+            )
+            .lacks("CUDA object", any_object),
+        ],
+        Behaviour::CreatesParameters => vec![
+            Probe::new(
+                "creates its parameters on a CUDA default device",
+                p(py(&[
+                    "torch.set_default_device('cuda')",
+                    &format!("m = {x}(2, 2)"),
+                ])),
+            )
+            .has("a CUDA module", object(CURRENT)),
+            Probe::new(
+                "creates nothing on CUDA by default",
+                p(py(&[&format!("m = {x}(2, 2)")])),
+            )
+            .lacks("CUDA object", any_object),
+        ],
+        Behaviour::DeviceValue { kind, index } => {
+            let named = |i: &str| {
+                let device = call(x, &[(kind, "'cuda'"), (index, i)]);
+                format!("t = torch.zeros(1, device={device})")
+            };
+            vec![
+                Probe::new("names a constant device", p(py(&[&named("1")])))
+                    .has("a tensor on cuda:1", object(CUDA_1))
+                    .holds("one CudaInit, the tensor's", |e| {
+                        e.iter().filter(|e| any_init(e)).count() == 1
+                    }),
+                Probe::new(
+                    "names a rank's device",
+                    p(py(&["v = int(os.environ['LOCAL_RANK'])", &named("v")])),
+                )
+                .has("a tensor on a per-worker device", object(PER_WORKER)),
+            ]
+        }
+        Behaviour::SetsDefaultDevice { device } => vec![
+            Probe::new(
+                "makes later tensors CUDA tensors",
+                p(py(&[&call(x, &[(device, "'cuda'")]), "t = torch.zeros(1)"])),
+            )
+            .has("a tensor on the current device", object(CURRENT)),
+            Probe::new(
+                "a CPU default changes nothing",
+                p(py(&[&call(x, &[(device, "'cpu'")]), "t = torch.zeros(1)"])),
+            )
+            .lacks("CUDA object", any_object),
+        ],
+        Behaviour::LoadsTensors { map_location } => {
+            let load = |to: &str| {
+                let file = Param::pos(0, "f");
+                p(py(&[&format!(
+                    "t = {}",
+                    call(x, &[(file, "'ckpt.pt'"), (map_location, to)])
+                )]))
+            };
+            vec![
+                Probe::new(
+                    "restores to the device `map_location` names",
+                    load("'cuda:1'"),
+                )
+                .has("a tensor on cuda:1", object(CUDA_1)),
+                Probe::new(
+                    "a CPU `map_location` loads nothing onto CUDA",
+                    load("'cpu'"),
+                )
+                .lacks("CUDA object", any_object),
+            ]
+        }
+        Behaviour::LoadsModel {
+            device,
+            device_map,
+            cuda_when_available,
+        } => loads_model(c, device, device_map, cuda_when_available),
+        Behaviour::ReadsRank => vec![Probe::new(
+            "returns a per-worker rank",
+            p(py(&[&format!("v = {x}()"), "t = torch.zeros(1, device=v)"])),
+        )
+        .has("a tensor on a per-worker device", object(PER_WORKER))],
+        Behaviour::ProcessGroup {
+            backend,
+            device_id,
+            world_size,
+        } => {
+            let create = |args: &[(Param, &str)]| p(py(&[&call(x, args)]));
+            vec![
+                Probe::new("creates an NCCL group", create(&[(backend, "'nccl'")])).has(
+                    "an NCCL group, no device given",
+                    group(Backend::Nccl, false),
+                ),
+                Probe::new(
+                    "with `device_id`, names the rank's device",
+                    create(&[(backend, "'nccl'"), (device_id, "torch.device('cuda', 0)")]),
+                )
+                .has(
+                    "an NCCL group, its device given",
+                    group(Backend::Nccl, true),
+                ),
+                Probe::new("a CPU backend", create(&[(backend, "'gloo'")]))
+                    .has("a CPU group", group(Backend::Cpu, false)),
+                Probe::new("no backend: the default", create(&[]))
+                    .has("a default-backend group", group(Backend::Default, false)),
+                Probe::new(
+                    "a world of one process is no group",
+                    create(&[(backend, "'nccl'"), (world_size, "1")]),
+                )
+                .lacks("ProcessGroupCreated", any_group),
+            ]
+        }
+        Behaviour::Subgroup { backend } => {
+            let barrier = |b: &str| {
+                p(py(&[
+                    &format!("g = {}", call(x, &[(backend, b)])),
+                    "torch.distributed.barrier(group=g)",
+                ]))
+            };
+            vec![
+                Probe::new(
+                    "a CPU subgroup's collectives touch no GPU",
+                    barrier("'gloo'"),
+                )
+                .has("a collective on an explicit group", collective(None, true)),
+                Probe::new(
+                    "an NCCL subgroup's collectives use the GPU",
+                    barrier("'nccl'"),
+                )
+                .has(
+                    "a collective on the current device",
+                    collective(None, false),
+                ),
+            ]
+        }
+        Behaviour::Collective { device, group } => collective_probes(c, device, group),
+        Behaviour::Returns(target) => returns(c, target)?,
+        Behaviour::StartsChildren { api, layer } => starts_children(c, api, layer),
+        Behaviour::GetContext { layer, method } => {
+            let module = layer.module();
+            let run = |code: &str| {
+                p(format!(
+                    "{WORKERS}ctx = {}\n{}",
+                    call(x, &[(method, "'spawn'")]),
+                    main_guard(code)
+                ))
+            };
+            vec![
+                Probe::new(
+                    format!("its `Process` (`{module}.Process`) uses the method named"),
+                    run("ctx.Process(target=work, args=('cuda:1',)).start()"),
+                )
+                .has(
+                    "a spawned child",
+                    child_by(ChildKind::ProcessStart, StartMethod::Spawn),
+                )
+                .has("the child running `work`", runs("work")),
+                Probe::new(
+                    format!("its `Pool` (`{module}.Pool`) uses the method named"),
+                    run("pool = ctx.Pool(2)\npool.map(work, ['cuda:1'])"),
+                )
+                .has(
+                    "a spawned pool child",
+                    child_by(ChildKind::Pool, StartMethod::Spawn),
+                ),
+            ]
+        }
+        Behaviour::SetStartMethod { layer, method } => {
+            let module = layer.module();
+            let start = format!("{module}.Process(target=work, args=('cuda:1',)).start()");
+            vec![Probe::new(
+                format!("sets `{module}`'s start method"),
+                p(format!(
+                    "{WORKERS}import {module}\n{}\n{}",
+                    call(x, &[(method, "'spawn'")]),
+                    main_guard(&start)
+                )),
+            )
+            .has(
+                "StartMethodSet to spawn at module scope",
+                start_set(StartMethod::Spawn),
+            )
+            .has(
+                "a spawned child",
+                child_by(ChildKind::ProcessStart, StartMethod::Spawn),
+            )]
+        }
+        Behaviour::EndsProcess => vec![Probe::new(
+            "nothing after it runs",
+            p(py(&[
+                "torch.cuda.init()",
+                &format!("{x}()"),
+                "t = torch.zeros(1, device='cuda:1')",
+            ])),
+        )
+        .has("the CudaInit before it (control)", init_at(Init::Context))
+        .lacks("CUDA object", any_object)],
+        Behaviour::Loader {
+            dataset,
+            num_workers,
+            collate_fn,
+            worker_init_fn,
+            context,
+        } => loader(c, dataset, num_workers, collate_fn, worker_init_fn, context),
+        Behaviour::LibraryDataset { transforms } => {
+            if transforms.is_empty() {
+                return Err("a library dataset with no transform keywords".into());
+            }
+            let iterate = py(&[
+                "loader = torch.utils.data.DataLoader(ds, num_workers=2)",
+                "for b in loader:",
+                "    pass",
+            ]);
+            transforms
+                .iter()
+                .map(|k| {
+                    let ds = format!("ds = {x}('root', {k}=tf)\n{iterate}");
+                    Probe::new(
+                        format!("`{k}` runs in the loader's workers"),
+                        p(format!("def tf(v):\n    return v\n\n{}", main_guard(&ds))),
+                    )
+                    .has("the child running `tf`", runs("tf"))
+                })
+                .collect()
+        }
+        Behaviour::ForkingDataset => {
+            let (name, function, with_rank) = dataset_map();
+            let map = call(
+                &format!("ds.{name}"),
+                &[(function, "fn"), (with_rank, "True")],
+            );
+            vec![Probe::new(
+                format!("its `{name}` runs the function"),
+                p(py(&[
+                    "def fn(x, v):",
+                    "    t = torch.zeros(1, device=v)",
+                    &format!("ds = {x}('data')"),
+                    &map,
+                ])),
+            )
+            .has("a tensor on the rank's device", object(PER_WORKER))]
+        }
+        Behaviour::DictOfKeywords => vec![Probe::new(
+            "holds its keywords for `**`",
+            p(py(&[&format!(
+                "t = torch.zeros(1, **{x}(device='cuda:1'))"
+            )])),
+        )
+        .has("a tensor on cuda:1", object(CUDA_1))],
+        Behaviour::Partial => vec![Probe::new(
+            "binds leading arguments",
+            p(py(&[
+                "def make(v):",
+                "    return torch.zeros(1, device=v)",
+                &format!("f = {x}(make, 'cuda:1')"),
+                "t = f()",
+            ])),
+        )
+        .has("a tensor on cuda:1", object(CUDA_1))],
+        Behaviour::Compose { steps } => vec![Probe::new(
+            "calls each step",
+            p(py(&[
+                "def step(v):",
+                "    return torch.zeros(1, device=v)",
+                &format!("tf = {}", call(x, &[(steps, "[step]")])),
+                "t = tf('cuda:1')",
+            ])),
+        )
+        .has("a tensor on cuda:1", object(CUDA_1))],
+        Behaviour::ReadsEnv { key } => {
+            let read = |k: &str| format!("v = {}", call(x, &[(key, k)]));
+            vec![
+                Probe::new(
+                    "reads a rank variable",
+                    p(py(&[&read("'LOCAL_RANK'"), "t = torch.zeros(1, device=v)"])),
+                )
+                .has("a tensor on a per-worker device", object(PER_WORKER)),
+                Probe::new(
+                    "reads what the program wrote",
+                    p(py(&[
+                        "os.environ['WHERE'] = 'cuda:1'",
+                        &read("'WHERE'"),
+                        "t = torch.zeros(1, device=v)",
+                    ])),
+                )
+                .has("a tensor on cuda:1", object(CUDA_1)),
+            ]
+        }
+        Behaviour::WritesEnv { key, value } => vec![Probe::new(
+            "writes the environment",
+            p(py(&[
+                &call(x, &[(key, "'WHERE'"), (value, "'cuda:1'")]),
+                "v = os.environ['WHERE']",
+                "t = torch.zeros(1, device=v)",
+            ])),
+        )
+        .has("EnvWritten WHERE=cuda:1", written_as("WHERE", "cuda:1"))
+        .has("a tensor on the device read back", object(CUDA_1))],
+        Behaviour::Environ => vec![
+            Probe::new(
+                "written by subscript",
+                p(py(&[&format!("{x}['WHERE'] = 'cuda:1'")])),
+            )
+            .has("EnvWritten WHERE", written("WHERE")),
+            Probe::new(
+                "read by subscript",
+                p(py(&[
+                    &format!("v = {x}['LOCAL_RANK']"),
+                    "t = torch.zeros(1, device=v)",
+                ])),
+            )
+            .has("a tensor on a per-worker device", object(PER_WORKER)),
+        ],
+        Behaviour::Converts { to_int } => {
+            let constant = if to_int { "'1'" } else { "'cuda:1'" };
+            let convert = |arg: &str| {
+                p(py(&[
+                    &format!("v = {x}({arg})"),
+                    "t = torch.zeros(1, device=v)",
+                ]))
+            };
+            vec![
+                Probe::new("keeps a rank a rank", convert("os.environ['LOCAL_RANK']"))
+                    .has("a tensor on a per-worker device", object(PER_WORKER)),
+                Probe::new(format!("converts {constant}"), convert(constant))
+                    .has("a tensor on cuda:1", object(CUDA_1)),
+            ]
+        }
+        Behaviour::Iterates(shape) => {
+            let each = match shape {
+                Iteration::Items => format!("for v in {x}(devs):"),
+                Iteration::Enumerate => format!("for _, v in {x}(devs):"),
+                Iteration::Zip => format!("for v, _ in {x}(devs, devs):"),
+                Iteration::First => format!("for v in [{x}(iter(devs))]:"),
+            };
+            vec![Probe::new(
+                format!("yields its arguments' items ({shape:?})"),
+                p(py(&[
+                    "devs = ['cuda:1']",
+                    &each,
+                    "    t = torch.zeros(1, device=v)",
+                ])),
+            )
+            .has("a tensor on cuda:1", object(CUDA_1))]
+        }
+        Behaviour::CallsArgument(param) => vec![Probe::new(
+            "calls the function it is given",
+            p(py(&[
+                "def make():",
+                "    return 'cuda:1'",
+                &format!("v = {}", call(x, &[(param, "make")])),
+                "t = torch.zeros(1, device=v)",
+            ])),
+        )
+        .has("a tensor on the device it returned", object(CUDA_1))],
+        Behaviour::Inspects => vec![Probe::new(
+            "does not iterate a loader",
+            p(format!(
+                "{DATASET}{}",
+                py(&[
+                    "loader = torch.utils.data.DataLoader(Items(), num_workers=2)",
+                    &format!("n = {x}(loader)"),
+                    "torch.cuda.init()",
+                ])
+            )),
+        )
+        .has("the CudaInit after it (control)", init_at(Init::Context))
+        .lacks("child", any_child)],
+        Behaviour::Memoises => {
+            let memo = |decorator: &str| {
+                p(py(&[
+                    &format!("@{decorator}"),
+                    "def get():",
+                    "    return torch.zeros(1, device='cuda:1')",
+                    "def use():",
+                    "    m = get()",
+                    "    m.sum()",
+                    "use()",
+                ]))
+            };
+            vec![
+                Probe::new("its result is a global", memo(x))
+                    .has("a use of the global `get()`", global_use("get()")),
+                Probe::new(
+                    "called with arguments too",
+                    memo(&format!("{x}(maxsize=None)")),
+                )
+                .has("a use of the global `get()`", global_use("get()")),
+            ]
+        }
+        Behaviour::NarrowsVisibility { param } => {
+            let task = |args: &str| {
+                p(py(&[
+                    &format!("@{x}{args}"),
+                    "def task():",
+                    "    t = torch.zeros(1, device='cuda')",
+                ]))
+            };
+            vec![
+                Probe::new(
+                    format!("with `{param}`, the worker sees only its GPUs"),
+                    task(&format!("({param}=1)")),
+                )
+                .has("DeviceBound by narrowing", bound(Binding::Narrowed, false)),
+                Probe::new(format!("without `{param}`, nothing is narrowed"), task(""))
+                    .has("the task's tensor (control)", any_object)
+                    .lacks("DeviceBound", any_bound),
+            ]
+        }
+    })
+}
+
+/// Called by the alias's name, the row does what its target does.
+fn alias(c: &Callee, to: &str) -> Result<Vec<Probe>, String> {
+    let target = libraries::rows()
+        .find(|r| r.name == to)
+        .ok_or_else(|| format!("aliases `{to}`, which is not a row"))?;
+    if let Behaviour::Alias(again) = target.does {
+        return Err(format!("aliases `{to}`, itself an alias of `{again}`"));
+    }
+    let found = libraries::lookup(&c.name);
+    if found != Some((target.does, target.reason)) {
+        return Err(format!("does not look up as `{to}`: {found:?}"));
+    }
+    probes(c, target.does)
+}
+
+fn inits_cuda(
+    c: &Callee,
+    level: Init,
+    returns_object: bool,
+    safe_in_child: bool,
+    unless_env: Option<(&'static str, &'static str)>,
+) -> Vec<Probe> {
+    let x = c.expr.as_str();
+    let mut out = Vec::new();
+    if level == Init::None {
+        out.push(
+            Probe::new(
+                "touches no CUDA state, returns no CUDA object",
+                program(
+                    c,
+                    &py(&[
+                        &format!("{x}()"),
+                        "t = torch.zeros(1, device='cuda:1')",
+                        &format!("y = {x}(t)"),
+                        "print(y)",
+                    ]),
+                ),
+            )
+            .holds("one CudaInit, the tensor's", |e| {
+                e.iter().filter(|e| any_init(e)).count() == 1
+            })
+            .has("a use of `t` (control)", uses("t"))
+            .lacks("use of `y`", uses("y")),
+        );
+    } else {
+        let fails = level == Init::Context || !safe_in_child;
+        let probe = Probe::new(
+            format!("initialises CUDA to {level:?}"),
+            program(c, &py(&[&format!("{x}()")])),
+        )
+        .has(
+            &format!("CudaInit at {level:?}, fails_in_child {fails}"),
+            init_failing(level, fails),
+        );
+        out.push(if returns_object {
+            probe.has("a CUDA object on the current device", object(CURRENT))
+        } else {
+            probe.lacks("CUDA object", any_object)
+        });
+    }
+    if let Some((key, value)) = unless_env {
+        out.push(
+            Probe::new(
+                format!("does nothing while {key}={value}"),
+                program(
+                    c,
+                    &py(&[
+                        &format!("os.environ['{key}'] = '{value}'"),
+                        &format!("{x}()"),
+                    ]),
+                ),
+            )
+            .has("the write (control)", written(key))
+            .lacks("CudaInit", any_init),
+        );
+    }
+    out
+}
+
+fn under_launcher(c: &Callee, init: Init, owner: bool) -> Vec<Probe> {
+    let x = c.expr.as_str();
+    let launched = Probe::new(
+        "binds the rank's device under a launcher",
+        program(
+            c,
+            &py(&["v = os.environ['LOCAL_RANK']", &format!("o = {x}()")]),
+        ),
+    )
+    .has("DeviceBound", bound(Binding::Call, false));
+    let launched = if init > Init::None {
+        launched.has(&format!("CudaInit at {init:?}"), init_at(init))
+    } else {
+        launched.lacks("CudaInit", any_init)
+    };
+    let mut out = vec![
+        launched,
+        Probe::new(
+            "binds nothing outside a launcher",
+            program(c, &py(&[&format!("o = {x}()")])),
+        )
+        .lacks("DeviceBound", any_bound),
+    ];
+    if owner {
+        out.push(
+            Probe::new(
+                "returns an owner whose `device` is the rank's",
+                program(
+                    c,
+                    &py(&[
+                        &format!("o = {x}()"),
+                        "v = o.device",
+                        "t = torch.zeros(1, device=v)",
+                    ]),
+                ),
+            )
+            .has("a tensor on a per-worker device", object(PER_WORKER)),
+        );
+    }
+    out
+}
+
+fn loads_model(
+    c: &Callee,
+    device: Option<Param>,
+    device_map: Option<Param>,
+    cuda_when_available: bool,
+) -> Vec<Probe> {
+    let model = Param::pos(0, "model");
+    let load = |arg: Option<(Param, &str)>| {
+        let mut args = vec![(model, "'m'")];
+        args.extend(arg);
+        program(c, &py(&[&format!("m = {}", call(&c.expr, &args))]))
+    };
+    let mut out = Vec::new();
+    if let Some(device) = device {
+        out.push(
+            Probe::new(
+                "loads onto the device named",
+                load(Some((device, "'cuda:1'"))),
+            )
+            .has("a model on cuda:1", object(CUDA_1)),
+        );
+        out.push(
+            Probe::new(
+                "a negative device index is the CPU",
+                load(Some((device, "-1"))),
+            )
+            .lacks("CUDA object", any_object),
+        );
+    }
+    if let Some(map) = device_map {
+        out.push(
+            Probe::new(
+                "loads onto CUDA by `device_map`",
+                load(Some((map, "'auto'"))),
+            )
+            .has("a model on the current device", object(CURRENT)),
+        );
+    }
+    out.push(if cuda_when_available {
+        Probe::new("loads onto CUDA when it is available", load(None))
+            .has("a model on the current device", object(CURRENT))
+    } else {
+        Probe::new("stays on the CPU unless told", load(None)).lacks("CUDA object", any_object)
+    });
+    out
+}
+
+fn collective_probes(c: &Callee, device: &[Param], group: Param) -> Vec<Probe> {
+    let x = c.expr.as_str();
+    let name = short(libraries::canonical(&c.name)).to_string();
+    let run = |explicit: bool| collective(Some(name.clone()), explicit);
+    let mut out = vec![Probe::new(
+        "runs on the current device",
+        program(
+            c,
+            &py(&[
+                "torch.distributed.init_process_group('nccl')",
+                &format!("{x}()"),
+            ]),
+        ),
+    )
+    .has("the collective on the current device", run(false))];
+    for &d in device {
+        out.push(
+            Probe::new(
+                format!("runs on the device `{}` names", d.name),
+                program(c, &py(&[&call(x, &[(d, "[0]")])])),
+            )
+            .has("the collective on an explicit device", run(true)),
+        );
+    }
+    out.push(
+        Probe::new(
+            "on a CPU group touches no GPU",
+            program(
+                c,
+                &py(&[
+                    "g = torch.distributed.new_group(backend='gloo')",
+                    &call(x, &[(group, "g")]),
+                ]),
+            ),
+        )
+        .has("the collective on an explicit group", run(true)),
+    );
+    out
+}
+
+/// Called through what it returns (`m = torch.get_device_module()`, then `m.device_count()`), each
+/// row under the returned name does what it says.
+fn returns(c: &Callee, target: &str) -> Result<Vec<Probe>, String> {
+    let under = format!("{target}.");
+    let rows: Vec<&Row> = libraries::rows()
+        .filter(|r| r.name.starts_with(&under))
+        .collect();
+    if rows.is_empty() {
+        return Err(format!("returns `{target}`, under which no row is named"));
+    }
+    let mut out = Vec::new();
+    for row in rows {
+        let through = Callee {
+            name: row.name.to_string(),
+            setup: format!("{}m = {}()\n", c.setup, c.expr),
+            expr: format!("m.{}", &row.name[under.len()..]),
+        };
+        let label = format!("returns what has `{}`", row.name);
+        out.extend(
+            probes(&through, row.does)?
+                .into_iter()
+                .map(|p| p.labelled(&label)),
+        );
+    }
+    Ok(out)
+}
+
+fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<Probe> {
+    let x = c.expr.as_str();
+    let module = layer.module();
+    let p = |body: String| program(c, &format!("{WORKERS}{body}"));
+    // Under a spawn default, from `module`.
+    let spawning = |body: &str| {
+        p(format!(
+            "import {module}\n{module}.set_start_method('spawn')\n{}",
+            main_guard(body)
+        ))
+    };
+    let obeys = format!("obeys `{module}.set_start_method`");
+    match api {
+        ProcessApi::Process { target, args } => {
+            let start = format!(
+                "{}.start()",
+                call(x, &[(target, "work"), (args, "('cuda:1',)")])
+            );
+            let subclass = py(&[
+                &format!("class W({x}):"),
+                "    def run(self):",
+                "        work('cuda:1')",
+            ]);
+            vec![
+                Probe::new("forks at `.start()`", p(main_guard(&start)))
+                    .has(
+                        "a forked child",
+                        child_by(ChildKind::ProcessStart, StartMethod::Fork),
+                    )
+                    .has("the child running `work`", runs("work"))
+                    .has("the child's tensor on cuda:1", object(CUDA_1)),
+                Probe::new(obeys, spawning(&start)).has(
+                    "a spawned child",
+                    child_by(ChildKind::ProcessStart, StartMethod::Spawn),
+                ),
+                Probe::new(
+                    "a subclass's `run` runs in the child",
+                    p(format!("{subclass}{}", main_guard("W().start()"))),
+                )
+                .has("a child", child(ChildKind::ProcessStart))
+                .has("the child running `W.run`", runs("W.run")),
+            ]
+        }
+        ProcessApi::Pool {
+            initializer,
+            initargs,
+            max_tasks,
+        } => {
+            let processes = Param::pos(0, "processes");
+            let with_init = py(&[
+                &format!(
+                    "pool = {}",
+                    call(
+                        x,
+                        &[
+                            (processes, "2"),
+                            (initializer, "init"),
+                            (initargs, "('cuda:1',)")
+                        ]
+                    )
+                ),
+                "pool.map(work, ['cuda:2'])",
+            ]);
+            let later = |arg: Option<(Param, &str)>| {
+                let mut args = vec![(processes, "2")];
+                args.extend(arg);
+                main_guard(&py(&[
+                    &format!("pool = {}", call(x, &args)),
+                    "torch.cuda.init()",
+                    "pool.map(work, ['cuda:1'])",
+                ]))
+            };
+            vec![
+                Probe::new(
+                    "forks workers that run the initializer",
+                    p(main_guard(&with_init)),
+                )
+                .has(
+                    "a forked pool child",
+                    child_by(ChildKind::Pool, StartMethod::Fork),
+                )
+                .has("a child running `init`", runs("init"))
+                .has("a child running `work`", runs("work"))
+                .has("the initializer's tensor on cuda:1", object(CUDA_1))
+                .has("the task's tensor on cuda:2", object(CUDA_2)),
+                Probe::new("forks its workers at construction", p(later(None)))
+                    .lacks("worker inheriting CUDA", inheriting(ChildKind::Pool)),
+                Probe::new(
+                    format!("with `{}`, forks workers again later", max_tasks.name),
+                    p(later(Some((max_tasks, "1")))),
+                )
+                .has("a worker inheriting CUDA", inheriting(ChildKind::Pool)),
+                Probe::new(obeys, spawning(&with_init)).has(
+                    "a spawned pool child",
+                    child_by(ChildKind::Pool, StartMethod::Spawn),
+                ),
+            ]
+        }
+        ProcessApi::Executor { context } => {
+            let submit = |args: &[(Param, &str)]| {
+                py(&[
+                    &format!("ex = {}", call(x, args)),
+                    "ex.submit(work, 'cuda:1')",
+                ])
+            };
+            let spawn_context = format!(
+                "import multiprocessing\n{}",
+                main_guard(&submit(&[(
+                    context,
+                    "multiprocessing.get_context('spawn')"
+                )]))
+            );
+            let forked = child_by(ChildKind::Executor, StartMethod::Fork);
+            let spawned = || child_by(ChildKind::Executor, StartMethod::Spawn);
+            vec![
+                Probe::new(
+                    "forks workers at the first submit",
+                    p(main_guard(&submit(&[]))),
+                )
+                .has("a forked executor child", forked)
+                .has("the child running `work`", runs("work"))
+                .has("the child's tensor on cuda:1", object(CUDA_1)),
+                Probe::new(format!("obeys `{}`", context.name), p(spawn_context))
+                    .has("a spawned executor child", spawned()),
+                Probe::new(obeys, spawning(&submit(&[])))
+                    .has("a spawned executor child", spawned()),
+            ]
+        }
+        ProcessApi::OsFork => vec![Probe::new(
+            "forks; the `pid == 0` branch is the child",
+            p(py(&[
+                &format!("pid = {x}()"),
+                "if pid == 0:",
+                "    work('cuda:1')",
+            ])),
+        )
+        .has(
+            "a forked child",
+            child_by(ChildKind::OsFork, StartMethod::Fork),
+        )
+        .holds(
+            "the child's tensor after the fork",
+            before(child(ChildKind::OsFork), object(CUDA_1)),
+        )],
+        ProcessApi::Spawns {
+            func,
+            args,
+            start_method,
+        } => {
+            let start = |method: Option<(Param, &str)>| {
+                let mut given = vec![(func, "job"), (args, "('cuda:1',)")];
+                given.extend(method);
+                p(main_guard(&call(x, &given)))
+            };
+            let mut out = vec![
+                Probe::new("starts `func(rank, *args)` by spawn", start(None))
+                    .has(
+                        "a spawned child",
+                        child_by(ChildKind::StartProcesses, StartMethod::Spawn),
+                    )
+                    .has("the child running `job`", runs("job"))
+                    .has("a tensor on the rank's device", object(PER_WORKER))
+                    .has("a tensor on cuda:1", object(CUDA_1)),
+            ];
+            if let Some(method) = start_method {
+                out.push(
+                    Probe::new(
+                        format!("obeys `{}`", method.name),
+                        start(Some((method, "'fork'"))),
+                    )
+                    .has(
+                        "a forked child",
+                        child_by(ChildKind::StartProcesses, StartMethod::Fork),
+                    ),
+                );
+            }
+            out
+        }
+        ProcessApi::DaemonContext => vec![Probe::new(
+            "runs the `with` body in a forked daemon",
+            p(py(&[&format!("with {x}():"), "    work('cuda:1')"])),
+        )
+        .has(
+            "a forked daemon",
+            child_by(ChildKind::DaemonContext, StartMethod::Fork),
+        )
+        .holds(
+            "the daemon's tensor after the fork",
+            before(child(ChildKind::DaemonContext), object(CUDA_1)),
+        )],
+    }
+}
+
+fn loader(
+    c: &Callee,
+    dataset: Param,
+    num_workers: Param,
+    collate_fn: Param,
+    worker_init_fn: Param,
+    context: Param,
+) -> Vec<Probe> {
+    let run = |extra: &[(Param, &str)]| {
+        let mut args = vec![(dataset, "Items()")];
+        if !extra.iter().any(|(p, _)| *p == num_workers) {
+            args.push((num_workers, "2"));
+        }
+        args.extend_from_slice(extra);
+        let body = py(&[
+            &format!("loader = {}", call(&c.expr, &args)),
+            "for b in loader:",
+            "    print(b)",
+        ]);
+        program(c, &format!("{DATASET}{}", main_guard(&body)))
+    };
+    vec![
+        Probe::new("forks workers that fetch the dataset's items", run(&[]))
+            .has(
+                "a forked loader child",
+                child_by(ChildKind::DataLoader, StartMethod::Fork),
+            )
+            .has(
+                "the child running `Items.__getitem__`",
+                runs("Items.__getitem__"),
+            ),
+        Probe::new(
+            format!("workers run `{}`", collate_fn.name),
+            run(&[(collate_fn, "collate")]),
+        )
+        .has("the child running `collate`", runs("collate")),
+        Probe::new(
+            format!("workers run `{}`", worker_init_fn.name),
+            run(&[(worker_init_fn, "seed")]),
+        )
+        .has("the child running `seed`", runs("seed")),
+        Probe::new(
+            format!("obeys `{}`", context.name),
+            run(&[(context, "'spawn'")]),
+        )
+        .has(
+            "a spawned loader child",
+            child_by(ChildKind::DataLoader, StartMethod::Spawn),
+        ),
+        Probe::new(
+            "without workers, fetches the items in this process",
+            run(&[(num_workers, "0")]),
+        )
+        .lacks("child", any_child)
+        .has("a use of the batch `b`", uses("b")),
+    ]
+}
+
+/// The dataset method that maps a function, and its `function` and `with_rank` parameters.
+fn dataset_map() -> (&'static str, Param, Param) {
+    libraries::method_rows()
+        .find_map(|r| match (r.on, r.does) {
+            (
+                Receiver::Dataset,
+                MethodBehaviour::MapsDataset {
+                    function,
+                    with_rank,
+                    ..
+                },
+            ) => Some((r.name, function, with_rank)),
+            _ => None,
+        })
+        .expect("a `MapsDataset` method row on datasets")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Methods and attributes: on a receiver of the row's kind.
+
+/// Lines that bind `r` to a receiver of kind `on` (after [`WORKERS`]), one per way to get one.
+fn receivers(on: Receiver) -> Vec<String> {
+    let ways: &[&[&str]] = match on {
+        Receiver::Any => &[&["r = torch.ones(2)"]],
+        Receiver::Opaque => &[&[
+            "from deepspeed.accelerator import get_accelerator",
+            "r = get_accelerator()",
+        ]],
+        Receiver::CudaObject => &[&["r = torch.zeros(2, device='cuda:1')"]],
+        Receiver::Process => &[
+            &[
+                "import multiprocessing",
+                "r = multiprocessing.Process(target=work, args=('cuda:1',))",
+            ],
+            &[
+                "import multiprocessing",
+                "class W(multiprocessing.Process):",
+                "    def run(self):",
+                "        work('cuda:1')",
+                "r = W()",
+            ],
+        ],
+        Receiver::Pool => &[&["import multiprocessing", "r = multiprocessing.Pool(2)"]],
+        Receiver::Executor => &[&[
+            "import concurrent.futures",
+            "r = concurrent.futures.ProcessPoolExecutor(2)",
+        ]],
+        Receiver::Dataset => &[&["import datasets", "r = datasets.load_dataset('data')"]],
+        Receiver::DeviceOwner => &[&["import accelerate", "r = accelerate.Accelerator()"]],
+    };
+    ways.iter().map(|lines| py(lines)).collect()
+}
+
+/// The index of a device read from a receiver of kind `on` (`None`: any CUDA device).
+fn receiver_device(on: Receiver) -> Option<DeviceIndex> {
+    match on {
+        Receiver::CudaObject => Some(CUDA_1),
+        Receiver::DeviceOwner => Some(PER_WORKER),
+        Receiver::Any
+        | Receiver::Opaque
+        | Receiver::Process
+        | Receiver::Pool
+        | Receiver::Executor
+        | Receiver::Dataset => None,
+    }
+}
+
+/// One probe per way to get a receiver of kind `on`: workers, the receiver `r`, then `body`.
+fn on_receivers(on: Receiver, label: &str, body: &str) -> Vec<Probe> {
+    receivers(on)
+        .into_iter()
+        .map(|r| {
+            Probe::new(
+                label,
+                format!("import torch\nimport os\n{WORKERS}{r}{body}"),
+            )
+        })
+        .collect()
+}
+
+fn method_probes(row: &MethodRow) -> Vec<Probe> {
+    let m = format!("r.{}", row.name);
+    let m = m.as_str();
+    let on = row.on;
+    // What a method of any value does shows on a CUDA object.
+    let cuda_on = if on == Receiver::Any {
+        Receiver::CudaObject
+    } else {
+        on
+    };
+    let each = |on: Receiver, label: &str, body: String, check: &dyn Fn(Probe) -> Probe| {
+        on_receivers(on, label, &body)
+            .into_iter()
+            .map(check)
+            .collect::<Vec<_>>()
+    };
+    match row.does {
+        MethodBehaviour::BindsDevice { device } => [
+            each(
+                on,
+                "binds a rank's device",
+                py(&[
+                    "v = int(os.environ['LOCAL_RANK'])",
+                    &call(m, &[(device, "v")]),
+                ]),
+                &|p| p.has("DeviceBound chosen per worker", bound(Binding::Call, true)),
+            ),
+            each(
+                on,
+                "binds a constant device",
+                py(&[&call(m, &[(device, "0")])]),
+                &|p| p.has("DeviceBound", bound(Binding::Call, false)),
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
+        MethodBehaviour::StartsProcess => {
+            each(on, "starts the child", py(&[&format!("{m}()")]), &|p| {
+                p.has("a child", child(ChildKind::ProcessStart))
+                    .has("the child's tensor on cuda:1", object(CUDA_1))
+            })
+        }
+        MethodBehaviour::RunsInWorkers(how) => {
+            let body = match how {
+                WorkerCall::Map => format!("{m}(work, ['cuda:1'])"),
+                WorkerCall::Starmap => format!("{m}(work, [('cuda:1',)])"),
+                WorkerCall::Apply => format!("{m}(work, ('cuda:1',))"),
+                WorkerCall::Submit => format!("{m}(work, 'cuda:1')"),
+            };
+            let label = format!("runs the function in the workers ({how:?})");
+            each(on, &label, py(&[&body]), &|p| {
+                p.has("a child running `work`", runs("work"))
+                    .has("the task's tensor on cuda:1", object(CUDA_1))
+            })
+        }
+        MethodBehaviour::MovesArgumentsToDevice => each(
+            on,
+            "moves its arguments to the rank's device",
+            py(&["model = torch.ones(2)", &format!("x = {m}(model)")]),
+            &|p| p.has("an object on a per-worker device", object(PER_WORKER)),
+        ),
+        MethodBehaviour::MovesToCuda { device } => [
+            each(
+                on,
+                "moves to the current device",
+                py(&[&format!("x = {m}()")]),
+                &|p| p.has("an object on the current device", object(CURRENT)),
+            ),
+            each(
+                on,
+                "moves to the device named",
+                py(&[&format!("x = {}", call(m, &[(device, "2")]))]),
+                &|p| p.has("an object on cuda:2", object(CUDA_2)),
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
+        MethodBehaviour::MovesTo { device } => [
+            each(
+                on,
+                "moves to the device named",
+                py(&[&format!("x = {}", call(m, &[(device, "'cuda:2'")]))]),
+                &|p| p.has("an object on cuda:2", object(CUDA_2)),
+            ),
+            each(
+                cuda_on,
+                "moved to the CPU, it leaves CUDA",
+                py(&[
+                    &format!("y = {}", call(m, &[(device, "'cpu'")])),
+                    "print(y)",
+                ]),
+                &|p| {
+                    p.has("a use of `r` (control)", uses("r"))
+                        .lacks("use of `y`", uses("y"))
+                },
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
+        MethodBehaviour::CreatesContext => each(
+            on,
+            "creates a context",
+            py(&[&format!("x = {m}()")]),
+            &|p| p.has("an object on the current device", object(CURRENT)),
+        ),
+        MethodBehaviour::ToCpu => each(
+            cuda_on,
+            "brings the value to the CPU",
+            py(&[&format!("y = {m}()"), "print(y)"]),
+            &|p| {
+                p.has("a use of `r` (control)", uses("r"))
+                    .lacks("use of `y`", uses("y"))
+            },
+        ),
+        MethodBehaviour::MapsDataset {
+            function,
+            num_proc,
+            with_rank,
+        } => {
+            let body = py(&[
+                "def fn(x, v):",
+                "    t = torch.zeros(1, device=v)",
+                &call(m, &[(function, "fn"), (num_proc, "4"), (with_rank, "True")]),
+            ]);
+            let forks = |p: Probe| {
+                p.has("a dataset-map child", child(ChildKind::DatasetMap))
+                    .has("the child running `fn`", runs("fn"))
+                    .has("a tensor on the rank's device", object(PER_WORKER))
+            };
+            let mut out = each(on, "forks `num_proc` workers", body.clone(), &forks);
+            if on == Receiver::Dataset {
+                // Any value is a dataset when the call passes `num_proc`.
+                let label = "forks `num_proc` workers for any value";
+                out.extend(each(Receiver::Opaque, label, body, &forks));
+            }
+            out
+        }
+    }
+}
+
+fn attribute_probes(row: &AttributeRow) -> Vec<Probe> {
+    let read = format!("v = r.{}\nprint(v)\n", row.name);
+    match row.does {
+        AttributeBehaviour::Device => {
+            let index = receiver_device(row.on);
+            let on = index.map_or("CUDA".into(), |i| format!("{i:?}"));
+            let body = format!("{read}t = torch.ones(1, device=v)\n");
+            on_receivers(row.on, "the receiver's device", &body)
+                .into_iter()
+                .map(|p| {
+                    p.holds(&format!("the last object on {on}"), move |e| {
+                        match e.iter().rev().find(|e| any_object(e)) {
+                            Some(Effect::CudaObjectCreated { object, .. }) => {
+                                index.is_none_or(|i| object.index == i)
+                            }
+                            _ => false,
+                        }
+                    })
+                    .lacks("use of `v` (a device, not a tensor)", uses("v"))
+                })
+                .collect()
+        }
+        AttributeBehaviour::Metadata => on_receivers(row.on, "host-side metadata", &read)
+            .into_iter()
+            .map(|p| p.lacks("use of `v`", uses("v")))
+            .collect(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Environment variables and imports.
+
+fn env_probes(row: &EnvRow) -> Result<Vec<Probe>, String> {
+    let name = row.name;
+    let base = |lines: &[&str]| format!("import torch\nimport os\n{}", py(lines));
+    Ok(match row.role {
+        EnvRole::Rank => vec![Probe::new(
+            "a rank read chooses a per-worker device",
+            base(&[
+                &format!("v = os.environ['{name}']"),
+                "t = torch.zeros(1, device=v)",
+            ]),
+        )
+        .has("a tensor on a per-worker device", object(PER_WORKER))],
+        EnvRole::NarrowsVisibility => vec![
+            Probe::new(
+                "written before CUDA starts, it binds the device",
+                base(&[&format!("os.environ['{name}'] = '1'"), "torch.cuda.init()"]),
+            )
+            .holds(
+                "DeviceBound by narrowing, then CudaInit",
+                before(bound(Binding::Narrowed, false), any_init),
+            ),
+            Probe::new(
+                "written after CUDA started, it binds nothing",
+                base(&["torch.cuda.init()", &format!("os.environ['{name}'] = '1'")]),
+            )
+            .has("the write (control)", written(name))
+            .lacks("DeviceBound", any_bound),
+        ],
+        EnvRole::ChangesCalls => {
+            let calls: Vec<(&Row, &str)> = libraries::rows()
+                .filter_map(|r| match r.does {
+                    Behaviour::InitsCuda {
+                        unless_env: Some((key, value)),
+                        ..
+                    } if key == name => Some((r, value)),
+                    _ => None,
+                })
+                .collect();
+            if calls.is_empty() {
+                return Err("no row's call depends on it".into());
+            }
+            let mut out = Vec::new();
+            for (r, value) in calls {
+                let c = callee(r.name);
+                let write = format!("os.environ['{name}'] = '{value}'");
+                out.push(
+                    Probe::new(
+                        format!("set to {value}, `{}` initialises nothing", r.name),
+                        program(&c, &py(&[&write, &format!("{}()", c.expr)])),
+                    )
+                    .has("the write (control)", written(name))
+                    .lacks("CudaInit", any_init),
+                );
+                // A module imported after the write runs again, not from the import cache (where
+                // it ran in a clean process, without the setting).
+                out.push(
+                    Probe::new(
+                        format!("set to {value}, `{}` in a module imported later", r.name),
+                        base(&[
+                            &write,
+                            "import helper",
+                            "pid = os.fork()",
+                            "if pid == 0:",
+                            "    pass",
+                        ]),
+                    )
+                    .module("helper.py", program(&c, &py(&[&format!("{}()", c.expr)])))
+                    .has("a forked child (control)", child(ChildKind::OsFork))
+                    .lacks("child inheriting CUDA", inheriting(ChildKind::OsFork)),
+                );
+            }
+            out
+        }
+    })
+}
+
+fn import_probes(row: &ImportRow) -> Result<Vec<Probe>, String> {
+    let level = row.init;
+    if level == Init::None {
+        return Err("an import row that moves nothing".into());
+    }
+    let module = row.module;
+    let mut out = vec![Probe::new(
+        format!("`import {module}`"),
+        format!("import torch\nimport {module}\n"),
+    )
+    .has(&format!("CudaInit at {level:?}"), init_at(level))];
+    if let Some((parent, leaf)) = module.rsplit_once('.') {
+        out.push(
+            Probe::new(
+                format!("`from {parent} import {leaf}`"),
+                format!("import torch\nfrom {parent} import {leaf}\n"),
+            )
+            .has(&format!("CudaInit at {level:?}"), init_at(level)),
+        );
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running probes.
+
+fn effects(probe: &Probe) -> Result<Vec<Effect>, String> {
+    // Kept until the program is analysed: its modules are read from it.
+    let mut folder = None;
+    let program = if probe.modules.is_empty() {
+        Program::build(vec![Input::Text {
+            path: "main.py".into(),
+            text: probe.text.clone(),
+        }])
+    } else {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let main = dir.path().join("main.py");
+        std::fs::write(&main, &probe.text).map_err(|e| e.to_string())?;
+        for (file, text) in &probe.modules {
+            std::fs::write(dir.path().join(file), text).map_err(|e| e.to_string())?;
+        }
+        folder = Some(dir);
+        Program::build(vec![Input::Path(main)])
+    };
+    for (id, file) in program.files() {
+        if file.module.is_err() {
+            return Err(format!("{} does not parse", file.path.display()));
+        }
+        if id == FileId(0) && !program.is_relevant(id) {
+            return Err("the program is not interpreted".into());
+        }
+    }
+    let settings = Settings::default();
+    let cache = if probe.modules.is_empty() {
+        ImportCache::<Log>::default()
+    } else {
+        ImportCache::<Log>::build(&program, settings)
+    };
+    let effects = analyze::<Log>(&program, &cache, FileId(0), settings);
+    drop(folder);
+    Ok(effects)
+}
+
+/// One line per effect, for failure messages.
+fn summary(effect: &Effect) -> String {
+    let global = |o: &gpulint_core::effect::CudaObject| o.global.as_ref().map(|g| g.0.to_string());
+    match effect {
+        Effect::CudaInit {
+            site,
+            fails_in_child,
+        } => format!(
+            "CudaInit {:?} fails_in_child={fails_in_child}: {}",
+            site.level, site.what
+        ),
+        Effect::CudaObjectCreated { object, what } => format!(
+            "CudaObjectCreated {:?} global={:?}: {what}",
+            object.index,
+            global(object)
+        ),
+        Effect::CudaUsed {
+            object,
+            what,
+            through_global,
+            ..
+        } => format!(
+            "CudaUsed {:?} through_global={through_global} global={:?}: {what}",
+            object.index,
+            global(object)
+        ),
+        Effect::DeviceBound {
+            binding, chooses, ..
+        } => format!("DeviceBound {binding:?} chooses={chooses}"),
+        Effect::ProcessGroupCreated {
+            backend,
+            device_given,
+            ..
+        } => format!("ProcessGroupCreated {backend:?} device_given={device_given}"),
+        Effect::CollectiveRun {
+            name,
+            explicit_device,
+            ..
+        } => format!("CollectiveRun {name} explicit_device={explicit_device}"),
+        Effect::ChildStarted(c) => format!(
+            "ChildStarted {:?} {:?} parent_init={:?} code={:?}",
+            c.kind,
+            c.start_method,
+            c.parent_init.as_ref().map(|i| i.level),
+            c.code
+        ),
+        Effect::ChildRuns { code } => format!("ChildRuns {code}"),
+        Effect::StartMethodSet {
+            method,
+            at_module_scope,
+            ..
+        } => format!("StartMethodSet {method:?} at_module_scope={at_module_scope}"),
+        Effect::EnvWritten { key, value, .. } => format!("EnvWritten {key}={value:?}"),
+    }
+}
+
+/// The failures of a table's probes.
+#[derive(Default)]
+struct Report {
+    failures: Vec<String>,
+    probes: usize,
+    allowed: Vec<String>,
+}
+
+impl Report {
+    /// Runs one row's probes (`Err`: the row is wrong without running anything).
+    fn row(&mut self, row: &str, probes: Result<Vec<Probe>, String>) {
+        let probes = match probes {
+            Ok(p) if p.is_empty() => Err("no probe".to_string()),
+            other => other,
+        };
+        let probes = match probes {
+            Ok(p) => p,
+            Err(why) => return self.fail(row, "the row itself", format!("  {why}\n")),
+        };
+        for probe in probes {
+            self.probes += 1;
+            let mut out = String::new();
+            match effects(&probe) {
+                Err(why) => writeln!(out, "  {why}").unwrap(),
+                Ok(effects) => {
+                    for (what, check) in &probe.expect {
+                        if !check(&effects) {
+                            writeln!(out, "  expected: {what}").unwrap();
+                        }
+                    }
+                    if !out.is_empty() {
+                        writeln!(out, "  effects seen:").unwrap();
+                        for e in &effects {
+                            writeln!(out, "    {}", summary(e)).unwrap();
+                        }
+                        if effects.is_empty() {
+                            writeln!(out, "    (none)").unwrap();
+                        }
+                    }
+                }
+            }
+            if !out.is_empty() {
+                let files = [("main.py", &probe.text)]
+                    .into_iter()
+                    .chain(probe.modules.iter().map(|(f, t)| (*f, t)));
+                for (file, text) in files {
+                    writeln!(out, "  {file}:").unwrap();
+                    for line in text.lines() {
+                        writeln!(out, "    | {line}").unwrap();
+                    }
+                }
+                self.fail(row, &probe.label, out);
+            }
+        }
+    }
+
+    fn fail(&mut self, row: &str, label: &str, detail: String) {
+        if KNOWN_FAILURES.contains(&(row, label)) {
+            self.allowed.push(format!("{row}: {label}"));
+        } else {
+            self.failures.push(format!("`{row}`: {label}\n{detail}"));
+        }
+    }
+
+    fn assert(self, table: &str) {
+        eprintln!(
+            "{table}: {} probes, {} known failures {:?}",
+            self.probes,
+            self.allowed.len(),
+            self.allowed
+        );
+        assert!(self.probes > 0, "{table}: no rows");
+        assert!(
+            self.failures.is_empty(),
+            "{} failing probe(s) of {table}:\n\n{}",
+            self.failures.len(),
+            self.failures.join("\n")
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One test per table.
+
+#[test]
+fn every_row_does_what_it_says() {
+    let mut report = Report::default();
+    for row in libraries::rows() {
+        report.row(row.name, probes(&callee(row.name), row.does));
+    }
+    report.assert("rows");
+}
+
+#[test]
+fn every_prefix_row_covers_its_names_but_not_its_exceptions() {
+    let mut report = Report::default();
+    for row in libraries::prefix_rows() {
+        let (prefix, suffix) = (row.prefix, row.suffix);
+        let id = format!("{prefix}*{suffix}");
+        let this = Some((row.does, row.reason));
+        let nested = [
+            format!("{prefix}sample{suffix}"),
+            format!("{prefix}sub.Sample{suffix}"),
+        ];
+        let samples = if row.class_leaf {
+            vec![format!("{prefix}Sample{suffix}")]
+        } else {
+            nested.to_vec()
+        };
+        for sample in &samples {
+            let found = libraries::lookup(sample);
+            let probes = if found == this {
+                probes(&callee(sample), row.does)
+                    .map(|ps| ps.into_iter().map(|p| p.labelled(sample)).collect())
+            } else {
+                Err(format!("`{sample}` looks up as {found:?}, not as this row"))
+            };
+            report.row(&id, probes);
+        }
+        if row.class_leaf {
+            for other in nested.iter().filter(|n| libraries::lookup(n) == this) {
+                report.row(&id, Err(format!("covers `{other}`, not a class")));
+            }
+        }
+        for &except in row.except {
+            if libraries::lookup(except) == this {
+                report.row(&id, Err(format!("covers `{except}`, an exception")));
+                continue;
+            }
+            let c = callee(except);
+            let probe = Probe::new(
+                format!("`{except}` touches no CUDA"),
+                program(
+                    &c,
+                    &py(&[&format!("x = {}()", c.expr), "torch.cuda.init()"]),
+                ),
+            )
+            .holds("only the control's CudaInit", |e| {
+                e.len() == 1 && e.iter().all(init_at(Init::Context))
+            });
+            report.row(&id, Ok(vec![probe]));
+        }
+    }
+    report.assert("prefix rows");
+}
+
+#[test]
+fn every_method_row_does_what_it_says() {
+    let mut report = Report::default();
+    for row in libraries::method_rows() {
+        report.row(
+            &format!("{:?}.{}", row.on, row.name),
+            Ok(method_probes(row)),
+        );
+    }
+    report.assert("method rows");
+}
+
+#[test]
+fn every_attribute_row_does_what_it_says() {
+    let mut report = Report::default();
+    for row in libraries::attribute_rows() {
+        report.row(
+            &format!("{:?}.{}", row.on, row.name),
+            Ok(attribute_probes(row)),
+        );
+    }
+    report.assert("attribute rows");
+}
+
+#[test]
+fn every_environment_row_does_what_it_says() {
+    let mut report = Report::default();
+    for row in libraries::env_rows() {
+        report.row(row.name, env_probes(row));
+    }
+    report.assert("environment rows");
+}
+
+#[test]
+fn every_import_row_does_what_it_says() {
+    let mut report = Report::default();
+    for row in libraries::gpu_arrays::IMPORTS {
+        report.row(row.module, import_probes(row));
+    }
+    report.assert("import rows");
+}
+
+/// A name listed twice is looked up as its first row only: the second is dead.
+#[test]
+fn no_name_appears_twice() {
+    fn twice<K: std::hash::Hash + Eq + std::fmt::Debug>(
+        table: &str,
+        keys: impl Iterator<Item = K>,
+    ) -> Vec<String> {
+        let mut seen = HashSet::new();
+        keys.filter_map(|k| {
+            let message = format!("{table}: {k:?}");
+            (!seen.insert(k)).then_some(message)
+        })
+        .collect()
+    }
+    let debug = |on: Receiver| format!("{on:?}");
+    let mut all = Vec::new();
+    all.extend(twice("rows", libraries::rows().map(|r| r.name)));
+    all.extend(twice(
+        "prefix rows",
+        libraries::prefix_rows().map(|r| (r.prefix, r.suffix, r.class_leaf)),
+    ));
+    all.extend(twice(
+        "method rows",
+        libraries::method_rows().map(|r| (r.name, debug(r.on))),
+    ));
+    all.extend(twice(
+        "attribute rows",
+        libraries::attribute_rows().map(|r| (r.name, debug(r.on))),
+    ));
+    all.extend(twice(
+        "environment rows",
+        libraries::env_rows().iter().map(|r| r.name),
+    ));
+    all.extend(twice(
+        "import rows",
+        libraries::gpu_arrays::IMPORTS.iter().map(|r| r.module),
+    ));
+    assert!(all.is_empty(), "listed twice:\n{}", all.join("\n"));
+}

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::root;
+use common::{files_with_extension, root};
 
 /// The gpulint crates each crate may depend on (normal dependencies; tests may use more).
 const LAYERS: &[(&str, &[&str])] = &[
@@ -112,20 +112,9 @@ fn the_checker_finds_what_it_looks_for() {
 }
 
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for entry in std::fs::read_dir(&d).expect("readable dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                todo.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("tests.rs") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
+    let mut files = files_with_extension(dir, "rs");
+    files.retain(|f| !f.ends_with("tests.rs"));
+    files
 }
 
 /// The first dotted name in `literal` that starts with a library root.

@@ -45,6 +45,11 @@ pub fn expected(dir: &Path) -> Findings {
 }
 
 pub fn python_files(dir: &Path) -> Vec<PathBuf> {
+    files_with_extension(dir, "py")
+}
+
+/// Every file under `dir` (recursively) whose extension is `ext`, sorted.
+pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
@@ -52,7 +57,7 @@ pub fn python_files(dir: &Path) -> Vec<PathBuf> {
             let path = entry.expect("entry").path();
             if path.is_dir() {
                 todo.push(path);
-            } else if path.extension().is_some_and(|e| e == "py") {
+            } else if path.extension().is_some_and(|e| e == ext) {
                 out.push(path);
             }
         }

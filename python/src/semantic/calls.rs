@@ -213,51 +213,42 @@ impl<'m, A: Analysis> Interp<'m, A> {
         obj
     }
 
-    /// A method defined on the class or one of its bases in this module.
-    pub(super) fn find_method(&self, class: ClassId, name: &str) -> Option<FuncId> {
+    /// The class and its bases among the program's classes, each once, in lookup order.
+    fn classes_of(&self, class: ClassId) -> Vec<ClassId> {
         let mut todo = vec![class];
-        let mut seen = Vec::new();
+        let mut out = Vec::new();
         while let Some(c) = todo.pop() {
-            if seen.contains(&c) {
+            if out.contains(&c) {
                 continue;
             }
-            seen.push(c);
-            if let Some(f) = self.class(c).method(name) {
-                return Some(f);
-            }
+            out.push(c);
             for base in self.class_bases.get(&c).into_iter().flat_map(|b| b.iter()) {
                 if let Value::Class(b) = base {
                     todo.push(*b);
                 }
             }
         }
-        None
+        out
+    }
+
+    /// A method defined on the class or one of its bases in this module.
+    pub(super) fn find_method(&self, class: ClassId, name: &str) -> Option<FuncId> {
+        self.classes_of(class)
+            .into_iter()
+            .find_map(|c| self.class(c).method(name))
     }
 
     /// The process layer a class inherits from (`class Worker(mp.Process)`, through local bases),
     /// and the start method when the base came from a context (`class W(ctx.Process)`).
     pub(super) fn process_base(&self, class: ClassId) -> Option<(Layer, Option<StartMethod>)> {
-        let mut todo = vec![class];
-        let mut seen = Vec::new();
-        while let Some(c) = todo.pop() {
-            if seen.contains(&c) {
-                continue;
-            }
-            seen.push(c);
-            for base in self.class_bases.get(&c).into_iter().flat_map(|b| b.iter()) {
-                match base {
-                    Value::Class(b) => todo.push(*b),
-                    Value::Qualified(q) => {
-                        if let Some(layer) = libraries::process_class_layer(q) {
-                            return Some((layer, None));
-                        }
-                    }
-                    Value::Context(layer, m) => return Some((*layer, Some(*m))),
-                    _ => {}
-                }
-            }
-        }
-        None
+        self.classes_of(class).into_iter().find_map(|c| {
+            let bases = self.class_bases.get(&c)?;
+            bases.iter().find_map(|base| match base {
+                Value::Qualified(q) => libraries::process_class_layer(q).map(|l| (l, None)),
+                Value::Context(layer, m) => Some((*layer, Some(*m))),
+                _ => None,
+            })
+        })
     }
 
     /// `owner.attr`.
@@ -304,18 +295,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     fn class_attr(&self, class: ClassId, attr: &str) -> Option<Value> {
-        let mut todo = vec![class];
-        while let Some(c) = todo.pop() {
-            if let Some(v) = self.class_attrs.get(&c).and_then(|a| a.get(attr)) {
-                return Some(v.clone());
-            }
-            for base in self.class_bases.get(&c).into_iter().flat_map(|b| b.iter()) {
-                if let Value::Class(b) = base {
-                    todo.push(*b);
-                }
-            }
-        }
-        None
+        self.classes_of(class)
+            .into_iter()
+            .find_map(|c| self.class_attrs.get(&c)?.get(attr).cloned())
     }
 
     pub(super) fn iterate_value(&mut self, v: &Value, span: Span) -> Value {

@@ -1,5 +1,6 @@
-//! Calls: the module's own functions and classes, methods on known values, and library calls looked
-//! up in the tables of `crate::libraries`.
+//! Calls: the program's own functions, classes and callable objects, with their arguments bound;
+//! attributes; process APIs once a row has said what they are. Library rows are applied in
+//! `library.rs`.
 
 use rustc_hash::FxHashMap as HashMap;
 

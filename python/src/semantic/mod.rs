@@ -1,11 +1,12 @@
 //! The semantic model: an abstract interpreter that runs a module in program order, following calls
-//! into the module's own functions and classes, and records the facts rules read.
+//! into the program's own functions and classes, and reports what happens as effects to the
+//! analyses (`A: Analysis`), which it drives without knowing them.
 //!
-//! It tracks, per simulated process, the CUDA state (clean, driver- or context-initialised), the
-//! start method of each multiprocessing layer, the device binding and any process group; and per
-//! value, what a verdict needs (strings, devices, CUDA tensors and models, contexts, pools, loaders).
-//! Child processes are run as processes of their own: a forked child inherits the parent's state and
-//! objects, a spawned one re-imports the module first.
+//! It models, per simulated process, the CUDA state (clean, driver- or context-initialised), the
+//! start method of each multiprocessing layer, the environment and the device binding; and per
+//! value, what the effects need (strings, devices, CUDA tensors and models, contexts, pools,
+//! loaders). Child processes are run as processes of their own: a forked child inherits the parent's
+//! state and objects, a spawned one re-imports the module first.
 
 mod calls;
 mod children;

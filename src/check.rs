@@ -43,7 +43,7 @@ pub fn check(request: Request, resolver: Resolver) -> anyhow::Result<Checked> {
 pub struct Request {
     pub found: Vec<Found>,
     /// A file's path and text read from standard input.
-    pub stdin: Option<(PathBuf, String)>,
+    pub stdin: Option<(PathBuf, Vec<u8>)>,
     /// The files named on the command line: checked even when the configuration excludes them.
     pub named: Vec<PathBuf>,
     /// Report suppression comments that suppress nothing (GPU900).
@@ -58,8 +58,8 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
         report_unused_noqa,
     } = request;
     let mut inputs = Vec::new();
-    if let Some((path, text)) = stdin {
-        inputs.push(Input::Text { path, text });
+    if let Some((path, bytes)) = stdin {
+        inputs.push(Input::Bytes { path, bytes });
     }
     for f in found {
         match f {

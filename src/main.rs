@@ -52,10 +52,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     anyhow::bail!("--fix does not rewrite standard input; use --diff")
                 }
                 Some(path) => {
-                    let mut text = String::new();
-                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-                        .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
-                    Some((path.clone(), text))
+                    // Bytes, not text: invalid UTF-8 or a NUL byte is a finding, as in a file.
+                    let limit = gpulint_python::program::MAX_FILE_BYTES;
+                    let mut bytes = Vec::new();
+                    std::io::Read::read_to_end(
+                        &mut std::io::Read::take(std::io::stdin(), limit + 1),
+                        &mut bytes,
+                    )
+                    .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
+                    if bytes.len() as u64 > limit {
+                        anyhow::bail!(
+                            "standard input is larger than {} MiB: not checked",
+                            limit >> 20
+                        );
+                    }
+                    Some((path.clone(), bytes))
                 }
                 None => None,
             };

@@ -32,10 +32,17 @@ pub struct LineIndex {
 }
 
 impl LineIndex {
+    /// Lines end at `\n`, `\r\n` or a lone `\r`, as Python's tokenizer ends them.
     pub fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
         let mut line_starts = vec![0];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
+        for (i, b) in bytes.iter().enumerate() {
+            let ends = match b {
+                b'\n' => true,
+                b'\r' => bytes.get(i + 1) != Some(&b'\n'),
+                _ => false,
+            };
+            if ends {
                 line_starts.push(i as u32 + 1);
             }
         }
@@ -73,5 +80,16 @@ mod tests {
         assert_eq!(index.line_col(text, 3), LineCol { line: 2, column: 1 });
         // 'x' follows a two-byte character: byte 5, character column 2.
         assert_eq!(index.line_col(text, 5), LineCol { line: 2, column: 2 });
+    }
+
+    #[test]
+    fn a_lone_carriage_return_ends_a_line_and_crlf_ends_one() {
+        let text = "a\rb\r\nc\nd";
+        let index = LineIndex::new(text);
+        let lines: Vec<u32> = [0, 2, 5, 7]
+            .iter()
+            .map(|&o| index.line_col(text, o).line)
+            .collect();
+        assert_eq!(lines, [1, 2, 3, 4]);
     }
 }

@@ -77,6 +77,12 @@ pub enum Input {
         path: PathBuf,
         text: String,
     },
+    /// Bytes read elsewhere (standard input): checked like a file's, NUL bytes and invalid UTF-8
+    /// included.
+    Bytes {
+        path: PathBuf,
+        bytes: Vec<u8>,
+    },
     /// A path the walk could not enter, with the reason.
     Unreadable {
         path: PathBuf,
@@ -89,11 +95,12 @@ impl Program {
     /// transitively. Parsing runs on rayon's current pool.
     pub fn build(inputs: Vec<Input>) -> Program {
         let mut builder = Builder::default();
-        let mut wave: Vec<(FileId, Option<String>)> = Vec::new();
+        let mut wave: Vec<(FileId, Option<Vec<u8>>)> = Vec::new();
         for input in inputs {
             let (path, text) = match input {
                 Input::Path(path) => (path, None),
-                Input::Text { path, text } => (path, Some(text)),
+                Input::Text { path, text } => (path, Some(text.into_bytes())),
+                Input::Bytes { path, bytes } => (path, Some(bytes)),
                 Input::Unreadable { path, reason } => {
                     let id = builder.add_file(identity(&path), path, true);
                     builder.program.files[id.0 as usize].module =
@@ -117,7 +124,7 @@ impl Program {
                 .map(|(id, text)| {
                     let path = &builder.program.files[id.0 as usize].path;
                     let (text, (module, comments)) = match text {
-                        Some(text) => (text.clone(), parse(text, *id)),
+                        Some(bytes) => decode(bytes.clone(), *id),
                         None => load(path, *id),
                     };
                     let names = module.as_ref().map_or_else(
@@ -294,32 +301,98 @@ impl Program {
     }
 }
 
+/// Files larger than this are not read: reported, not analysed. Python sources this large are
+/// generated (tables, bindings); reading them whole would make one file dominate the run.
+pub const MAX_FILE_BYTES: u64 = 8 << 20;
+
 fn load(path: &Path, id: FileId) -> (String, (Result<Module, FileError>, Vec<Span>)) {
+    let failed = |e: FileError| (String::new(), (Err(e), Vec::new()));
+    match read_source(path) {
+        Err(reason) => failed(FileError::Unreadable(reason)),
+        Ok(bytes) => decode(bytes, id),
+    }
+}
+
+/// The bytes of a regular file of at most [`MAX_FILE_BYTES`]. A FIFO, a device (a link to
+/// `/dev/zero`), a socket or a larger file is refused with the reason, never read or waited on.
+fn read_source(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let regular = |meta: &std::fs::Metadata| -> Result<(), String> {
+        if !meta.is_file() {
+            return Err(format!("not a regular file ({}): skipped", kind_of(meta)));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(too_large());
+        }
+        Ok(())
+    };
+    regular(&std::fs::metadata(path).map_err(|e| e.to_string())?)?;
+    // Non-blocking, so a file swapped for a FIFO after the check cannot hang the run.
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(|e| e.to_string())?;
+    regular(&file.metadata().map_err(|e| e.to_string())?)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+fn too_large() -> String {
+    format!(
+        "larger than {} MiB: skipped (generated code?)",
+        MAX_FILE_BYTES >> 20
+    )
+}
+
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if meta.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
+    }
+}
+
+/// Source text from bytes: a NUL byte or invalid UTF-8 is reported at its offset (the text is kept,
+/// lossily, to show it), else the text is parsed.
+pub fn decode(bytes: Vec<u8>, id: FileId) -> (String, (Result<Module, FileError>, Vec<Span>)) {
     let failed = |e: FileError| (Err(e), Vec::new());
-    match std::fs::read(path) {
-        Err(err) => (
-            String::new(),
-            failed(FileError::Unreadable(err.to_string())),
-        ),
-        Ok(bytes) => {
-            if let Some(nul) = bytes.iter().position(|b| *b == 0) {
-                let offset = String::from_utf8_lossy(&bytes[..nul]).len() as u32;
-                let text = String::from_utf8_lossy(&bytes).replace('\0', " ");
-                let reason = "the file contains a NUL byte";
-                return (text, failed(FileError::Binary { reason, offset }));
-            }
-            match String::from_utf8(bytes) {
-                Ok(text) => {
-                    let module = parse(&text, id);
-                    (text, module)
-                }
-                Err(err) => {
-                    let offset = err.utf8_error().valid_up_to() as u32;
-                    let text = String::from_utf8_lossy(err.as_bytes()).into_owned();
-                    let reason = "the file is not valid UTF-8";
-                    (text, failed(FileError::Binary { reason, offset }))
-                }
-            }
+    if let Some(nul) = bytes.iter().position(|b| *b == 0) {
+        let offset = String::from_utf8_lossy(&bytes[..nul]).len() as u32;
+        let text = String::from_utf8_lossy(&bytes).replace('\0', " ");
+        let reason = "the file contains a NUL byte";
+        return (text, failed(FileError::Binary { reason, offset }));
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => {
+            let module = parse(&text, id);
+            (text, module)
+        }
+        Err(err) => {
+            let offset = err.utf8_error().valid_up_to() as u32;
+            let text = String::from_utf8_lossy(err.as_bytes()).into_owned();
+            let reason = "the file is not valid UTF-8";
+            (text, failed(FileError::Binary { reason, offset }))
         }
     }
 }

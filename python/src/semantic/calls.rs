@@ -112,7 +112,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         {
             // `workers.append(p)`: later loops over `workers` see `p`.
             if let ExprKind::Name(list) = &value.kind {
-                let mut items = items.clone();
+                let mut items = items.to_vec();
                 match (&receiver, args.pos.first()) {
                     (Some((_, "extend")), Some((Value::Sequence(more), _))) => {
                         items.extend(more.iter().cloned())
@@ -120,7 +120,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     (_, Some((v, _))) => items.push(v.clone()),
                     _ => {}
                 }
-                self.store(list, Value::Sequence(items), call.span);
+                self.store(list, Value::seq(items), call.span);
                 return Value::None;
             }
         }
@@ -367,7 +367,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     .map(|(v, _)| v.clone())
                     .unwrap_or_default();
                 let values = match args.param(params) {
-                    Some((Value::Sequence(items), _)) => items.clone(),
+                    Some((Value::Sequence(items), _)) => items.to_vec(),
                     _ => Vec::new(),
                 };
                 self.alloc(Object::Process {

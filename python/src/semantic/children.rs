@@ -340,7 +340,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     run.results
                         .into_iter()
                         .next()
-                        .map_or(Value::Unknown, |r| Value::Sequence(vec![r])),
+                        .map_or(Value::Unknown, |r| Value::seq(vec![r])),
                 )
             }
             Object::Executor {
@@ -383,12 +383,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let values = match call {
             WorkerCall::Submit => args.pos.iter().skip(1).map(|(v, _)| v.clone()).collect(),
             WorkerCall::Apply => match args.param(WORKER_ARGS) {
-                Some((Value::Sequence(items), _)) => items.clone(),
+                Some((Value::Sequence(items), _)) => items.to_vec(),
                 _ => Vec::new(),
             },
             WorkerCall::Starmap => match args.param(WORKER_ITEMS) {
                 Some((Value::Sequence(items), _)) => match items.first() {
-                    Some(Value::Sequence(first)) => first.clone(),
+                    Some(Value::Sequence(first)) => first.to_vec(),
                     _ => Vec::new(),
                 },
                 _ => Vec::new(),
@@ -425,7 +425,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let refork = matches!(args.param(max_tasks), Some((v, _)) if !matches!(v, Value::None));
         let initializer = args.param(initializer).map(|(v, _)| v.clone());
         let initargs = match args.param(initargs) {
-            Some((Value::Sequence(items), _)) => items.clone(),
+            Some((Value::Sequence(items), _)) => items.to_vec(),
             _ => Vec::new(),
         };
         let entries = initializer.map(|f| vec![(f, initargs)]).unwrap_or_default();

@@ -97,13 +97,20 @@ impl<'m, A: Analysis> Interp<'m, A> {
             StmtKind::Def(id) => {
                 let func = self.func(*id);
                 self.eval_decorators(&func.decorators);
+                // Only the names the closure reads: copying every enclosing local into every
+                // nested function would make a function of many nested defs quadratic.
+                let free = self.free_names(*id);
                 let captures = self.frames.last().map(|f| {
-                    let mut all: HashMap<String, Value> = f
-                        .captures
-                        .as_ref()
-                        .map(|c| (**c).clone())
-                        .unwrap_or_default();
-                    all.extend(f.locals.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    let mut all: HashMap<String, Value> = HashMap::default();
+                    for name in free.iter() {
+                        let value = f
+                            .locals
+                            .get(name)
+                            .or_else(|| f.captures.as_ref().and_then(|c| c.get(name)));
+                        if let Some(v) = value {
+                            all.insert(name.clone(), v.clone());
+                        }
+                    }
                     Arc::new(all)
                 });
                 self.store(&func.name, Value::Function(*id, captures), stmt.span);
@@ -455,7 +462,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             ExprKind::Tuple(targets) | ExprKind::List(targets) => {
                 let items = match value {
-                    Value::Sequence(items) if items.len() == targets.len() => items,
+                    Value::Sequence(items) if items.len() == targets.len() => items.to_vec(),
                     other => vec![other; targets.len()],
                 };
                 for (t, v) in targets.iter().zip(items) {
@@ -616,7 +623,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.subscript(container, key)
             }
             ExprKind::Tuple(items) | ExprKind::List(items) => {
-                Value::Sequence(items.iter().map(|e| self.eval(e)).collect())
+                Value::seq(items.iter().map(|e| self.eval(e)).collect())
             }
             ExprKind::Dict(items) => {
                 let mut mapping = Some(Vec::new());
@@ -649,7 +656,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     }
                 }
                 let items: Vec<Value> = elements.iter().map(|e| self.eval(e)).collect();
-                Value::Sequence(items)
+                Value::seq(items)
             }
             ExprKind::Other(children) => {
                 let values: Vec<Value> = children.iter().map(|e| self.eval(e)).collect();
@@ -661,10 +668,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     fn subscript(&mut self, container: Value, key: Value) -> Value {
         match (&container, &key) {
             (Value::Qualified(q), Value::Str(k)) if is_environ(q) => self.read_env(k),
-            (Value::Sequence(items), Value::Int(i)) => {
-                let i = if *i < 0 { items.len() as i64 + i } else { *i };
-                items.get(i as usize).cloned().unwrap_or_default()
-            }
+            (Value::Sequence(items), Value::Int(i)) => items.at(*i),
             (Value::Sequence(items), _) => items.iter().cloned().fold(Value::Unknown, Value::join),
             (Value::Cuda(obj), _) => Value::Cuda(obj.derived()),
             (Value::Mapping(entries), Value::Str(k)) => entries

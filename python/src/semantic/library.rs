@@ -256,7 +256,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             Behaviour::Compose { steps } => {
                 let steps = match args.param(steps) {
-                    Some((Value::Sequence(items), _)) => items.clone(),
+                    Some((Value::Sequence(items), _)) => items.to_vec(),
                     _ => Vec::new(),
                 };
                 self.alloc(Object::Compose(steps))
@@ -353,12 +353,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
             out.push(self.iterate_value(v, e.span));
         }
         match shape {
-            Iteration::Enumerate => Value::Sequence(vec![Value::Sequence(vec![
+            Iteration::Enumerate => Value::seq(vec![Value::seq(vec![
                 Value::Unknown,
                 out.pop().unwrap_or_default(),
             ])]),
-            Iteration::Zip => Value::Sequence(vec![Value::Sequence(out)]),
-            Iteration::Items => Value::Sequence(out),
+            Iteration::Zip => Value::seq(vec![Value::seq(out)]),
+            Iteration::Items => Value::seq(out),
             Iteration::First => out.into_iter().next().unwrap_or_default(),
         }
     }
@@ -460,7 +460,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 if out.len() == 1 {
                     out.remove(0)
                 } else {
-                    Value::Sequence(out)
+                    Value::seq(out)
                 }
             }
             MethodBehaviour::MovesToCuda { device } => {

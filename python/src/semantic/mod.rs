@@ -187,6 +187,8 @@ struct Interp<'m, A: Analysis> {
     fuel: u64,
     loop_depth: u32,
     import_depth: usize,
+    /// The names each nested function may read from enclosing scopes, computed once.
+    free_names: HashMap<FuncId, Arc<Vec<String>>>,
     /// The `os.fork()` calls evaluated so far.
     fork_calls: HashSet<Span>,
     facts: A::Facts,
@@ -213,6 +215,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             loop_depth: 0,
             import_depth: 0,
             fork_calls: HashSet::default(),
+            free_names: HashMap::default(),
             facts: A::Facts::default(),
         }
     }
@@ -364,6 +367,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.globals = world.globals;
         self.heap = world.heap;
         self.class_attrs = world.class_attrs;
+    }
+
+    /// The names function `id` may read from enclosing scopes (see `names::free_names`).
+    fn free_names(&mut self, id: FuncId) -> Arc<Vec<String>> {
+        if let Some(names) = self.free_names.get(&id) {
+            return Arc::clone(names);
+        }
+        let names = match self.p.module(id.file) {
+            Some(module) => Arc::new(names::free_names(module, id)),
+            None => Arc::default(),
+        };
+        self.free_names.insert(id, Arc::clone(&names));
+        names
     }
 
     fn alloc(&mut self, object: Object) -> Value {

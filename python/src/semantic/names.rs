@@ -58,82 +58,85 @@ pub fn is_main_guard(test: &Expr) -> bool {
     (is_name(left) && is_main(&comparators[0])) || (is_main(left) && is_name(&comparators[0]))
 }
 
+/// Every name and attribute name read in an expression, nested expressions included.
+fn expr<'a>(e: &'a Expr, out: &mut HashSet<&'a str>) {
+    match &e.kind {
+        ExprKind::Name(n) => {
+            out.insert(n.as_str());
+        }
+        ExprKind::Attribute { value, attr } => {
+            out.insert(attr.as_str());
+            expr(value, out);
+        }
+        ExprKind::Call {
+            func,
+            args,
+            keywords,
+        } => {
+            expr(func, out);
+            args.iter().for_each(|a| expr(a, out));
+            keywords.iter().for_each(|k| expr(&k.value, out));
+        }
+        ExprKind::FString { parts: items, .. }
+        | ExprKind::Tuple(items)
+        | ExprKind::List(items)
+        | ExprKind::Other(items) => items.iter().for_each(|a| expr(a, out)),
+        ExprKind::IfExp { test, body, orelse } => {
+            expr(test, out);
+            expr(body, out);
+            expr(orelse, out);
+        }
+        ExprKind::Compare {
+            left, comparators, ..
+        } => {
+            expr(left, out);
+            comparators.iter().for_each(|a| expr(a, out));
+        }
+        ExprKind::BoolOp { values } => values.iter().for_each(|a| expr(a, out)),
+        ExprKind::Not(inner) | ExprKind::Starred(inner) => expr(inner, out),
+        ExprKind::Subscript { value, index } => {
+            expr(value, out);
+            expr(index, out);
+        }
+        ExprKind::Dict(items) => items.iter().for_each(|(k, v)| {
+            if let Some(k) = k {
+                expr(k, out);
+            }
+            expr(v, out);
+        }),
+        ExprKind::Named { target, value } => {
+            expr(target, out);
+            expr(value, out);
+        }
+        ExprKind::Comprehension {
+            generators,
+            elements,
+        } => {
+            for g in generators {
+                expr(&g.iter, out);
+                g.conditions.iter().for_each(|a| expr(a, out));
+            }
+            elements.iter().for_each(|a| expr(a, out));
+        }
+        ExprKind::Lambda(_)
+        | ExprKind::Str(_)
+        | ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::NoneLiteral => {}
+    }
+}
+/// Every name read in a block of statements.
+fn block<'a>(stmts: &'a [Stmt], out: &mut HashSet<&'a str>) {
+    for s in stmts {
+        s.kind.expressions().into_iter().for_each(|e| expr(e, out));
+        s.kind.blocks().into_iter().for_each(|b| block(b, out));
+    }
+}
+
 /// Every name read anywhere, and every attribute name: a function named here is called (or passed)
 /// by someone in the module, so it is not an entry point of its own.
 pub fn referenced_names(module: &Module) -> HashSet<&str> {
     let mut out = HashSet::default();
-    fn expr<'a>(e: &'a Expr, out: &mut HashSet<&'a str>) {
-        match &e.kind {
-            ExprKind::Name(n) => {
-                out.insert(n.as_str());
-            }
-            ExprKind::Attribute { value, attr } => {
-                out.insert(attr.as_str());
-                expr(value, out);
-            }
-            ExprKind::Call {
-                func,
-                args,
-                keywords,
-            } => {
-                expr(func, out);
-                args.iter().for_each(|a| expr(a, out));
-                keywords.iter().for_each(|k| expr(&k.value, out));
-            }
-            ExprKind::FString { parts: items, .. }
-            | ExprKind::Tuple(items)
-            | ExprKind::List(items)
-            | ExprKind::Other(items) => items.iter().for_each(|a| expr(a, out)),
-            ExprKind::IfExp { test, body, orelse } => {
-                expr(test, out);
-                expr(body, out);
-                expr(orelse, out);
-            }
-            ExprKind::Compare {
-                left, comparators, ..
-            } => {
-                expr(left, out);
-                comparators.iter().for_each(|a| expr(a, out));
-            }
-            ExprKind::BoolOp { values } => values.iter().for_each(|a| expr(a, out)),
-            ExprKind::Not(inner) | ExprKind::Starred(inner) => expr(inner, out),
-            ExprKind::Subscript { value, index } => {
-                expr(value, out);
-                expr(index, out);
-            }
-            ExprKind::Dict(items) => items.iter().for_each(|(k, v)| {
-                if let Some(k) = k {
-                    expr(k, out);
-                }
-                expr(v, out);
-            }),
-            ExprKind::Named { target, value } => {
-                expr(target, out);
-                expr(value, out);
-            }
-            ExprKind::Comprehension {
-                generators,
-                elements,
-            } => {
-                for g in generators {
-                    expr(&g.iter, out);
-                    g.conditions.iter().for_each(|a| expr(a, out));
-                }
-                elements.iter().for_each(|a| expr(a, out));
-            }
-            ExprKind::Lambda(_)
-            | ExprKind::Str(_)
-            | ExprKind::Int(_)
-            | ExprKind::Bool(_)
-            | ExprKind::NoneLiteral => {}
-        }
-    }
-    fn block<'a>(stmts: &'a [Stmt], out: &mut HashSet<&'a str>) {
-        for s in stmts {
-            s.kind.expressions().into_iter().for_each(|e| expr(e, out));
-            s.kind.blocks().into_iter().for_each(|b| block(b, out));
-        }
-    }
     block(&module.body, &mut out);
     for f in &module.functions {
         block(&f.body, &mut out);
@@ -222,4 +225,42 @@ mod tests {
             assert_eq!(is_main_guard(test), expected, "{src}");
         }
     }
+}
+
+/// The names a function (and the functions and lambdas defined in it) may read from enclosing
+/// scopes: every name read in their bodies and defaults. A closure captures only these.
+pub(super) fn free_names(module: &Module, id: FuncId) -> Vec<String> {
+    let mut out = HashSet::default();
+    let mut todo = vec![id];
+    let mut seen = Vec::new();
+    while let Some(f) = todo.pop() {
+        if seen.contains(&f) {
+            continue;
+        }
+        seen.push(f);
+        let func = module.function(f);
+        block(&func.body, &mut out);
+        func.params
+            .iter()
+            .filter_map(|p| p.default.as_ref())
+            .for_each(|d| expr(d, &mut out));
+        // Functions and lambdas defined inside (their names lie in its body) read through this
+        // one's captures.
+        let (Some(first), Some(last)) = (func.body.first(), func.body.last()) else {
+            continue;
+        };
+        let (start, end) = (first.span.start, last.span.end);
+        todo.extend(
+            module
+                .functions
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| g.name_span.start >= start && g.name_span.end <= end)
+                .map(|(i, _)| FuncId {
+                    file: f.file,
+                    index: i as u32,
+                }),
+        );
+    }
+    out.into_iter().map(str::to_string).collect()
 }

@@ -74,7 +74,7 @@ pub enum Value {
     Object(ObjId),
     Cuda(CudaObject),
     /// A tuple or list.
-    Sequence(Vec<Value>),
+    Sequence(Items),
     /// A dict with string keys (`dict(num_workers=4)`, `{"num_workers": 4}`), for `**kwargs`.
     Mapping(Vec<(String, Value)>),
     /// A process subgroup on a CPU backend: collectives on it touch no GPU.
@@ -88,8 +88,81 @@ pub enum Value {
 
 /// How many alternatives a [`Value::OneOf`] keeps.
 const MAX_ALTERNATIVES: usize = 8;
+/// How many items a tuple or list keeps; the rest are joined into the last.
+const MAX_ITEMS: usize = 64;
+/// How many values a tuple or list holds in all, nested ones counted: past it, nested sequences
+/// are widened to `Unknown`. Bounds the work of every copy, join and walk of a value.
+const MAX_NODES: usize = 256;
+
+/// The items of a tuple or list: shared (reading a global list does not copy it) and bounded in
+/// length and total size, so that `x = (x, x)` or `xs.append(xs)` in a loop cannot grow without end.
+#[derive(Clone, Debug, Default)]
+pub struct Items {
+    items: Arc<Vec<Value>>,
+    nodes: usize,
+}
+
+impl Items {
+    pub fn new(mut items: Vec<Value>) -> Items {
+        if items.len() > MAX_ITEMS {
+            let rest = items.split_off(MAX_ITEMS - 1);
+            items.push(rest.into_iter().fold(Value::Unknown, Value::join));
+        }
+        let mut nodes = 1;
+        for item in &mut items {
+            if nodes + item.nodes() > MAX_NODES {
+                *item = Value::Unknown;
+            }
+            nodes += item.nodes();
+        }
+        Items {
+            items: Arc::new(items),
+            nodes,
+        }
+    }
+
+    /// The item at `index` (negative from the end); past the kept items, the joined rest.
+    pub fn at(&self, index: i64) -> Value {
+        let len = self.items.len() as i64;
+        let i = if index < 0 { len + index } else { index };
+        if i < 0 {
+            return Value::Unknown;
+        }
+        match self.items.get(i as usize) {
+            Some(v) => v.clone(),
+            None if len as usize == MAX_ITEMS => self.items.last().cloned().unwrap_or_default(),
+            None => Value::Unknown,
+        }
+    }
+
+    fn same(&self, other: &Items) -> bool {
+        Arc::ptr_eq(&self.items, &other.items)
+    }
+}
+
+impl std::ops::Deref for Items {
+    type Target = [Value];
+    fn deref(&self) -> &[Value] {
+        &self.items
+    }
+}
 
 impl Value {
+    /// A tuple or list of these items (bounded: see [`Items`]).
+    pub fn seq(items: Vec<Value>) -> Value {
+        Value::Sequence(Items::new(items))
+    }
+
+    /// How many values this one holds, itself included.
+    fn nodes(&self) -> usize {
+        match self {
+            Value::Sequence(items) => items.nodes,
+            Value::Mapping(entries) => 1 + entries.iter().map(|(_, v)| v.nodes()).sum::<usize>(),
+            Value::OneOf(items) => items.iter().map(Value::nodes).sum(),
+            _ => 1,
+        }
+    }
+
     /// The value that stands for all alternatives where only one can be followed.
     pub fn primary(&self) -> &Value {
         match self {
@@ -129,9 +202,13 @@ impl Value {
         match (self, other) {
             (a @ Value::Cuda(_), _) | (_, a @ Value::Cuda(_)) => a,
             // A list grown on one path only (appends in a loop body): keep what it may hold.
-            (Value::Sequence(a), Value::Sequence(b)) if a.len() == b.len() => {
-                Value::Sequence(a.into_iter().zip(b).map(|(x, y)| x.join(y)).collect())
-            }
+            (Value::Sequence(a), Value::Sequence(b)) if a.same(&b) => Value::Sequence(a),
+            (Value::Sequence(a), Value::Sequence(b)) if a.len() == b.len() => Value::seq(
+                a.iter()
+                    .zip(b.iter())
+                    .map(|(x, y)| x.clone().join(y.clone()))
+                    .collect(),
+            ),
             (Value::Sequence(a), Value::Sequence(b)) => {
                 Value::Sequence(if a.len() > b.len() { a } else { b })
             }

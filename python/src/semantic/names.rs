@@ -205,28 +205,6 @@ pub(super) fn narrowing_decorator<A: Analysis>(interp: &Interp<A>, id: FuncId) -
         .map(|d| d.span)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::lower::parse;
-
-    #[test]
-    fn main_guard_is_recognised_in_either_order() {
-        for (src, expected) in [
-            ("if __name__ == '__main__':\n    pass\n", true),
-            ("if '__main__' == __name__:\n    pass\n", true),
-            ("if __name__ != '__main__':\n    pass\n", false),
-            ("if name == '__main__':\n    pass\n", false),
-        ] {
-            let m = parse(src, Default::default()).unwrap().module;
-            let StmtKind::If { test, .. } = &m.body[0].kind else {
-                panic!("not an if")
-            };
-            assert_eq!(is_main_guard(test), expected, "{src}");
-        }
-    }
-}
-
 /// The names a function (and the functions and lambdas defined in it) may read from enclosing
 /// scopes: every name read in their bodies and defaults. A closure captures only these.
 pub(super) fn free_names(module: &Module, id: FuncId) -> Vec<String> {
@@ -263,4 +241,26 @@ pub(super) fn free_names(module: &Module, id: FuncId) -> Vec<String> {
         );
     }
     out.into_iter().map(str::to_string).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lower::parse;
+
+    #[test]
+    fn main_guard_is_recognised_in_either_order() {
+        for (src, expected) in [
+            ("if __name__ == '__main__':\n    pass\n", true),
+            ("if '__main__' == __name__:\n    pass\n", true),
+            ("if __name__ != '__main__':\n    pass\n", false),
+            ("if name == '__main__':\n    pass\n", false),
+        ] {
+            let m = parse(src, Default::default()).unwrap().module;
+            let StmtKind::If { test, .. } = &m.body[0].kind else {
+                panic!("not an if")
+            };
+            assert_eq!(is_main_guard(test), expected, "{src}");
+        }
+    }
 }

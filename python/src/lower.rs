@@ -16,6 +16,56 @@ pub struct SyntaxError {
     pub span: Span,
 }
 
+/// CPython's tokenizer refuses brackets nested deeper than this ("too many nested parentheses").
+/// ruff's parser recurses once per level instead, touching megabytes of stack for deep inputs: the
+/// limit is checked first, by a scan that skips comments and strings.
+pub const MAX_NESTING: usize = 200;
+
+/// The offset of the first bracket nested deeper than [`MAX_NESTING`], if any.
+fn too_deeply_nested(source: &str) -> Option<u32> {
+    let bytes = source.as_bytes();
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' && bytes[i] != b'\r' {
+                    i += 1;
+                }
+            }
+            quote @ (b'\'' | b'"') => {
+                let triple = bytes.get(i + 1) == Some(&quote) && bytes.get(i + 2) == Some(&quote);
+                i += if triple { 3 } else { 1 };
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'\\' => i += 1,
+                        b'\n' if !triple => break,
+                        q if q == quote
+                            && (!triple
+                                || bytes.get(i + 1) == Some(&quote)
+                                    && bytes.get(i + 2) == Some(&quote)) =>
+                        {
+                            i += if triple { 2 } else { 0 };
+                            break;
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(i as u32);
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// A lowered module with the spans of its comments.
 pub struct Lowered {
     pub module: Module,
@@ -26,6 +76,12 @@ pub struct Lowered {
 const MAX_DEPTH: u32 = 200;
 
 pub fn parse(source: &str, file: FileId) -> Result<Lowered, SyntaxError> {
+    if let Some(at) = too_deeply_nested(source) {
+        return Err(SyntaxError {
+            message: format!("too many nested brackets (Python allows {MAX_NESTING})"),
+            span: Span::new(file, at, at + 1),
+        });
+    }
     let span = |range: TextRange| Span::new(file, range.start().to_u32(), range.end().to_u32());
     let parsed = ruff_python_parser::parse_module(source).map_err(|e| SyntaxError {
         message: e.error.to_string(),
@@ -493,5 +549,24 @@ fn cmp_op(op: &ast::CmpOp) -> CmpOp {
         ast::CmpOp::IsNot => CmpOp::IsNot,
         ast::CmpOp::In => CmpOp::In,
         ast::CmpOp::NotIn => CmpOp::NotIn,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn brackets_nested_past_pythons_limit_are_a_syntax_error_without_parsing() {
+        let deep = |n: usize| format!("x = {}1{}\n", "(".repeat(n), ")".repeat(n));
+        assert!(parse(&deep(MAX_NESTING), FileId(0)).is_ok());
+        let Err(err) = parse(&deep(50_000), FileId(0)) else {
+            panic!("50,000 levels parsed");
+        };
+        assert!(err.message.contains("too many nested brackets"));
+        assert_eq!(err.span.start, 4 + MAX_NESTING as u32);
+        // Brackets in strings and comments do not count.
+        let quoted = format!("x = '{0}'  # {0}\ny = \"\"\"{0}\"\"\"\n", "(".repeat(500));
+        assert!(parse(&quoted, FileId(0)).is_ok());
     }
 }

@@ -262,35 +262,88 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 
+    /// An `if`, and the `elif`s after it. An `elif` chain is an `if` nested in each `else`: it runs
+    /// as a loop, and the branches are joined afterwards from the innermost out, as the nesting
+    /// says, so that a chain of thousands of branches needs no deep recursion.
     fn exec_if(&mut self, test: &'m Expr, body: &'m [Stmt], orelse: &'m [Stmt]) -> Flow {
-        if is_type_checking(test) {
-            return self.exec_block(orelse);
+        let mut pending: Vec<(Snapshot<A>, Flow)> = Vec::new();
+        let (mut test, mut body, mut orelse) = (test, body, orelse);
+        let mut flow = loop {
+            match self.if_step(test, body) {
+                IfStep::Branch(after_body, flow_body) => pending.push((after_body, flow_body)),
+                IfStep::OnlyElse => break self.exec_block(orelse),
+                IfStep::Fork(span, child_is_body) => {
+                    break self.fork_branches(span, child_is_body, body, orelse)
+                }
+            }
+            let elif = match orelse {
+                [only] => match &only.kind {
+                    StmtKind::If { test, body, orelse } => Some((test, body, orelse)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match elif {
+                // What `exec_block` would do before running the nested `if`.
+                Some(_) if self.proc_ref().exited => break Flow::Jump,
+                Some((t, b, o)) => {
+                    self.fuel = self.fuel.saturating_sub(1);
+                    (test, body, orelse) = (t, b, o);
+                }
+                None => break self.exec_block(orelse),
+            }
+        };
+        while let Some((after_body, flow_body)) = pending.pop() {
+            flow = self.join_branches(after_body, flow_body, flow);
         }
-        if is_main_guard(test) && (self.proc_ref().reimport || self.cur != self.main) {
-            return self.exec_block(orelse);
+        flow
+    }
+
+    /// Evaluates an `if`'s test and, for an ordinary test, runs the body from here and returns to
+    /// the state before it for the `else` to run.
+    fn if_step(&mut self, test: &'m Expr, body: &'m [Stmt]) -> IfStep<A> {
+        if is_type_checking(test)
+            || is_main_guard(test) && (self.proc_ref().reimport || self.cur != self.main)
+        {
+            return IfStep::OnlyElse;
         }
         let tested = self.eval(test);
-        if let Some((fork_span, child_is_body)) = self.fork_test(test, &tested) {
-            let (child, parent) = if child_is_body {
-                (body, orelse)
-            } else {
-                (orelse, body)
-            };
-            self.run_forked_block(fork_span, gpulint_core::effect::ChildKind::OsFork, child);
-            let flow = self.exec_block(parent);
-            // `if os.fork(): sys.exit()` daemonises: what follows runs in the child.
-            if self.proc_ref().exited && child.is_empty() {
-                self.proc().exited = false;
-                self.become_forked_child(fork_span);
-                return Flow::Normal;
-            }
-            return flow;
+        if let Some((span, child_is_body)) = self.fork_test(test, &tested) {
+            return IfStep::Fork(span, child_is_body);
         }
         let before = self.snapshot();
         let flow_body = self.exec_block(body);
         let after_body = self.snapshot();
         self.restore(before);
-        let flow_else = self.exec_block(orelse);
+        IfStep::Branch(after_body, flow_body)
+    }
+
+    /// An `if` on `os.fork()`'s result: one branch runs in the forked child, the other here.
+    fn fork_branches(
+        &mut self,
+        fork_span: Span,
+        child_is_body: bool,
+        body: &'m [Stmt],
+        orelse: &'m [Stmt],
+    ) -> Flow {
+        let (child, parent) = if child_is_body {
+            (body, orelse)
+        } else {
+            (orelse, body)
+        };
+        self.run_forked_block(fork_span, gpulint_core::effect::ChildKind::OsFork, child);
+        let flow = self.exec_block(parent);
+        // `if os.fork(): sys.exit()` daemonises: what follows runs in the child.
+        if self.proc_ref().exited && child.is_empty() {
+            self.proc().exited = false;
+            self.become_forked_child(fork_span);
+            return Flow::Normal;
+        }
+        flow
+    }
+
+    /// Joins an `if`'s body (its state and flow) into the state the `else` left.
+    fn join_branches(&mut self, after_body: Snapshot<A>, flow_body: Flow, flow_else: Flow) -> Flow {
         match (flow_body, flow_else) {
             // The branch that jumped (`return`, `continue`, `raise`) no longer binds names here, but what
             // it did to the process happened on that path: the caller or the next iteration sees it.
@@ -856,6 +909,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
         result
     }
+}
+
+/// What an `if`'s test decided.
+enum IfStep<A> {
+    /// An ordinary test: the body ran; its state and flow, to join with the `else`'s.
+    Branch(Snapshot<A>, Flow),
+    /// `if TYPE_CHECKING:`, or a main guard where the module is not `__main__`: only the `else`.
+    OnlyElse,
+    /// A test of `os.fork()`'s result at this span; whether the body is the child's branch.
+    Fork(Span, bool),
 }
 
 /// A path's state at a branch, for joins: the function's locals (in a function), the running

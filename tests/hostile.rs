@@ -1,0 +1,362 @@
+//! Hostile inputs: each is checked beside a file with a known hazard, in a run of its own, and must
+//! end within the time and memory bounds with a clear per-file diagnostic (or nothing, where the
+//! input is valid Python), while the other file's finding is still reported. Inputs that exhaust
+//! the analysis carry the hazard after the expensive part too: a cut must never lose what follows.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// The bounds every case must stay under. Test builds are unoptimised: time is scaled for them.
+const MAX_SECONDS: f64 = 2.0;
+const MAX_MIB: i64 = 200;
+
+/// A hazard (GPU001 on the line of `.start()`), appended to files or written on its own.
+const HAZARD: &str = "\nimport multiprocessing as mp\nimport torch\n\ndef work():\n    torch.zeros(1, device=\"cuda\")\n\ntorch.cuda.init()\nmp.Process(target=work).start()\n";
+
+struct Run {
+    code: Option<i32>,
+    seconds: f64,
+    peak_mib: i64,
+    findings: Vec<(String, u64, String, String)>,
+}
+
+/// Runs `gpulint check --output-format json .` in `dir`, timing it and reading its peak memory
+/// from the kernel's accounting of that one child.
+fn check(dir: &Path) -> Run {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out_path = out_dir.path().join("out.json");
+    let started = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_gpulint"))
+        .args(["check", "--output-format", "json", "."])
+        .current_dir(dir)
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("gpulint runs");
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, child.id() as libc::pid_t, "wait4");
+    let seconds = started.elapsed().as_secs_f64();
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    let stdout = std::fs::read(&out_path).unwrap_or_default();
+    let json: serde_json::Value = serde_json::from_slice(&stdout).unwrap_or_default();
+    let findings = json
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            let file = Path::new(m["filename"].as_str().unwrap_or_default())
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (
+                file,
+                m["location"]["row"].as_u64().unwrap_or_default(),
+                m["code"].as_str().unwrap_or_default().to_string(),
+                m["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    Run {
+        code,
+        seconds,
+        // Linux reports kilobytes.
+        peak_mib: usage.ru_maxrss / 1024,
+        findings,
+    }
+}
+
+fn time_bound() -> f64 {
+    if cfg!(debug_assertions) {
+        MAX_SECONDS * 5.0
+    } else {
+        MAX_SECONDS
+    }
+}
+
+/// Line of the `.start()` call in [`HAZARD`] appended after `prefix`.
+fn hazard_line(prefix: &str) -> u64 {
+    let lines = prefix.matches('\n').count() + prefix.matches('\r').count()
+        - prefix.matches("\r\n").count();
+    (lines + HAZARD.lines().count()) as u64
+}
+
+/// One case: `make` fills the folder; `expect` says what the hostile file must give (a GPU999
+/// message part, or `None` for valid Python), and `hazard_after` the line of a finding it must
+/// still give after its expensive part.
+fn case(name: &str, make: impl FnOnce(&Path), expect: Option<&str>, hazard_after: Option<u64>) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
+    make(dir.path());
+    let run = check(dir.path());
+    eprintln!("{name}: {:.2} s, {} MiB", run.seconds, run.peak_mib);
+    let bound = time_bound();
+    assert!(
+        run.seconds < bound,
+        "{name}: {:.2} s (bound {bound} s)",
+        run.seconds
+    );
+    assert!(run.peak_mib < MAX_MIB, "{name}: {} MiB", run.peak_mib);
+    assert_eq!(run.code, Some(1), "{name}: exit status");
+    let hazard = hazard_line("");
+    assert!(
+        run.findings
+            .iter()
+            .any(|(f, row, code, _)| f == "hazard.py" && *row == hazard && code == "GPU001"),
+        "{name}: the other file's finding was lost: {:?}",
+        run.findings
+    );
+    let own: Vec<_> = run
+        .findings
+        .iter()
+        .filter(|(f, ..)| f != "hazard.py")
+        .collect();
+    match expect {
+        Some(part) => assert!(
+            own.iter()
+                .any(|(_, _, code, message)| code == "GPU999" && message.contains(part)),
+            "{name}: expected a GPU999 saying {part:?}, got {own:?}"
+        ),
+        None => assert!(
+            own.iter().all(|(_, _, code, _)| code != "GPU999"),
+            "{name}: valid Python reported as unreadable: {own:?}"
+        ),
+    }
+    if let Some(line) = hazard_after {
+        assert!(
+            own.iter()
+                .any(|(_, row, code, _)| *row == line && code == "GPU001"),
+            "{name}: the finding after the expensive part (line {line}) was lost: {own:?}"
+        );
+    }
+}
+
+/// A Python file of `prefix` then the hazard, which must still be found.
+fn program_case(name: &str, prefix: &str) {
+    let text = format!("import torch\n{prefix}{HAZARD}");
+    let line = hazard_line(&format!("import torch\n{prefix}"));
+    case(
+        name,
+        |d| std::fs::write(d.join("hostile.py"), &text).unwrap(),
+        None,
+        Some(line),
+    );
+}
+
+#[test]
+fn values_that_double_on_every_line() {
+    program_case(
+        "tuple doubling",
+        &"x = (x, x)\n"
+            .repeat(24)
+            .replacen("x = (x, x)", "x = 1\nx = (x, x)", 1),
+    );
+    program_case(
+        "self append",
+        &format!("xs = []\n{}", "xs.append(xs)\n".repeat(30)),
+    );
+    program_case(
+        "self extend",
+        &format!("xs = [1]\n{}", "xs.extend(xs)\n".repeat(30)),
+    );
+}
+
+#[test]
+fn a_class_built_by_a_factory_from_its_own_product() {
+    program_case(
+        "class factory",
+        "def with_mixin(base):\n    class M(base):\n        pass\n    return M\nB = with_mixin(with_mixin(object))\nB.x\n",
+    );
+}
+
+#[test]
+fn long_chains_big_containers_and_wide_scopes() {
+    let elifs: String = (1..20_000)
+        .map(|i| format!("elif x == {i}:\n    y = {i}\n"))
+        .collect();
+    program_case(
+        "if/elif chain of 20,000",
+        &format!("x = 0\nif x == 0:\n    y = 0\n{elifs}"),
+    );
+    let elifs: String = (1..40_000)
+        .map(|i| format!("    elif x == {i}:\n        y = {i}\n"))
+        .collect();
+    program_case(
+        "if/elif chain of 40,000 in a function",
+        &format!("def f(x):\n    if x == 0:\n        y = 0\n{elifs}    return y\n"),
+    );
+    let items: Vec<String> = (0..100_000).map(|i| i.to_string()).collect();
+    let reads: String = (0..10_000).map(|i| format!("a = L[{i}]\n")).collect();
+    program_case(
+        "a list of 100,000 read 10,000 times",
+        &format!("L = [{}]\n{reads}", items.join(",")),
+    );
+    let methods: String = (0..10_000)
+        .map(|i| format!("    def m{i}(self):\n        return {i}\n"))
+        .collect();
+    program_case("a class of 10,000 methods", &format!("class C:\n{methods}"));
+    let pairs: String = (0..5_000)
+        .map(|i| format!("    a_{i} = 0\n    def f_{i}():\n        pass\n"))
+        .collect();
+    program_case(
+        "5,000 nested definitions",
+        &format!("def outer():\n{pairs}"),
+    );
+    // Python itself refuses more than 200 nested brackets: a syntax error, found without parsing.
+    let deep = format!("x = {}1{}\n", "(".repeat(50_000), ")".repeat(50_000));
+    case(
+        "50,000-deep brackets",
+        |d| std::fs::write(d.join("hostile.py"), &deep).unwrap(),
+        Some("too many nested brackets"),
+        None,
+    );
+    program_case(
+        "a 200,000-term expression",
+        &format!("x = {}\n", vec!["a"; 200_000].join("+")),
+    );
+}
+
+#[test]
+fn encodings_and_line_endings() {
+    // A byte-order mark starts the file.
+    let text = format!("\u{feff}import torch\n{HAZARD}");
+    let line = hazard_line("import torch\n");
+    case(
+        "a byte-order mark",
+        |d| std::fs::write(d.join("hostile.py"), &text).unwrap(),
+        None,
+        Some(line),
+    );
+    program_case("CRLF line endings", "x = 1\r\ny = 2\r\n");
+    // Python ends a line at a lone CR too: the hazard must be found on its own line.
+    let text = format!("import torch\rx = 1\r{}", HAZARD.replace('\n', "\r"));
+    let line = hazard_line("import torch\rx = 1\r");
+    case(
+        "lone CR",
+        |d| std::fs::write(d.join("hostile.py"), &text).unwrap(),
+        None,
+        Some(line),
+    );
+    case(
+        "invalid UTF-8",
+        |d| std::fs::write(d.join("hostile.py"), b"import torch\nx = '\xff'\n").unwrap(),
+        Some("not valid UTF-8"),
+        None,
+    );
+    case(
+        "a NUL byte",
+        |d| std::fs::write(d.join("hostile.py"), b"import torch\nx = 1\0\n").unwrap(),
+        Some("NUL byte"),
+        None,
+    );
+    case(
+        "a syntax error",
+        |d| std::fs::write(d.join("hostile.py"), "import torch\ndef f(:\n").unwrap(),
+        Some(""),
+        None,
+    );
+}
+
+#[test]
+fn files_that_are_not_plain_files() {
+    use std::os::unix::fs::symlink;
+    case(
+        "a broken link",
+        |d| symlink(d.join("gone.py"), d.join("hostile.py")).unwrap(),
+        Some("No such file"),
+        None,
+    );
+    case(
+        "a link loop",
+        |d| {
+            symlink(d.join("b.py"), d.join("a.py")).unwrap();
+            symlink(d.join("a.py"), d.join("b.py")).unwrap();
+        },
+        Some("symbolic links"),
+        None,
+    );
+    case(
+        "a FIFO",
+        |d| {
+            let path =
+                std::ffi::CString::new(d.join("hostile.py").to_string_lossy().as_bytes()).unwrap();
+            assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o644) }, 0);
+        },
+        Some("a FIFO"),
+        None,
+    );
+    case(
+        "a link to /dev/zero",
+        |d| symlink("/dev/zero", d.join("hostile.py")).unwrap(),
+        Some("a device"),
+        None,
+    );
+    case(
+        "a link to /dev/urandom",
+        |d| symlink("/dev/urandom", d.join("hostile.py")).unwrap(),
+        Some("a device"),
+        None,
+    );
+    case(
+        "a 20 MB file",
+        |d| {
+            let chunk = "def f(x):\n    y = x + 1\n    return [y, y]\n\n";
+            std::fs::write(d.join("hostile.py"), chunk.repeat(20_000_000 / chunk.len())).unwrap()
+        },
+        Some("larger than"),
+        None,
+    );
+}
+
+#[test]
+fn twenty_thousand_small_files() {
+    case(
+        "20,000 small files",
+        |d| {
+            for i in 0..20_000 {
+                let sub = d.join(format!("pkg{}", i / 1000));
+                std::fs::create_dir_all(&sub).unwrap();
+                std::fs::write(
+                    sub.join(format!("m{i}.py")),
+                    format!("import os\nX = {i}\n"),
+                )
+                .unwrap();
+            }
+        },
+        None,
+        None,
+    );
+}
+
+#[test]
+fn standard_input_is_checked_like_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for (bytes, message) in [
+        (&b"import torch\nx = '\xff'\n"[..], "not valid UTF-8"),
+        (&b"import torch\nx = 1\0\n"[..], "NUL byte"),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gpulint"))
+            .args([
+                "check",
+                "--output-format",
+                "concise",
+                "--stdin-filename",
+                "s.py",
+            ])
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(bytes).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(text.contains("s.py:2:") && text.contains(message), "{text}");
+    }
+}

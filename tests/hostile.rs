@@ -362,3 +362,92 @@ fn standard_input_is_checked_like_a_file() {
         assert!(text.contains("s.py:2:") && text.contains(message), "{text}");
     }
 }
+
+#[test]
+fn findings_after_expensive_parts_are_kept() {
+    let clique: String = (0..12)
+        .map(|i| {
+            let calls: String = (0..12)
+                .filter(|j| *j != i)
+                .map(|j| format!("    f{j}(x)\n"))
+                .collect();
+            format!("def f{i}(x):\n{calls}")
+        })
+        .collect();
+    program_case(
+        "a 12-function recursion clique",
+        &format!("{clique}f0(1)\n"),
+    );
+    let tree: String = (0..20)
+        .map(|i| format!("def t{i}():\n    t{0}()\n    t{0}()\n", i + 1))
+        .collect();
+    program_case(
+        "a binary call tree 20 deep",
+        &format!("{tree}def t20():\n    pass\nt0()\n"),
+    );
+    let fan = format!(
+        "def leaf():\n    pass\ndef middle():\n{}def top():\n{}top()\n",
+        "    leaf()\n".repeat(1000),
+        "    middle()\n".repeat(1000)
+    );
+    program_case("a 1,000 x 1,000 call fan", &fan);
+}
+
+#[test]
+fn cuda_initialised_deep_in_calls_or_imports_is_seen() {
+    let chain: String = (0..26)
+        .map(|i| format!("def d{i}():\n    d{}()\n", i + 1))
+        .collect();
+    let text = format!(
+        "import multiprocessing as mp\nimport torch\n{chain}def d26():\n    torch.cuda.init()\ndef work():\n    torch.zeros(1, device='cuda')\nd0()\nmp.Process(target=work).start()  # 26 calls deep\n"
+    );
+    let line = text.lines().count() as u64;
+    case(
+        "CUDA initialised 26 calls deep",
+        |d| std::fs::write(d.join("hostile.py"), &text).unwrap(),
+        None,
+        Some(line),
+    );
+
+    // An import cycle of 100 modules, the last of which initialises CUDA at import, imported
+    // after a rank variable is set (so it runs here rather than from the import cache).
+    let main = "import os\nos.environ['LOCAL_RANK'] = '0'\nimport multiprocessing as mp\nimport torch\nimport m0\n\ndef work():\n    torch.zeros(1, device='cuda')\n\nmp.Process(target=work).start()\n";
+    case(
+        "an import cycle of 100 modules",
+        |d| {
+            for i in 0..100 {
+                let body = if i == 99 {
+                    "import torch\nimport m0\ntorch.cuda.init()\n".to_string()
+                } else {
+                    format!("import m{}\n", i + 1)
+                };
+                std::fs::write(d.join(format!("m{i}.py")), body).unwrap();
+            }
+            std::fs::write(d.join("hostile.py"), main).unwrap();
+        },
+        None,
+        Some(main.lines().count() as u64),
+    );
+
+    // A small imported helper whose top level runs a large call tree, then initialises CUDA in a
+    // function of its own.
+    let tree: String = (0..20)
+        .map(|i| format!("def t{i}():\n    t{0}()\n    t{0}()\n", i + 1))
+        .collect();
+    let helper = format!(
+        "import torch\n{tree}def t20():\n    pass\ndef init():\n    torch.cuda.init()\nt0()\ninit()\n"
+    );
+    case(
+        "an imported helper that runs a call tree at import",
+        |d| {
+            std::fs::write(d.join("helper.py"), &helper).unwrap();
+            std::fs::write(
+                d.join("hostile.py"),
+                main.replace("import m0", "import helper"),
+            )
+            .unwrap();
+        },
+        None,
+        Some(main.lines().count() as u64),
+    );
+}

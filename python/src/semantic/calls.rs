@@ -274,7 +274,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         return v;
                     }
                     match self.find_method(class, attr) {
-                        Some(f) => Value::BoundMethod(f, Box::new(owner.clone())),
+                        Some(f) => Value::bound_method(f, owner.clone()),
                         None => Value::Unknown,
                     }
                 }

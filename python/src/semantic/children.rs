@@ -117,7 +117,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
         entries: Vec<Entry>,
         code: String,
     ) -> ChildRun<A> {
-        if self.procs.len() >= MAX_PROCESS_DEPTH || self.fuel == 0 {
+        let runs = self.children.entry((span, self.proc_ref().id)).or_default();
+        *runs += 1;
+        if self.procs.len() >= MAX_PROCESS_DEPTH || *runs > super::CHILDREN_PER_FORK_POINT {
             return ChildRun {
                 process: None,
                 parent_init: None,
@@ -126,6 +128,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
         let (at_module_scope, during_reimport) = self.child_context();
         let world = self.save_world();
+        // A child of the main program (or an entry) has a budget of its own; a child's child draws
+        // on its parent's.
+        let budget = if self.procs.len() == 1 {
+            super::CHILD_FUEL
+        } else {
+            self.fuel.min(super::CHILD_FUEL)
+        };
+        let fuel = std::mem::replace(&mut self.fuel, budget);
+        let budgets = std::mem::replace(&mut self.statement_budgets, false);
         let frames = std::mem::take(&mut self.frames);
         let loop_depth = std::mem::take(&mut self.loop_depth);
         let (mut child, parent_init) = self.child_process(start, parent_init);
@@ -152,6 +163,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.restore_world(world);
         self.frames = frames;
         self.loop_depth = loop_depth;
+        self.fuel = fuel;
+        self.statement_budgets = budgets;
         ChildRun {
             process: Some(child),
             parent_init,
@@ -284,7 +297,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let run = self.find_method(class, RUN_METHOD)?;
                 let start = self.resolve_start(layer, explicit.map(|m| (m, span)));
                 let code = format!("`{}.{RUN_METHOD}`", self.class(class).name);
-                let entry = (Value::BoundMethod(run, Box::new(recv.clone())), Vec::new());
+                let entry = (Value::bound_method(run, recv.clone()), Vec::new());
                 (entry, start, code)
             }
             _ => return None,
@@ -685,7 +698,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     .find_map(|m| self.find_method(*class, m));
                 if let Some(f) = method {
                     entries.push((
-                        Value::BoundMethod(f, Box::new(dataset.clone())),
+                        Value::bound_method(f, dataset.clone()),
                         vec![Value::Unknown],
                     ));
                 }

@@ -18,9 +18,6 @@ use crate::program::Program;
 use crate::source::FileId;
 use gpulint_core::analysis::Analysis;
 
-/// How much work one module's (or one import cycle's) top level may take.
-const IMPORT_FUEL: u64 = 200_000;
-
 /// The state a module's import leaves in a clean process.
 #[derive(Debug)]
 pub(super) struct Frozen<A> {
@@ -106,7 +103,7 @@ fn freeze<A: Analysis>(
     let no_main = FileId(u32::MAX);
     let mut interp = Interp::new(program, cache, no_main, settings);
     interp.run_directly = members.iter().copied().collect();
-    interp.fuel = IMPORT_FUEL;
+    interp.statement_budgets = true;
     for &m in members {
         interp.import_file(m);
     }

@@ -9,7 +9,7 @@ use crate::program::NodeId;
 use crate::source::{FileId, Span};
 
 /// Imports nested deeper than this are taken as already imported.
-const MAX_IMPORT_DEPTH: usize = 64;
+const MAX_IMPORT_DEPTH: usize = 256;
 
 impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
     /// Imports the program's module `dotted` (after `level` dots) from the running module, running
@@ -41,7 +41,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
             }
         }
         Arc::make_mut(&mut self.globals).insert(file, Default::default());
-        if self.import_depth >= MAX_IMPORT_DEPTH || self.fuel == 0 {
+        if self.import_depth >= MAX_IMPORT_DEPTH {
             return;
         }
         self.import_depth += 1;
@@ -69,6 +69,9 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         let Some(module) = self.p.module(file) else {
             return;
         };
+        // With budgets per statement, its statements have their own and the importer's goes on
+        // where it was; otherwise the import draws on the running budget.
+        let fuel = self.fuel;
         let frames = std::mem::take(&mut self.frames);
         let loop_depth = std::mem::take(&mut self.loop_depth);
         let caller = std::mem::replace(&mut self.cur, file);
@@ -77,6 +80,9 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         self.cur = caller;
         self.loop_depth = loop_depth;
         self.frames = frames;
+        if self.statement_budgets {
+            self.fuel = fuel;
+        }
     }
 
     /// `from <node> import name`: the module's global `name`, else its submodule `name`.

@@ -29,6 +29,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             if self.proc_ref().exited {
                 return Flow::Jump;
             }
+            if self.frames.is_empty() && self.statement_budgets {
+                self.fuel = super::STATEMENT_FUEL;
+            }
             if self.exec(stmt) == Flow::Jump {
                 return Flow::Jump;
             }
@@ -852,11 +855,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Value {
-        if self.fuel == 0
-            || self.frames.len() >= MAX_CALL_DEPTH
-            || self.frames.iter().any(|f| f.func == id)
-        {
+        if self.frames.iter().any(|f| f.func == id) {
             return Value::Unknown;
+        }
+        let cut = if self.fuel == 0 {
+            Some("the statement's step budget ran out")
+        } else if self.frames.len() >= MAX_CALL_DEPTH {
+            Some("calls nested too deep")
+        } else {
+            let count = self.calls.entry((id, self.proc_ref().id)).or_default();
+            *count += 1;
+            (*count > super::CALLS_PER_FUNCTION).then_some("analysed often enough in this process")
+        };
+        if let Some(reason) = cut {
+            self.cut(id, reason);
+            return self.last_result.get(&id).cloned().unwrap_or_default();
         }
         self.entered.insert(id);
         let func = self.func(id);
@@ -899,6 +912,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.cur = caller_module;
         let frame = self.frames.pop();
         let result = frame.map(|f| f.returns).unwrap_or_default();
+        self.last_result.insert(id, result.clone());
         if self.is_cached(id) {
             // A memoised result is a global: its binding is where the object was placed on CUDA.
             let site = match &result {
@@ -919,6 +933,25 @@ enum IfStep<A> {
     OnlyElse,
     /// A test of `os.fork()`'s result at this span; whether the body is the child's branch.
     Fork(Span, bool),
+}
+
+impl<A: Analysis> Interp<'_, A> {
+    /// Records that the call of `id` was cut short, once per function and reason.
+    fn cut(&mut self, id: FuncId, reason: &'static str) {
+        let func = self.func(id);
+        let name = Some(func.name.clone());
+        if !self
+            .cuts
+            .iter()
+            .any(|c| c.function == name && c.reason == reason)
+        {
+            self.cuts.push(super::Cut {
+                function: name,
+                span: func.name_span,
+                reason,
+            });
+        }
+    }
 }
 
 /// A path's state at a branch, for joins: the function's locals (in a function), the running

@@ -143,6 +143,15 @@ struct EntryBase<A> {
     receivers: HashMap<(ClassId, bool), (Value, Process<A>)>,
 }
 
+/// A place where a budget cut the analysis short.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cut {
+    /// The function whose analysis was cut (`None`: module-level code).
+    pub function: Option<String>,
+    pub span: Span,
+    pub reason: &'static str,
+}
+
 /// A scope's bindings, shared until written (branches snapshot them).
 type Scope = Arc<HashMap<String, Value>>;
 
@@ -154,11 +163,21 @@ struct Frame {
     returns: Value,
 }
 
-/// Bounds the work on one module, so a pathological file ends instead of exploding.
-const FUEL: u64 = 1_000_000;
-/// The share of it one uncalled function may spend as an entry point.
+// Work bounds. Each is per program point, so that no early part of a file can use up the
+// analysis of a later one: a cut costs precision where it happens, never the rest of the file.
+/// Steps one module-level statement may take (with all it calls).
+const STATEMENT_FUEL: u64 = 200_000;
+/// Steps one entry point (a function nobody calls) may take.
 const ENTRY_FUEL: u64 = 20_000;
-const MAX_CALL_DEPTH: usize = 24;
+/// Steps one child process may take.
+const CHILD_FUEL: u64 = 100_000;
+/// How often one fork point starts its child in one process (a loop's second pass is the one that
+/// matters: epoch 2 forks after epoch 1 initialised CUDA).
+const CHILDREN_PER_FORK_POINT: u32 = 4;
+/// How often one function is analysed in one process; later calls take its last result (their
+/// effects are not seen again). Bounds call trees, fans and recursion cliques.
+const CALLS_PER_FUNCTION: u32 = 32;
+const MAX_CALL_DEPTH: usize = 64;
 const MAX_PROCESS_DEPTH: usize = 4;
 const MAX_LOOP_DEPTH: u32 = 3;
 
@@ -187,6 +206,16 @@ struct Interp<'m, A: Analysis> {
     fuel: u64,
     loop_depth: u32,
     import_depth: usize,
+    /// Whether module-level statements get a budget each (the main program's top level, a cached
+    /// import); elsewhere (a child's re-import, an entry's import) they share the running budget.
+    statement_budgets: bool,
+    /// How often each function was analysed, per process; and the last result of each.
+    calls: HashMap<(FuncId, u32), u32>,
+    /// How often each fork point started its child, per process.
+    children: HashMap<(Span, u32), u32>,
+    last_result: HashMap<FuncId, Value>,
+    /// Where the analysis was cut short (a budget ran out), for `--verbose`.
+    cuts: Vec<Cut>,
     /// The names each nested function may read from enclosing scopes, computed once.
     free_names: HashMap<FuncId, Arc<Vec<String>>>,
     /// The `os.fork()` calls evaluated so far.
@@ -211,11 +240,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
             procs: vec![Process::default()],
             next_process: 1,
             entered: HashSet::default(),
-            fuel: FUEL,
+            fuel: STATEMENT_FUEL,
             loop_depth: 0,
             import_depth: 0,
             fork_calls: HashSet::default(),
             free_names: HashMap::default(),
+            statement_budgets: false,
+            calls: HashMap::default(),
+            children: HashMap::default(),
+            last_result: HashMap::default(),
+            cuts: Vec::new(),
             facts: A::Facts::default(),
         }
     }
@@ -267,7 +301,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let Some(m) = self.p.module(self.main) else {
             return;
         };
+        self.statement_budgets = true;
         self.exec_module(self.main);
+        self.statement_budgets = false;
         let main = self.procs.pop().unwrap_or_default();
         let mut base = EntryBase {
             world: self.save_world(),
@@ -311,8 +347,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
             process.bound = Some(span);
             process.per_worker = true;
         }
-        let remaining = self.fuel;
-        self.fuel = remaining.min(ENTRY_FUEL);
+        self.fuel = ENTRY_FUEL;
+        // An entry starts where the main program ended, with every function fresh.
+        self.calls.clear();
+        self.children.clear();
         let func = self.func(id);
         let receiver = match func.class {
             None => None,
@@ -349,7 +387,6 @@ impl<'m, A: Analysis> Interp<'m, A> {
             });
         }
         self.call_function(id, None, receiver, Vec::new(), Vec::new());
-        self.fuel = remaining - (remaining.min(ENTRY_FUEL) - self.fuel);
         let process = self.procs.pop().unwrap_or_default();
         self.finish_process(process);
     }

@@ -153,12 +153,30 @@ impl Value {
         Value::Sequence(Items::new(items))
     }
 
-    /// How many values this one holds, itself included.
+    /// A method bound to `receiver`; a receiver past the size bound is kept as its first
+    /// alternative.
+    pub fn bound_method(method: FuncId, receiver: Value) -> Value {
+        let receiver = if receiver.nodes() > MAX_NODES {
+            receiver.primary().clone()
+        } else {
+            receiver
+        };
+        let receiver = if receiver.nodes() > MAX_NODES {
+            Value::Unknown
+        } else {
+            receiver
+        };
+        Value::BoundMethod(method, Box::new(receiver))
+    }
+
+    /// How many values this one holds, itself included (shared captures and heap objects count
+    /// once: they are not copied with it).
     fn nodes(&self) -> usize {
         match self {
             Value::Sequence(items) => items.nodes,
             Value::Mapping(entries) => 1 + entries.iter().map(|(_, v)| v.nodes()).sum::<usize>(),
             Value::OneOf(items) => items.iter().map(Value::nodes).sum(),
+            Value::BoundMethod(_, receiver) => 1 + receiver.nodes(),
             _ => 1,
         }
     }
@@ -236,10 +254,14 @@ impl Value {
                     // keep both; the first stands for both where one must be chosen.
                     (_, _) if callable(&a) && callable(&b) => {
                         let mut items = a.alternatives();
+                        let mut nodes: usize = items.iter().map(Value::nodes).sum();
                         for item in b.alternatives() {
+                            // Past the size bound, the alternatives kept stand for the rest.
                             if items.len() < MAX_ALTERNATIVES
+                                && nodes + item.nodes() <= MAX_NODES
                                 && !items.iter().any(|i| same(i, &item))
                             {
+                                nodes += item.nodes();
                                 items.push(item);
                             }
                         }

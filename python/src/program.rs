@@ -333,8 +333,10 @@ fn read_source(path: &Path) -> Result<Vec<u8>, String> {
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
     let file = options.open(path).map_err(|e| e.to_string())?;
-    regular(&file.metadata().map_err(|e| e.to_string())?)?;
-    let mut bytes = Vec::new();
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    regular(&meta)?;
+    // Sized once, as `fs::read` would (the take bounds a file that grows while it is read).
+    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;

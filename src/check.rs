@@ -48,6 +48,8 @@ pub struct Request {
     pub named: Vec<PathBuf>,
     /// Report suppression comments that suppress nothing (GPU900).
     pub report_unused_noqa: bool,
+    /// Name on standard error each place where a budget cut an analysis short.
+    pub verbose: bool,
 }
 
 fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Checked> {
@@ -56,6 +58,7 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
         stdin,
         named,
         report_unused_noqa,
+        verbose,
     } = request;
     let mut inputs = Vec::new();
     if let Some((path, bytes)) = stdin {
@@ -96,7 +99,7 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
         .into_par_iter()
         .map(|(id, settings)| {
             let start = std::time::Instant::now();
-            let result = check_file(&program, &cache, id, settings);
+            let result = check_file(&program, &cache, id, settings, verbose);
             if timings {
                 for d in result.iter().flatten() {
                     eprintln!(
@@ -152,6 +155,7 @@ fn check_file(
     cache: &ImportCache<Analyses>,
     id: FileId,
     settings: Settings,
+    verbose: bool,
 ) -> Result<Vec<Diagnostic>, String> {
     let file = program.file(id);
     match &file.module {
@@ -167,7 +171,26 @@ fn check_file(
             Ok(vec![gpulint_rules::invalid_syntax(&err.message, err.span)])
         }
         Ok(_) => catch_unwind(AssertUnwindSafe(|| {
-            gpulint_rules::check(&semantic::analyze(program, cache, id, settings), program)
+            let analysed = semantic::analyze_bounded(program, cache, id, settings);
+            let mut found = gpulint_rules::check(&analysed.facts, program);
+            if let Some(cut) = analysed.cuts.first() {
+                let place = describe_cut(program, cut);
+                for d in &mut found {
+                    d.help.push_str(&format!(
+                        ". This finding comes from a partial analysis: {place}"
+                    ));
+                }
+                if verbose {
+                    for cut in &analysed.cuts {
+                        eprintln!(
+                            "gpulint: {}: analysis cut short: {}",
+                            file.path.display(),
+                            describe_cut(program, cut)
+                        );
+                    }
+                }
+            }
+            found
         }))
         .map_err(|panic| {
             panic
@@ -177,6 +200,22 @@ fn check_file(
                 .unwrap_or_else(|| "unknown panic".into())
         }),
     }
+}
+
+/// Where and why a budget cut an analysis short: "`f` (path:line) was not followed further: reason".
+fn describe_cut(program: &Program, cut: &semantic::Cut) -> String {
+    let file = program.file(cut.span.file);
+    let at = file.lines.line_col(&file.text, cut.span.start);
+    let what = match &cut.function {
+        Some(name) => format!("`{name}`"),
+        None => "module-level code".to_string(),
+    };
+    format!(
+        "{what} ({}:{}) was not followed further ({})",
+        file.path.display(),
+        at.line,
+        cut.reason
+    )
 }
 
 /// Applies each finding's configuration (that of its primary file): selection, per-file ignores,

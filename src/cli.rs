@@ -103,6 +103,9 @@ pub struct CheckArgs {
     /// Print the findings only: no summary line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Name on standard error each file and function whose analysis a budget cut short.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     /// Apply safe fixes, check again, and report what is left.
     #[arg(long)]
     pub fix: bool,

@@ -87,6 +87,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     stdin: stdin.clone(),
                     named: named.clone(),
                     report_unused_noqa: args.report_unused_noqa,
+                    verbose: args.verbose,
                 };
                 check::check(request, config::Resolver::new(overrides.clone())?)
             };

@@ -765,3 +765,34 @@ fn a_named_rust_file_is_skipped_with_a_note() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("kernel.rs: skipped"));
 }
+
+#[test]
+fn verbose_names_where_the_analysis_was_cut_and_findings_say_they_are_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree: String = (0..12)
+        .map(|i| format!("def t{i}():\n    t{0}()\n    t{0}()\n", i + 1))
+        .collect();
+    fs::write(
+        dir.path().join("main.py"),
+        format!("import torch\n{tree}def t12():\n    pass\nt0()\n{HAZARD}"),
+    )
+    .unwrap();
+    let out = gpulint(
+        &["check", "--verbose", "--output-format", "json", "main.py"],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("main.py: analysis cut short: `t12` (main.py:38) was not followed further"),
+        "{stderr}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let help = json[0]["help"].as_str().unwrap_or_default();
+    assert!(
+        help.contains("This finding comes from a partial analysis"),
+        "{json}"
+    );
+    // Without --verbose, nothing on standard error.
+    let quiet = gpulint(&["check", "--output-format", "json", "main.py"], dir.path());
+    assert!(quiet.stderr.is_empty());
+}

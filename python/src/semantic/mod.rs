@@ -60,12 +60,35 @@ pub fn analyze<A: Analysis>(
     file: FileId,
     settings: Settings,
 ) -> A::Facts {
+    analyze_bounded(program, cache, file, settings).facts
+}
+
+/// What an analysis found, and where its budgets cut it short.
+pub struct Analysed<F> {
+    pub facts: F,
+    /// Empty when nothing was cut: the facts are those of the whole program.
+    pub cuts: Vec<Cut>,
+}
+
+/// [`analyze`], with the places where a budget cut the analysis short.
+pub fn analyze_bounded<A: Analysis>(
+    program: &Program,
+    cache: &ImportCache<A>,
+    file: FileId,
+    settings: Settings,
+) -> Analysed<A::Facts> {
     if !program.is_relevant(file) || program.module(file).is_none() {
-        return A::Facts::default();
+        return Analysed {
+            facts: A::Facts::default(),
+            cuts: Vec::new(),
+        };
     }
     let mut interp = Interp::new(program, cache, file, settings);
     interp.run();
-    interp.facts
+    Analysed {
+        facts: interp.facts,
+        cuts: interp.cuts,
+    }
 }
 
 /// Objects with identity, which calls and later statements refer to.

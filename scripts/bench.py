@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""gpulint against ruff, on the same trees, in one run: alternating runs, medians, ratios, peak memory.
+
+Trees: this Python's standard library, and the sources of a pinned transformers release (its wheel,
+downloaded once from PyPI into the cache and unpacked). ruff is installed once, pinned, into a virtual
+environment in the cache. Usage: scripts/bench.sh [--runs N] [--tree PATH ...]
+GPULINT_BENCH_CACHE sets the cache (default ~/.cache/gpulint-bench).
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import sysconfig
+import time
+import zipfile
+from pathlib import Path
+
+RUFF = "0.17.6"
+TRANSFORMERS = "4.46.3"
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = Path(os.environ.get("GPULINT_BENCH_CACHE", Path.home() / ".cache" / "gpulint-bench"))
+GPULINT = ROOT / "target" / "release" / "gpulint"
+
+
+def ruff():
+    """The pinned ruff binary, installed on first use."""
+    venv = CACHE / f"ruff-{RUFF}"
+    binary = venv / "bin" / "ruff"
+    if not binary.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", f"ruff=={RUFF}"], check=True)
+    return binary
+
+
+def transformers():
+    """The unpacked sources of the pinned transformers release."""
+    tree = CACHE / f"transformers-{TRANSFORMERS}"
+    if not (tree / ".unpacked").exists():
+        downloads = CACHE / "downloads"
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-q",
+             "-d", str(downloads), f"transformers=={TRANSFORMERS}"],
+            check=True,
+        )
+        wheel = next(downloads.glob(f"transformers-{TRANSFORMERS}-*.whl"))
+        with zipfile.ZipFile(wheel) as z:
+            z.extractall(tree)
+        (tree / ".unpacked").touch()
+    return tree / "transformers"
+
+
+def run(command):
+    """Wall seconds and peak resident MiB of one run (output discarded)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(process.pid, 0)
+    return time.perf_counter() - start, usage.ru_maxrss / 1024
+
+
+def compare(tree, runs, ruff_bin):
+    commands = {
+        "gpulint": [str(GPULINT), "check", "--exit-zero", str(tree)],
+        "ruff": [str(ruff_bin), "check", "--no-cache", "--isolated", "--exit-zero", str(tree)],
+    }
+    for command in commands.values():
+        run(command)  # warm-up: the file cache
+    results = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, command in commands.items():
+            results[name].append(run(command))
+    ratios = [g[0] / r[0] for g, r in zip(results["gpulint"], results["ruff"])]
+    print(f"\n{tree} ({runs} alternating runs each, medians)")
+    print(f"  {'':8} {'wall s':>8} {'min-max':>15} {'peak MiB':>9}")
+    for name, samples in results.items():
+        walls = [w for w, _ in samples]
+        peaks = [p for _, p in samples]
+        print(f"  {name:8} {statistics.median(walls):8.3f} {min(walls):7.3f}-{max(walls):<7.3f} "
+              f"{statistics.median(peaks):9.1f}")
+    print(f"  gpulint/ruff wall: median {statistics.median(ratios):.2f} "
+          f"(pairs {min(ratios):.2f}-{max(ratios):.2f})")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--tree", action="append", type=Path, help="trees to check instead")
+    args = parser.parse_args()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    ruff_bin = ruff()
+    trees = args.tree or [Path(sysconfig.get_paths()["stdlib"]), transformers()]
+    print(f"gpulint {GPULINT} against ruff {RUFF}, {os.cpu_count()} cores")
+    for tree in trees:
+        compare(tree, args.runs, ruff_bin)
+
+
+if __name__ == "__main__":
+    main()

@@ -202,16 +202,13 @@ fn check_file(
     }
 }
 
-/// Where and why a budget cut an analysis short: "`f` (path:line) was not followed further: reason".
+/// Where and why a budget cut an analysis short: "`f` (path:line) was not followed further (reason)".
 fn describe_cut(program: &Program, cut: &semantic::Cut) -> String {
     let file = program.file(cut.span.file);
     let at = file.lines.line_col(&file.text, cut.span.start);
-    let what = match &cut.function {
-        Some(name) => format!("`{name}`"),
-        None => "module-level code".to_string(),
-    };
     format!(
-        "{what} ({}:{}) was not followed further ({})",
+        "`{}` ({}:{}) was not followed further ({})",
+        cut.function,
         file.path.display(),
         at.line,
         cut.reason

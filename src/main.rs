@@ -53,19 +53,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 Some(path) => {
                     // Bytes, not text: invalid UTF-8 or a NUL byte is a finding, as in a file.
-                    let limit = gpulint_python::program::MAX_FILE_BYTES;
-                    let mut bytes = Vec::new();
-                    std::io::Read::read_to_end(
-                        &mut std::io::Read::take(std::io::stdin(), limit + 1),
-                        &mut bytes,
-                    )
-                    .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
-                    if bytes.len() as u64 > limit {
-                        anyhow::bail!(
-                            "standard input is larger than {} MiB: not checked",
-                            limit >> 20
-                        );
-                    }
+                    let bytes = gpulint_python::program::read_bounded(std::io::stdin(), 0)
+                        .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?
+                        .ok_or_else(|| {
+                            anyhow::anyhow!(
+                                "standard input is larger than {} MiB: not checked",
+                                gpulint_python::program::MAX_FILE_BYTES >> 20
+                            )
+                        })?;
                     Some((path.clone(), bytes))
                 }
                 None => None,

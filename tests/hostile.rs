@@ -137,16 +137,22 @@ fn case(name: &str, make: impl FnOnce(&Path), expect: Option<&str>, hazard_after
     }
 }
 
+/// A case of one file, `hostile.py`, with these contents.
+fn file_case(
+    name: &str,
+    contents: impl AsRef<[u8]>,
+    expect: Option<&str>,
+    hazard_after: Option<u64>,
+) {
+    let write = |d: &Path| std::fs::write(d.join("hostile.py"), contents).unwrap();
+    case(name, write, expect, hazard_after);
+}
+
 /// A Python file of `prefix` then the hazard, which must still be found.
 fn program_case(name: &str, prefix: &str) {
     let text = format!("import torch\n{prefix}{HAZARD}");
     let line = hazard_line(&format!("import torch\n{prefix}"));
-    case(
-        name,
-        |d| std::fs::write(d.join("hostile.py"), &text).unwrap(),
-        None,
-        Some(line),
-    );
+    file_case(name, &text, None, Some(line));
 }
 
 #[test]
@@ -210,9 +216,9 @@ fn long_chains_big_containers_and_wide_scopes() {
     );
     // Python itself refuses more than 200 nested brackets: a syntax error, found without parsing.
     let deep = format!("x = {}1{}\n", "(".repeat(50_000), ")".repeat(50_000));
-    case(
+    file_case(
         "50,000-deep brackets",
-        |d| std::fs::write(d.join("hostile.py"), &deep).unwrap(),
+        &deep,
         Some("too many nested brackets"),
         None,
     );
@@ -227,40 +233,25 @@ fn encodings_and_line_endings() {
     // A byte-order mark starts the file.
     let text = format!("\u{feff}import torch\n{HAZARD}");
     let line = hazard_line("import torch\n");
-    case(
-        "a byte-order mark",
-        |d| std::fs::write(d.join("hostile.py"), &text).unwrap(),
-        None,
-        Some(line),
-    );
+    file_case("a byte-order mark", &text, None, Some(line));
     program_case("CRLF line endings", "x = 1\r\ny = 2\r\n");
     // Python ends a line at a lone CR too: the hazard must be found on its own line.
     let text = format!("import torch\rx = 1\r{}", HAZARD.replace('\n', "\r"));
     let line = hazard_line("import torch\rx = 1\r");
-    case(
-        "lone CR",
-        |d| std::fs::write(d.join("hostile.py"), &text).unwrap(),
-        None,
-        Some(line),
-    );
-    case(
+    file_case("lone CR", &text, None, Some(line));
+    file_case(
         "invalid UTF-8",
-        |d| std::fs::write(d.join("hostile.py"), b"import torch\nx = '\xff'\n").unwrap(),
+        b"import torch\nx = '\xff'\n",
         Some("not valid UTF-8"),
         None,
     );
-    case(
+    file_case(
         "a NUL byte",
-        |d| std::fs::write(d.join("hostile.py"), b"import torch\nx = 1\0\n").unwrap(),
+        b"import torch\nx = 1\0\n",
         Some("NUL byte"),
         None,
     );
-    case(
-        "a syntax error",
-        |d| std::fs::write(d.join("hostile.py"), "import torch\ndef f(:\n").unwrap(),
-        Some(""),
-        None,
-    );
+    file_case("a syntax error", "import torch\ndef f(:\n", Some(""), None);
 }
 
 #[test]
@@ -303,12 +294,10 @@ fn files_that_are_not_plain_files() {
         Some("a device"),
         None,
     );
-    case(
+    let chunk = "def f(x):\n    y = x + 1\n    return [y, y]\n\n";
+    file_case(
         "a 20 MB file",
-        |d| {
-            let chunk = "def f(x):\n    y = x + 1\n    return [y, y]\n\n";
-            std::fs::write(d.join("hostile.py"), chunk.repeat(20_000_000 / chunk.len())).unwrap()
-        },
+        chunk.repeat(20_000_000 / chunk.len()),
         Some("larger than"),
         None,
     );
@@ -402,12 +391,7 @@ fn cuda_initialised_deep_in_calls_or_imports_is_seen() {
         "import multiprocessing as mp\nimport torch\n{chain}def d26():\n    torch.cuda.init()\ndef work():\n    torch.zeros(1, device='cuda')\nd0()\nmp.Process(target=work).start()  # 26 calls deep\n"
     );
     let line = text.lines().count() as u64;
-    case(
-        "CUDA initialised 26 calls deep",
-        |d| std::fs::write(d.join("hostile.py"), &text).unwrap(),
-        None,
-        Some(line),
-    );
+    file_case("CUDA initialised 26 calls deep", &text, None, Some(line));
 
     // An import cycle of 100 modules, the last of which initialises CUDA at import, imported
     // after a rank variable is set (so it runs here rather than from the import cache).

@@ -105,13 +105,13 @@ impl Analysis for ForkAfterInit {
     }
 
     fn join(&mut self, other: Self) {
-        // A path that became a forked child (`if os.fork(): sys.exit()` in a helper) stays one.
-        if self.fork.is_none() && other.fork.is_some() {
+        // A path that became a forked child (`if os.fork(): sys.exit()` in a helper) stays one,
+        // with that path's use; otherwise the first use on either path.
+        let becomes_child = self.fork.is_none() && other.fork.is_some();
+        if becomes_child {
             self.fork = other.fork;
-            self.first_use = other.first_use.clone();
-            self.user = other.user.clone();
         }
-        if self.first_use.is_none() {
+        if becomes_child || self.first_use.is_none() {
             self.first_use = other.first_use;
             self.user = other.user;
         }

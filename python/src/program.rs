@@ -119,13 +119,13 @@ impl Program {
         // tree like the standard library), and parsed again below only if an analysis needs them.
         let mut dropped = Vec::new();
         while !wave.is_empty() {
-            let loaded: Vec<Loaded> = wave
-                .par_iter()
+            let loaded: Vec<Loaded> = std::mem::take(&mut wave)
+                .into_par_iter()
                 .map(|(id, text)| {
                     let path = &builder.program.files[id.0 as usize].path;
                     let (text, (module, comments)) = match text {
-                        Some(bytes) => decode(bytes.clone(), *id),
-                        None => load(path, *id),
+                        Some(bytes) => decode(bytes, id),
+                        None => load(path, id),
                     };
                     let names = module.as_ref().map_or_else(
                         |_| Vec::new(),
@@ -143,13 +143,13 @@ impl Program {
                     // Dropped here, in the worker, so a tree's modules are never all held at once.
                     let module = match module {
                         Ok(_) if !gpu => Ok(Module {
-                            file: *id,
+                            file: id,
                             ..Module::default()
                         }),
                         other => other,
                     };
                     Loaded {
-                        id: *id,
+                        id,
                         text,
                         module,
                         comments,
@@ -316,7 +316,6 @@ fn load(path: &Path, id: FileId) -> (String, (Result<Module, FileError>, Vec<Spa
 /// The bytes of a regular file of at most [`MAX_FILE_BYTES`]. A FIFO, a device (a link to
 /// `/dev/zero`), a socket or a larger file is refused with the reason, never read or waited on.
 fn read_source(path: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
     let regular = |meta: &std::fs::Metadata| -> Result<(), String> {
         if !meta.is_file() {
             return Err(format!("not a regular file ({}): skipped", kind_of(meta)));
@@ -335,15 +334,22 @@ fn read_source(path: &Path) -> Result<Vec<u8>, String> {
     let file = options.open(path).map_err(|e| e.to_string())?;
     let meta = file.metadata().map_err(|e| e.to_string())?;
     regular(&meta)?;
-    // Sized once, as `fs::read` would (the take bounds a file that grows while it is read).
-    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_large());
-    }
-    Ok(bytes)
+    // Sized once, as `fs::read` would (the bound still holds for a file that grows while read).
+    read_bounded(file, meta.len() as usize)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(too_large)
+}
+
+/// Everything `reader` gives, unless it gives more than [`MAX_FILE_BYTES`] (`None`): never more
+/// than that is read. `expected` sizes the buffer.
+pub fn read_bounded(
+    reader: impl std::io::Read,
+    expected: usize,
+) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(expected.min(MAX_FILE_BYTES as usize) + 1);
+    reader.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= MAX_FILE_BYTES).then_some(bytes))
 }
 
 fn too_large() -> String {
@@ -377,7 +383,7 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 
 /// Source text from bytes: a NUL byte or invalid UTF-8 is reported at its offset (the text is kept,
 /// lossily, to show it), else the text is parsed.
-pub fn decode(bytes: Vec<u8>, id: FileId) -> (String, (Result<Module, FileError>, Vec<Span>)) {
+fn decode(bytes: Vec<u8>, id: FileId) -> (String, (Result<Module, FileError>, Vec<Span>)) {
     let failed = |e: FileError| (Err(e), Vec::new());
     if let Some(nul) = bytes.iter().position(|b| *b == 0) {
         let offset = String::from_utf8_lossy(&bytes[..nul]).len() as u32;

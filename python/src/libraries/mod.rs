@@ -330,7 +330,11 @@ pub fn canonical(name: &str) -> &str {
 /// What the library call `name` does, and why: its row (through an alias), else the first prefix
 /// row that covers it.
 pub fn lookup(name: &str) -> Option<(Behaviour, &'static str)> {
-    let name = canonical(name);
+    lookup_canonical(canonical(name))
+}
+
+/// [`lookup`] for a name already in its [`canonical`] spelling.
+pub fn lookup_canonical(name: &str) -> Option<(Behaviour, &'static str)> {
     if let Some(row) = index().get(name) {
         return Some((row.does, row.reason));
     }

@@ -135,8 +135,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// Calls a callable value.
     pub(super) fn call_value(&mut self, span: Span, callee: &Value, args: &Args<'m>) -> Value {
         if let Value::Qualified(name) = callee {
-            let name = libraries::canonical(name).to_string();
-            return self.call_library(span, &name, args);
+            return self.call_library(span, name, args);
         }
         self.call_callable(callee, args.values(), args.kw_values())
             .unwrap_or_else(|| passthrough(args))

@@ -535,9 +535,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// An environment write: visibility narrowed before CUDA starts binds the device.
     pub(super) fn write_env(&mut self, key: &str, value: &Value, span: Span) {
         let text = match value {
-            Value::Str(s) => s.clone(),
-            Value::Int(i) => i.to_string(),
-            _ => String::from("?"),
+            Value::Str(s) => Some(s.clone()),
+            Value::Int(i) => Some(i.to_string()),
+            _ => None,
         };
         let process = self.proc();
         let narrows =
@@ -545,7 +545,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
         if narrows {
             process.bound.get_or_insert(span);
         }
-        Arc::make_mut(&mut process.env).insert(key.to_string(), text.clone());
+        // A value gpulint cannot tell is kept as "?": the variable is set, to something.
+        let kept = text.clone().unwrap_or_else(|| String::from("?"));
+        Arc::make_mut(&mut process.env).insert(key.to_string(), kept);
         if narrows {
             self.emit(Effect::DeviceBound {
                 span,
@@ -556,7 +558,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.emit(Effect::EnvWritten {
             span,
             key: key.into(),
-            value: (text != "?").then(|| text.into()),
+            value: text.map(Into::into),
         });
     }
 
@@ -846,6 +848,22 @@ impl<'m, A: Analysis> Interp<'m, A> {
         Value::Cuda(object)
     }
 
+    /// Records that the call of `id` was cut short, once per function and reason.
+    fn cut(&mut self, id: FuncId, reason: &'static str) {
+        let func = self.func(id);
+        if !self
+            .cuts
+            .iter()
+            .any(|c| c.span == func.name_span && c.reason == reason)
+        {
+            self.cuts.push(super::Cut {
+                function: func.name.clone(),
+                span: func.name_span,
+                reason,
+            });
+        }
+    }
+
     /// Calls a function of the module with bound arguments.
     pub(super) fn call_function(
         &mut self,
@@ -933,25 +951,6 @@ enum IfStep<A> {
     OnlyElse,
     /// A test of `os.fork()`'s result at this span; whether the body is the child's branch.
     Fork(Span, bool),
-}
-
-impl<A: Analysis> Interp<'_, A> {
-    /// Records that the call of `id` was cut short, once per function and reason.
-    fn cut(&mut self, id: FuncId, reason: &'static str) {
-        let func = self.func(id);
-        let name = Some(func.name.clone());
-        if !self
-            .cuts
-            .iter()
-            .any(|c| c.function == name && c.reason == reason)
-        {
-            self.cuts.push(super::Cut {
-                function: name,
-                span: func.name_span,
-                reason,
-            });
-        }
-    }
 }
 
 /// A path's state at a branch, for joins: the function's locals (in a function), the running

@@ -34,11 +34,10 @@ fn short(name: &str) -> &str {
 impl<'m, A: Analysis> Interp<'m, A> {
     /// A call to a library function by qualified name.
     pub(super) fn call_library(&mut self, span: Span, name: &str, args: &Args<'m>) -> Value {
-        let applied = match libraries::lookup(name) {
+        let name = libraries::canonical(name);
+        let applied = match libraries::lookup_canonical(name) {
             Some((Behaviour::Inspects, _)) => return passthrough(args),
-            Some((does, reason)) => {
-                self.apply_row(span, libraries::canonical(name), does, reason, args)
-            }
+            Some((does, reason)) => self.apply_row(span, name, does, reason, args),
             None => None,
         };
         applied.unwrap_or_else(|| self.unknown_call(args))

@@ -169,8 +169,8 @@ struct EntryBase<A> {
 /// A place where a budget cut the analysis short.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cut {
-    /// The function whose analysis was cut (`None`: module-level code).
-    pub function: Option<String>,
+    /// The function whose calls were not followed, and its definition.
+    pub function: String,
     pub span: Span,
     pub reason: &'static str,
 }

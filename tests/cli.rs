@@ -77,7 +77,13 @@ fn json_output_has_ruffs_fields_and_related_locations() {
 #[test]
 fn bad_files_get_gpu999_and_the_other_files_are_still_checked() {
     let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("a_syntax.py"), "def broken(:\n    pass\n").unwrap();
+    fs::write(
+        dir.path().join("a_syntax.py"),
+        "import torch\ndef broken(:\n    pass\n",
+    )
+    .unwrap();
+    // Names no GPU package: only scanned for imports, never parsed (README, "What is read").
+    fs::write(dir.path().join("f_plain_syntax.py"), "def broken(:\n").unwrap();
     fs::write(dir.path().join("b_latin1.py"), b"x = 1\ny = '\xe9'\n").unwrap();
     fs::write(dir.path().join("c_nul.py"), b"x = 1\n\0\n").unwrap();
     fs::write(dir.path().join("d_hazard.py"), HAZARD).unwrap();
@@ -91,9 +97,10 @@ fn bad_files_get_gpu999_and_the_other_files_are_still_checked() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
-        text.contains("a_syntax.py:1:12: GPU999 Syntax error:"),
+        text.contains("a_syntax.py:2:12: GPU999 Syntax error:"),
         "{text}"
     );
+    assert!(!text.contains("f_plain_syntax.py"), "{text}");
     assert!(
         text.contains("b_latin1.py:2:6: GPU999 Unreadable file: the file is not valid UTF-8"),
         "{text}"

@@ -215,11 +215,31 @@ fn long_chains_big_containers_and_wide_scopes() {
         &format!("def outer():\n{pairs}"),
     );
     // Python itself refuses more than 200 nested brackets: a syntax error, found without parsing.
-    let deep = format!("x = {}1{}\n", "(".repeat(50_000), ")".repeat(50_000));
+    let deep = format!(
+        "import torch\nx = {}1{}\n",
+        "(".repeat(50_000),
+        ")".repeat(50_000)
+    );
     file_case(
         "50,000-deep brackets",
         &deep,
         Some("too many nested brackets"),
+        None,
+    );
+    // A file naming no GPU package is only scanned for imports: its syntax is not judged.
+    file_case(
+        "50,000-deep brackets, no GPU package",
+        &deep[13..],
+        None,
+        None,
+    );
+    // The import scan reads each statement within a bound, so keywords packed on one line stay
+    // linear; past the bound the file is parsed instead.
+    let packed = format!("from m import ({})\n", vec!["import"; 200_000].join(", "));
+    file_case(
+        "200,000 import keywords on one line",
+        &packed,
+        Some(""),
         None,
     );
     program_case(

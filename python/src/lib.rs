@@ -4,6 +4,7 @@
 pub mod libraries;
 pub mod lower;
 pub mod model;
+pub mod prefilter;
 pub mod program;
 pub mod semantic;
 pub mod target;

@@ -8,12 +8,14 @@
 //! library tables.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
 use rayon::prelude::*;
 
 use crate::lower::{self, SyntaxError};
 use crate::model::{Module, Stmt, StmtKind};
+use crate::prefilter;
 use crate::source::{FileId, LineIndex, Span};
 
 /// A module of the program as imports see it: a `.py` file, a package (its `__init__.py`), or a
@@ -58,6 +60,8 @@ pub struct SourceFile {
     imports: HashMap<(u32, String), Vec<NodeId>>,
     /// The program's files whose top level runs when this file's does (its module-level imports).
     runs_at_import: Vec<FileId>,
+    /// The file imports a GPU library itself.
+    gpu: bool,
     /// The file, or a first-party module it imports, imports a GPU library.
     relevant: bool,
 }
@@ -95,91 +99,45 @@ impl Program {
     /// transitively. Parsing runs on rayon's current pool.
     pub fn build(inputs: Vec<Input>) -> Program {
         let mut builder = Builder::default();
-        let mut wave: Vec<(FileId, Option<Vec<u8>>)> = Vec::new();
+        let mut wave: Vec<(FileId, Source)> = Vec::new();
         for input in inputs {
-            let (path, text) = match input {
-                Input::Path(path) => (path, None),
-                Input::Text { path, text } => (path, Some(text.into_bytes())),
-                Input::Bytes { path, bytes } => (path, Some(bytes)),
+            let (path, source) = match input {
+                Input::Path(path) => (path, Source::Disk),
+                Input::Text { path, text } => (path, Source::Bytes(text.into_bytes())),
+                Input::Bytes { path, bytes } => (path, Source::Bytes(bytes)),
                 Input::Unreadable { path, reason } => {
-                    let id = builder.add_file(identity(&path), path, true);
+                    let key = builder.fs.identity(&path);
+                    let id = builder.add_file(key, path, true);
                     builder.program.files[id.0 as usize].module =
                         Err(FileError::Unreadable(reason));
                     continue;
                 }
             };
-            let key = identity(&path);
+            let key = builder.fs.identity(&path);
             if !builder.by_path.contains_key(&key) {
                 let id = builder.add_file(key, path, true);
-                wave.push((id, text));
+                wave.push((id, source));
             }
         }
-        let mut referenced: HashSet<String> = HashSet::default();
-        // Modules that import no GPU library are dropped after their imports are resolved (most of a
-        // tree like the standard library), and parsed again below only if an analysis needs them.
+        // Files that name no GPU package are scanned, not parsed (most of a tree like the standard
+        // library). Each round parses the scanned files an analysis will import or that may import
+        // a module found relevant in the round before, until none is left to parse.
+        let mut scanned: Vec<FileId> = Vec::new();
+        // Parsed modules that import no GPU library: dropped, parsed again if an analysis needs them.
         let mut dropped = Vec::new();
         while !wave.is_empty() {
-            let loaded: Vec<Loaded> = std::mem::take(&mut wave)
-                .into_par_iter()
-                .map(|(id, text)| {
-                    let path = &builder.program.files[id.0 as usize].path;
-                    let (text, (module, comments)) = match text {
-                        Some(bytes) => decode(bytes, id),
-                        None => load(path, id),
-                    };
-                    let names = module.as_ref().map_or_else(
-                        |_| Vec::new(),
-                        |m| {
-                            let names = crate::semantic::referenced_names(m);
-                            names.into_iter().map(str::to_string).collect()
-                        },
-                    );
-                    let gpu = module
-                        .as_ref()
-                        .is_ok_and(crate::semantic::imports_gpu_library);
-                    let wanted = module
-                        .as_ref()
-                        .map_or_else(|_| Wanted::default(), wanted_imports);
-                    // Dropped here, in the worker, so a tree's modules are never all held at once.
-                    let module = match module {
-                        Ok(_) if !gpu => Ok(Module {
-                            file: id,
-                            ..Module::default()
-                        }),
-                        other => other,
-                    };
-                    Loaded {
-                        id,
-                        text,
-                        module,
-                        comments,
-                        names,
-                        gpu,
-                        wanted,
-                    }
+            builder.load(wave, &mut scanned, &mut dropped);
+            builder.program.compute_relevance();
+            let force = builder.to_parse(&scanned);
+            scanned.retain(|id| !force.contains(id));
+            wave = force
+                .into_iter()
+                .map(|id| {
+                    let text = std::mem::take(&mut builder.program.files[id.0 as usize].text);
+                    (id, Source::Scanned(text))
                 })
                 .collect();
-            let mut next = Vec::new();
-            for loaded in loaded {
-                let id = loaded.id;
-                referenced.extend(loaded.names);
-                let file = &mut builder.program.files[id.0 as usize];
-                file.lines = LineIndex::new(&loaded.text);
-                file.text = loaded.text;
-                file.module = loaded.module;
-                file.comments = loaded.comments;
-                file.relevant = loaded.gpu;
-                if !loaded.gpu && file.module.is_ok() {
-                    dropped.push(id);
-                }
-                for new in builder.resolve_imports(id, loaded.wanted) {
-                    next.push((new, None));
-                }
-            }
-            wave = next;
         }
-        builder.program.referenced = referenced;
-        builder.program.compute_relevance();
         let mut needed: HashSet<FileId> = builder.program.imported_files().into_iter().collect();
         needed.extend(
             builder
@@ -279,22 +237,30 @@ impl Program {
 
     /// From each file's own GPU imports (set while reading), the files that import one transitively.
     fn compute_relevance(&mut self) {
-        // Importing a relevant module makes the importer relevant: iterate to the fixed point.
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for i in 0..self.files.len() {
-                if self.files[i].relevant {
-                    continue;
+        // From scratch: a scanned file's imports, read from its text, may be more than its parsed
+        // ones. Importing a relevant module makes the importer relevant: walk the import edges
+        // backwards from the files that import a GPU library.
+        let mut importers: Vec<Vec<u32>> = vec![Vec::new(); self.files.len()];
+        for (i, file) in self.files.iter().enumerate() {
+            for node in file.imports.values().flatten() {
+                if let Some(f) = self.nodes[node.0 as usize].file {
+                    importers[f.0 as usize].push(i as u32);
                 }
-                let imports_relevant = self.files[i].imports.values().flatten().any(|n| {
-                    self.nodes[n.0 as usize]
-                        .file
-                        .is_some_and(|f| self.files[f.0 as usize].relevant)
-                });
-                if imports_relevant {
-                    self.files[i].relevant = true;
-                    changed = true;
+            }
+        }
+        let mut todo = Vec::new();
+        for (i, file) in self.files.iter_mut().enumerate() {
+            file.relevant = file.gpu;
+            if file.gpu {
+                todo.push(i);
+            }
+        }
+        while let Some(f) = todo.pop() {
+            for &importer in &importers[f] {
+                let file = &mut self.files[importer as usize];
+                if !file.relevant {
+                    file.relevant = true;
+                    todo.push(importer as usize);
                 }
             }
         }
@@ -305,12 +271,75 @@ impl Program {
 /// generated (tables, bindings); reading them whole would make one file dominate the run.
 pub const MAX_FILE_BYTES: u64 = 8 << 20;
 
-fn load(path: &Path, id: FileId) -> (String, (Result<Module, FileError>, Vec<Span>)) {
-    let failed = |e: FileError| (String::new(), (Err(e), Vec::new()));
-    match read_source(path) {
-        Err(reason) => failed(FileError::Unreadable(reason)),
-        Ok(bytes) => decode(bytes, id),
+/// Where a file's text comes from.
+enum Source {
+    Disk,
+    Bytes(Vec<u8>),
+    /// Read and scanned before (valid UTF-8, names no GPU package): parse it now.
+    Scanned(String),
+}
+
+/// Reads (or takes) one file's text, then parses it, or only scans it when it names no GPU package.
+fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
+    let (decoded, forced) = match source {
+        Source::Scanned(text) => (Ok(text), true),
+        Source::Bytes(bytes) => (decode(bytes), false),
+        Source::Disk => match read_source(path) {
+            Ok(bytes) => (decode(bytes), false),
+            Err(reason) => (Err((String::new(), FileError::Unreadable(reason))), false),
+        },
+    };
+    let (text, module) = match decoded {
+        Ok(text) => (text, None),
+        Err((text, error)) => (text, Some(Err(error))),
+    };
+    let lines = (!forced).then(|| LineIndex::new(&text));
+    let mut loaded = Loaded {
+        id,
+        lines,
+        module: Ok(Module {
+            file: id,
+            ..Module::default()
+        }),
+        comments: Vec::new(),
+        names: Vec::new(),
+        gpu: false,
+        scanned: false,
+        kept: forced,
+        wanted: Wanted::default(),
+        text: String::new(),
+    };
+    if let Some(error) = module {
+        loaded.module = error;
+        loaded.text = text;
+        return loaded;
     }
+    if !forced && !prefilter::names_gpu_package(&text) {
+        if let Some(imports) = prefilter::imports(&text) {
+            loaded.scanned = true;
+            loaded.wanted = Wanted {
+                imports,
+                top_level: 0,
+            };
+            loaded.text = text;
+            return loaded;
+        }
+    }
+    let (module, comments) = parse(&text, id);
+    loaded.comments = comments;
+    if let Ok(m) = &module {
+        let names = crate::semantic::referenced_names(m);
+        loaded.names = names.into_iter().map(str::to_string).collect();
+        loaded.gpu = crate::semantic::imports_gpu_library(m);
+        loaded.wanted = wanted_imports(m);
+    }
+    // Dropped here, in the worker, so a tree's modules are never all held at once.
+    loaded.module = match module {
+        Ok(_) if !loaded.gpu && !forced => loaded.module,
+        other => other,
+    };
+    loaded.text = text;
+    loaded
 }
 
 /// The bytes of a regular file of at most [`MAX_FILE_BYTES`]. A FIFO, a device (a link to
@@ -381,28 +410,21 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     }
 }
 
-/// Source text from bytes: a NUL byte or invalid UTF-8 is reported at its offset (the text is kept,
-/// lossily, to show it), else the text is parsed.
-fn decode(bytes: Vec<u8>, id: FileId) -> (String, (Result<Module, FileError>, Vec<Span>)) {
-    let failed = |e: FileError| (Err(e), Vec::new());
-    if let Some(nul) = bytes.iter().position(|b| *b == 0) {
+/// Source text from bytes; a NUL byte or invalid UTF-8 is reported at its offset, with the text
+/// (lossy) kept to show it.
+fn decode(bytes: Vec<u8>) -> Result<String, (String, FileError)> {
+    if let Some(nul) = memchr::memchr(0, &bytes) {
         let offset = String::from_utf8_lossy(&bytes[..nul]).len() as u32;
         let text = String::from_utf8_lossy(&bytes).replace('\0', " ");
         let reason = "the file contains a NUL byte";
-        return (text, failed(FileError::Binary { reason, offset }));
+        return Err((text, FileError::Binary { reason, offset }));
     }
-    match String::from_utf8(bytes) {
-        Ok(text) => {
-            let module = parse(&text, id);
-            (text, module)
-        }
-        Err(err) => {
-            let offset = err.utf8_error().valid_up_to() as u32;
-            let text = String::from_utf8_lossy(err.as_bytes()).into_owned();
-            let reason = "the file is not valid UTF-8";
-            (text, failed(FileError::Binary { reason, offset }))
-        }
-    }
+    String::from_utf8(bytes).map_err(|err| {
+        let offset = err.utf8_error().valid_up_to() as u32;
+        let text = String::from_utf8_lossy(err.as_bytes()).into_owned();
+        let reason = "the file is not valid UTF-8";
+        (text, FileError::Binary { reason, offset })
+    })
 }
 
 /// The module, and the spans of its comments (for suppression comments).
@@ -417,12 +439,18 @@ fn parse(text: &str, id: FileId) -> (Result<Module, FileError>, Vec<Span>) {
 struct Loaded {
     id: FileId,
     text: String,
+    /// `None` when the text was indexed before (a scanned file parsed now).
+    lines: Option<LineIndex>,
     module: Result<Module, FileError>,
     comments: Vec<Span>,
     /// The names it reads or uses as attributes.
     names: Vec<String>,
     /// It imports a GPU library itself.
     gpu: bool,
+    /// Only scanned: it names no GPU package, so it imports none.
+    scanned: bool,
+    /// Parsed on demand: its module is kept even when it imports no GPU library.
+    kept: bool,
     wanted: Wanted,
 }
 
@@ -433,9 +461,67 @@ struct Builder {
     nodes_by_path: HashMap<PathBuf, NodeId>,
     roots: HashMap<PathBuf, Vec<PathBuf>>,
     resolved: HashMap<(PathBuf, u32, String), Option<Vec<NodeId>>>,
+    fs: Fs,
 }
 
 impl Builder {
+    /// Loads the files of `wave` in parallel (see [`load_one`]), resolves the imports of those
+    /// parsed, and goes on with the first-party modules they import until none is new.
+    fn load(
+        &mut self,
+        mut wave: Vec<(FileId, Source)>,
+        scanned: &mut Vec<FileId>,
+        dropped: &mut Vec<FileId>,
+    ) {
+        while !wave.is_empty() {
+            let files = &self.program.files;
+            let loaded: Vec<Loaded> = std::mem::take(&mut wave)
+                .into_par_iter()
+                .map(|(id, source)| load_one(id, &files[id.0 as usize].path, source))
+                .collect();
+            for loaded in loaded {
+                let id = loaded.id;
+                self.program.referenced.extend(loaded.names);
+                let file = &mut self.program.files[id.0 as usize];
+                file.text = loaded.text;
+                if let Some(lines) = loaded.lines {
+                    file.lines = lines;
+                }
+                file.module = loaded.module;
+                file.comments = loaded.comments;
+                file.gpu = loaded.gpu;
+                if loaded.scanned {
+                    scanned.push(id);
+                } else if !loaded.gpu && !loaded.kept && file.module.is_ok() {
+                    dropped.push(id);
+                }
+                for new in self.resolve_imports(id, loaded.wanted) {
+                    wave.push((new, Source::Disk));
+                }
+            }
+        }
+    }
+
+    /// The scanned files to parse now: the relevant ones (their imports, read from the text, reach
+    /// a GPU library) and those an analysis of a relevant file imports.
+    fn to_parse(&self, scanned: &[FileId]) -> HashSet<FileId> {
+        if scanned.is_empty() {
+            return HashSet::default();
+        }
+        let mut force: HashSet<FileId> = self.program.imported_files().into_iter().collect();
+        force.extend(
+            self.program
+                .files()
+                .filter(|(_, f)| f.relevant)
+                .map(|(id, _)| id),
+        );
+        scanned
+            .iter()
+            .copied()
+            .filter(|id| force.contains(id))
+            .collect()
+    }
+
     fn add_file(&mut self, key: PathBuf, shown: PathBuf, checked: bool) -> FileId {
         let id = FileId(self.program.files.len() as u32);
         self.program.files.push(SourceFile {
@@ -447,6 +533,7 @@ impl Builder {
             checked,
             imports: HashMap::default(),
             runs_at_import: Vec::new(),
+            gpu: false,
             relevant: false,
         });
         self.by_path.insert(key, id);
@@ -537,11 +624,11 @@ impl Builder {
 
     /// `root` if `parts` name a first-party module under it: a file all the way down, or a regular
     /// package at the top (a bare folder named like a library, `datasets/`, is data, not code).
-    fn chain_if_first_party(&self, root: &Path, parts: &[&str]) -> Option<PathBuf> {
+    fn chain_if_first_party(&mut self, root: &Path, parts: &[&str]) -> Option<PathBuf> {
         let (first, _) = parts.split_first()?;
-        let top_file = root.join(format!("{first}.py")).is_file()
-            || root.join(first).join("__init__.py").is_file();
-        if top_file || module_path(root, parts).is_some() {
+        let top_file = self.fs.is_file(&root.join(format!("{first}.py")))
+            || self.fs.is_file(&root.join(first).join("__init__.py"));
+        if top_file || module_path(&mut self.fs, root, parts).is_some() {
             Some(root.to_path_buf())
         } else {
             None
@@ -560,14 +647,14 @@ impl Builder {
         for (i, part) in parts.iter().enumerate() {
             let file = dir.join(format!("{part}.py"));
             let package = dir.join(part);
-            let node = if package.join("__init__.py").is_file() {
+            let node = if self.fs.is_file(&package.join("__init__.py")) {
                 self.package_node(&package, found)?
-            } else if file.is_file() {
+            } else if self.fs.is_file(&file) {
                 if i + 1 < parts.len() {
                     return None;
                 }
                 self.file_node(&file, found)
-            } else if package.is_dir() {
+            } else if self.fs.is_dir(&package) {
                 self.package_node(&package, found)?
             } else {
                 return None;
@@ -584,23 +671,25 @@ impl Builder {
     }
 
     fn package_node(&mut self, dir: &Path, found: &mut Vec<FileId>) -> Option<NodeId> {
-        if !dir.is_dir() {
+        if !self.fs.is_dir(dir) {
             return None;
         }
-        if let Some(id) = self.nodes_by_path.get(&identity(dir)) {
+        let key = self.fs.identity(dir);
+        if let Some(id) = self.nodes_by_path.get(&key) {
             return Some(*id);
         }
         let init = dir.join("__init__.py");
-        let file = init.is_file().then(|| self.file_id(&init, found));
-        Some(self.new_node(identity(dir), file))
+        let file = self.fs.is_file(&init).then(|| self.file_id(&init, found));
+        Some(self.new_node(key, file))
     }
 
     fn file_node(&mut self, path: &Path, found: &mut Vec<FileId>) -> NodeId {
-        if let Some(id) = self.nodes_by_path.get(&identity(path)) {
+        let key = self.fs.identity(path);
+        if let Some(id) = self.nodes_by_path.get(&key) {
             return *id;
         }
         let file = self.file_id(path, found);
-        self.new_node(identity(path), Some(file))
+        self.new_node(key, Some(file))
     }
 
     fn new_node(&mut self, key: PathBuf, file: Option<FileId>) -> NodeId {
@@ -614,10 +703,11 @@ impl Builder {
     }
 
     fn file_id(&mut self, path: &Path, found: &mut Vec<FileId>) -> FileId {
-        if let Some(id) = self.by_path.get(&identity(path)) {
+        let key = self.fs.identity(path);
+        if let Some(id) = self.by_path.get(&key) {
             return *id;
         }
-        let id = self.add_file(identity(path), shown(path), false);
+        let id = self.add_file(key, shown(path), false);
         found.push(id);
         id
     }
@@ -633,10 +723,10 @@ impl Builder {
         // Inside a regular package, absolute imports start above its top package; a plain folder
         // may be a script's (on `sys.path` when it runs). Then every folder up to the project root,
         // where a script started from it would find its modules.
-        let project = dir.ancestors().find(|d| is_project_root(d));
+        let project = dir.ancestors().find(|d| is_project_root(&mut self.fs, d));
         // Never above the project root, even when it holds an `__init__.py` itself.
         let mut top = dir;
-        while top.join("__init__.py").is_file() && Some(top) != project {
+        while self.fs.is_file(&top.join("__init__.py")) && Some(top) != project {
             match top.parent() {
                 Some(parent) => top = parent,
                 None => break,
@@ -657,10 +747,10 @@ impl Builder {
         }
         if let Some(project) = project {
             roots.push(project.join("src"));
-            roots.extend(named_package_roots(project));
+            roots.extend(named_package_roots(&mut self.fs, project));
         }
         let mut seen = HashSet::default();
-        roots.retain(|r| seen.insert(r.clone()) && r.is_dir());
+        roots.retain(|r| seen.insert(r.clone()) && self.fs.is_dir(r));
         self.roots.insert(dir.to_path_buf(), roots.clone());
         roots
     }
@@ -668,7 +758,7 @@ impl Builder {
 
 /// Folders holding the package `[project] name` of the root's `pyproject.toml` names, for layouts
 /// other than flat and `src/` (`python/my_pkg/`).
-fn named_package_roots(project: &Path) -> Vec<PathBuf> {
+fn named_package_roots(fs: &mut Fs, project: &Path) -> Vec<PathBuf> {
     let Some(name) = std::fs::read_to_string(project.join("pyproject.toml"))
         .ok()
         .and_then(|text| text.parse::<toml::Table>().ok())
@@ -682,26 +772,117 @@ fn named_package_roots(project: &Path) -> Vec<PathBuf> {
     };
     let mut roots: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|d| d.join(&package).join("__init__.py").is_file())
+        .filter(|d| fs.is_file(&d.join(&package).join("__init__.py")))
         .collect();
     roots.sort();
     roots
 }
 
-/// What makes two paths one file or folder: symbolic links resolved (so `pkg/a -> .` does not
-/// make `pkg/a/a/a/...` new modules), falling back to the normalized path.
-fn identity(path: &Path) -> PathBuf {
+/// The file-system questions import resolution asks, answered from one listing per folder (a
+/// tree's imports ask the same folders again and again).
+#[derive(Default)]
+struct Fs {
+    listings: HashMap<PathBuf, Option<HashMap<OsString, Kind>>>,
+    canonical: HashMap<PathBuf, PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    Dir,
+    Link,
+    Other,
+}
+
+impl Fs {
+    fn kind(&mut self, path: &Path) -> Option<Kind> {
+        let name = path.file_name()?;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let listing = self
+            .listings
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| list(dir));
+        match listing.as_ref()?.get(name)? {
+            // Followed each time: links are rare, and their targets may be anywhere.
+            Kind::Link => Some(match std::fs::metadata(path) {
+                Ok(m) if m.is_file() => Kind::File,
+                Ok(m) if m.is_dir() => Kind::Dir,
+                _ => Kind::Other,
+            }),
+            kind => Some(*kind),
+        }
+    }
+
+    fn is_file(&mut self, path: &Path) -> bool {
+        self.kind(path) == Some(Kind::File)
+    }
+
+    fn is_dir(&mut self, path: &Path) -> bool {
+        match path.file_name() {
+            Some(_) => self.kind(path) == Some(Kind::Dir),
+            None => path.is_dir(),
+        }
+    }
+
+    fn exists(&mut self, path: &Path) -> bool {
+        self.kind(path).is_some_and(|k| k != Kind::Other) || path.exists()
+    }
+
+    /// What makes two paths one file or folder: symbolic links resolved (so `pkg/a -> .` does not
+    /// make `pkg/a/a/a/...` new modules), falling back to the normalized path. The folder is
+    /// resolved once; the name only when it is a link itself.
+    fn identity(&mut self, path: &Path) -> PathBuf {
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return canonical(path);
+        };
+        if matches!(name.to_str(), Some("." | "..")) || self.kind(path) == Some(Kind::Link) {
+            return canonical(path);
+        }
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        if let Some(known) = self.canonical.get(dir) {
+            return known.join(name);
+        }
+        let resolved = canonical(dir);
+        let out = resolved.join(name);
+        self.canonical.insert(dir.to_path_buf(), resolved);
+        out
+    }
+}
+
+fn list(dir: &Path) -> Option<HashMap<OsString, Kind>> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    let mut out = HashMap::default();
+    for entry in entries.flatten() {
+        let kind = match entry.file_type() {
+            Ok(t) if t.is_symlink() => Kind::Link,
+            Ok(t) if t.is_file() => Kind::File,
+            Ok(t) if t.is_dir() => Kind::Dir,
+            _ => Kind::Other,
+        };
+        out.insert(entry.file_name(), kind);
+    }
+    Some(out)
+}
+
+fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| normalize(path))
 }
 
-fn is_project_root(dir: &Path) -> bool {
+fn is_project_root(fs: &mut Fs, dir: &Path) -> bool {
     ["pyproject.toml", "setup.py", "setup.cfg", ".git"]
         .iter()
-        .any(|marker| dir.join(marker).exists())
+        .any(|marker| fs.exists(&dir.join(marker)))
 }
 
 /// The file of module `parts` under `root`, if there is one.
-fn module_path(root: &Path, parts: &[&str]) -> Option<PathBuf> {
+fn module_path(fs: &mut Fs, root: &Path, parts: &[&str]) -> Option<PathBuf> {
     let (last, dirs) = parts.split_last()?;
     let mut dir = root.to_path_buf();
     for d in dirs {
@@ -709,7 +890,7 @@ fn module_path(root: &Path, parts: &[&str]) -> Option<PathBuf> {
     }
     let file = dir.join(format!("{last}.py"));
     let init = dir.join(last).join("__init__.py");
-    [file, init].into_iter().find(|p| p.is_file())
+    [file, init].into_iter().find(|p| fs.is_file(p))
 }
 
 /// The imports a module makes, to resolve: the first `top_level` of them run with its top level

@@ -111,7 +111,8 @@ fn type_checking_imports_are_not_followed() {
     );
     let p = build(root, "main.py");
     assert!(p.resolve(FileId(0), 0, "heavy").is_none());
-    assert_eq!(p.files().count(), 1);
+    // The scan of the text saw `import heavy` and parsed main.py; the parse does not follow it.
+    assert!(!p.is_relevant(FileId(0)));
 }
 
 #[test]
@@ -217,4 +218,53 @@ fn symbolic_links_to_a_package_folder_are_one_module() {
     let p = build(root, "pkg/__init__.py");
     // pkg/__init__.py is the only file, whatever path reaches it.
     assert_eq!(p.files().count(), 1);
+}
+
+/// Files that name no GPU package are scanned, not parsed; one that reaches a GPU library through
+/// first-party imports is still found relevant and parsed, however long the chain, and files that
+/// cannot reach one stay unparsed.
+#[test]
+fn the_scan_follows_imports_to_a_gpu_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let n = 2_000;
+    let mut files: Vec<(String, String)> = (0..n)
+        .map(|i| (format!("m{i}.py"), format!("from m{} import *\n", i + 1)))
+        .collect();
+    files.push((format!("m{n}.py"), "import torch\n".to_string()));
+    files.push(("p/__init__.py".into(), "from .q import *\n".into()));
+    files.push((
+        "p/q.py".into(),
+        "from ..m0 import *\ndef use():\n    pass\n".into(),
+    ));
+    files.push(("plain.py".into(), "import os\ndef f(:\n".into()));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write(root, &refs);
+    let started = std::time::Instant::now();
+    let inputs = ["m0.py", "p/__init__.py", "p/q.py", "plain.py"]
+        .iter()
+        .map(|f| Input::Path(root.join(f)))
+        .collect();
+    let p = Program::build(inputs);
+    assert!(
+        started.elapsed().as_secs_f64() < 10.0,
+        "{:?}",
+        started.elapsed()
+    );
+    for i in 0..4 {
+        assert!(p.is_relevant(FileId(i)) == (i != 3), "file {i}");
+    }
+    assert!(
+        p.module(FileId(0)).is_some_and(|m| !m.body.is_empty()),
+        "m0.py parsed"
+    );
+    assert!(
+        p.module(FileId(2)).is_some_and(|m| m.functions.len() == 1),
+        "p/q.py parsed"
+    );
+    // Its syntax error is not reported: it was never parsed.
+    assert!(p.module(FileId(3)).is_some_and(|m| m.body.is_empty()));
 }

@@ -72,6 +72,9 @@ pub struct Lowered {
     pub comments: Vec<Span>,
 }
 
+/// String literals longer than this are kept as an unknown value, not as text.
+const MAX_STRING: usize = 256;
+
 /// Deeper expression nesting than this is reduced to `Other`, keeping the lowering's recursion bounded.
 const MAX_DEPTH: u32 = 200;
 
@@ -400,6 +403,9 @@ impl Lower {
                 args: self.exprs(&c.arguments.args),
                 keywords: self.keywords(&c.arguments.keywords),
             },
+            // Only short strings name things (devices, start methods, variables, modules); long ones
+            // (docstrings, templates) would be copied each time they are evaluated.
+            E::StringLiteral(s) if s.value.len() > MAX_STRING => ExprKind::Other(Vec::new()),
             E::StringLiteral(s) => ExprKind::Str(s.value.to_str().to_string()),
             E::NumberLiteral(n) => match &n.value {
                 ast::Number::Int(i) => i

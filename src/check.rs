@@ -122,6 +122,11 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
         .collect();
     if timings {
         let imported = program.files().filter(|(_, f)| !f.checked).count();
+        let lazy = program
+            .files()
+            .filter(|(id, _)| program.is_lazy(*id))
+            .count();
+        eprintln!("gpulint: {lazy} files parsed again when analysed");
         eprintln!(
             "gpulint: {} checked + {imported} imported files; read and parsed in {built:.2?}, imports run in {frozen:.2?}, analysed in {:.2?}",
             results.len(),

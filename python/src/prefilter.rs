@@ -1,36 +1,7 @@
-//! Whole-word search over source text: which files can import a GPU package, or a given module,
-//! without parsing them. A file that does not spell a module's name cannot import it.
+//! The imports of a file read from its text, without parsing it: enough to tell which files can
+//! reach a GPU library, and which files other files import.
 
-use std::sync::LazyLock;
-
-use aho_corasick::{AhoCorasick, MatchKind};
 use unicode_normalization::UnicodeNormalization;
-
-/// A set of identifiers to look for.
-pub struct Words(AhoCorasick);
-
-impl Words {
-    pub fn new<P: AsRef<[u8]>>(words: impl IntoIterator<Item = P>) -> Words {
-        // Leftmost-longest, so `torchvision` is one match, not `torch` followed by a letter.
-        let finder = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(words)
-            .expect("identifiers make a small automaton");
-        Words(finder)
-    }
-
-    /// Whether `text` holds one of the words as a whole identifier (or may, spelled with
-    /// characters Python folds to ASCII letters).
-    pub fn any_in(&self, text: &str) -> bool {
-        let bytes = text.as_bytes();
-        // A match inside a longer identifier cannot hide a whole-word match: two overlapping
-        // matches leave the later one glued to an identifier character.
-        self.0.find_iter(bytes).any(|m| {
-            !continues_identifier(bytes, m.start().wrapping_sub(1))
-                && !continues_identifier(bytes, m.end())
-        }) || spells_ascii_with_other_characters(text)
-    }
-}
 
 fn continues_identifier(bytes: &[u8], at: usize) -> bool {
     bytes
@@ -38,9 +9,9 @@ fn continues_identifier(bytes: &[u8], at: usize) -> bool {
         .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b >= 0x80)
 }
 
-/// Python normalises identifiers (NFKC): `ｔｏｒｃｈ` is `torch`. Such characters are rare, and a
-/// file holding one is treated as naming every word.
-fn spells_ascii_with_other_characters(text: &str) -> bool {
+/// Python normalises identifiers (NFKC): `ｔｏｒｃｈ` is `torch`, which the scan would not read.
+/// Such characters are rare: a file holding one is parsed instead.
+pub fn spells_ascii_with_other_characters(text: &str) -> bool {
     !text.is_ascii()
         && text.chars().any(|c| {
             !c.is_ascii()
@@ -51,12 +22,6 @@ fn spells_ascii_with_other_characters(text: &str) -> bool {
         })
 }
 
-/// Whether the file may import a GPU package: it names one of [`crate::libraries::GPU_PACKAGES`].
-pub fn names_gpu_package(text: &str) -> bool {
-    static GPU: LazyLock<Words> = LazyLock::new(|| Words::new(crate::libraries::GPU_PACKAGES));
-    GPU.any_in(text)
-}
-
 /// The imports a file may make, read from its text alone, as `(level, dotted)` like the parser's:
 /// every `import` keyword, with the `from` clause before it and the names after it. Strings and
 /// comments are not told apart from code, so it finds every import the parser would, and some more.
@@ -64,7 +29,13 @@ pub fn names_gpu_package(text: &str) -> bool {
 pub fn imports(text: &str) -> Option<Vec<(u32, String)>> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
+    let skipped = type_checking_blocks(text);
+    let mut skip = skipped.iter().peekable();
     for at in memchr::memmem::find_iter(bytes, b"import") {
+        while skip.next_if(|r| r.end <= at).is_some() {}
+        if skip.peek().is_some_and(|r| r.contains(&at)) {
+            continue;
+        }
         let end = at + "import".len();
         if continues_identifier(bytes, at.wrapping_sub(1)) || continues_identifier(bytes, end) {
             continue;
@@ -90,6 +61,41 @@ pub fn imports(text: &str) -> Option<Vec<(u32, String)>> {
 /// How far before or after an `import` keyword its statement is read; past it, the file is parsed.
 /// (Each keyword reads its own statement: the bound keeps many keywords on one line linear.)
 const STATEMENT_BYTES: usize = 16 << 10;
+
+/// The bodies of module-level `if TYPE_CHECKING:` blocks, whose imports never run (the parser's
+/// import list skips them too). A body holding a triple quote is kept: the `if` may be text
+/// inside a string, and then where the body ends cannot be told without parsing.
+fn type_checking_blocks(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    let mut lines = text.split_inclusive('\n').peekable();
+    while let Some(line) = lines.next() {
+        offset += line.len();
+        let head = line
+            .strip_prefix("if TYPE_CHECKING:")
+            .or_else(|| line.strip_prefix("if typing.TYPE_CHECKING:"));
+        let opens_block = head.is_some_and(|rest| {
+            let rest = rest.trim_start_matches([' ', '\t']);
+            rest.is_empty() || rest.starts_with(['#', '\n', '\r'])
+        });
+        if !opens_block {
+            continue;
+        }
+        let start = offset;
+        while let Some(next) = lines.peek() {
+            if !next.starts_with([' ', '\t', '#', '\n', '\r']) {
+                break;
+            }
+            offset += next.len();
+            lines.next();
+        }
+        let body = &text[start..offset];
+        if !body.contains("\"\"\"") && !body.contains("'''") {
+            out.push(start..offset);
+        }
+    }
+    out
+}
 
 fn is_identifier_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
@@ -223,32 +229,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn whole_words_only() {
-        let words = Words::new(["torch", "utils"]);
-        assert!(words.any_in("import torch\n"));
-        assert!(words.any_in("from .utils import x"));
-        assert!(words.any_in("torch"));
-        assert!(!words.any_in("import torchvision_extra\n"));
-        assert!(!words.any_in("my_utils = pytorch\n"));
-        assert!(words.any_in("xtorch torch"));
-        assert!(!words.any_in("é_torch"));
-    }
-
-    #[test]
-    fn longest_match_wins() {
-        assert!(names_gpu_package("import torchvision"));
-        assert!(names_gpu_package("from cupyx.scipy import ndimage"));
-        assert!(!names_gpu_package("import torchvisionary"));
-        assert!(!names_gpu_package("import os, sys\n"));
-    }
-
-    #[test]
-    fn folded_characters_count_as_every_word() {
-        assert!(names_gpu_package(
+    fn folded_characters_are_seen() {
+        assert!(spells_ascii_with_other_characters(
             "import \u{ff54}\u{ff4f}\u{ff52}\u{ff43}\u{ff48}\n"
         ));
         // Accented letters and other scripts stay themselves under NFKC.
-        assert!(!names_gpu_package("caf\u{e9} = '\u{65e5}\u{672c}'\n"));
+        assert!(!spells_ascii_with_other_characters(
+            "caf\u{e9} = '\u{65e5}\u{672c}'\n"
+        ));
     }
 
     fn scanned(text: &str) -> Vec<(u32, String)> {
@@ -284,6 +272,17 @@ mod tests {
                 (0, "m"),
             ])
         );
+    }
+
+    #[test]
+    fn type_checking_blocks_are_skipped() {
+        let text = "if TYPE_CHECKING:\n    import a\n\n    from b import c\nelse:\n    import d\nimport e\n";
+        assert_eq!(scanned(text), pairs(&[(0, "d"), (0, "e")]));
+        // Indented, or holding a triple quote (it may be inside a string): read as usual.
+        let text = "def f():\n    if TYPE_CHECKING:\n        import a\n";
+        assert_eq!(scanned(text), pairs(&[(0, "a")]));
+        let text = "x = '''\nif TYPE_CHECKING:\n    '''\n    import a\n";
+        assert_eq!(scanned(text), pairs(&[(0, "a")]));
     }
 
     #[test]

@@ -60,8 +60,11 @@ pub struct SourceFile {
     imports: HashMap<(u32, String), Vec<NodeId>>,
     /// The program's files whose top level runs when this file's does (its module-level imports).
     runs_at_import: Vec<FileId>,
-    /// The file imports a GPU library itself.
+    /// The file imports a GPU library itself (for a file only scanned: may import one).
     gpu: bool,
+    /// Parsed, but its model was dropped: no other module imports it, so only its own analysis
+    /// needs it, and parses it again ([`Program::parse_again`]).
+    lazy: bool,
     /// The file, or a first-party module it imports, imports a GPU library.
     relevant: bool,
 }
@@ -119,35 +122,35 @@ impl Program {
                 wave.push((id, source));
             }
         }
-        // Files that name no GPU package are scanned, not parsed (most of a tree like the standard
-        // library). Each round parses the scanned files an analysis will import or that may import
-        // a module found relevant in the round before, until none is left to parse.
+        // Every file is first scanned for imports, not parsed: most of a tree like the standard
+        // library can never reach a GPU library. Each round parses the scanned files that are
+        // relevant (their imports reach one) or that an analysis imports, until none is left.
+        // A checked file no other file imports is parsed for its imports and names, then dropped,
+        // and parsed again when it is analysed: a tree's leaves are never all held at once.
         let mut scanned: Vec<FileId> = Vec::new();
-        // Parsed modules that import no GPU library: dropped, parsed again if an analysis needs them.
-        let mut dropped = Vec::new();
         while !wave.is_empty() {
-            builder.load(wave, &mut scanned, &mut dropped);
+            builder.load(wave, &mut scanned);
             builder.program.compute_relevance();
             let force = builder.to_parse(&scanned);
             scanned.retain(|id| !force.contains(id));
+            let imported = builder.program.imported_by_any();
             wave = force
                 .into_iter()
                 .map(|id| {
-                    let text = std::mem::take(&mut builder.program.files[id.0 as usize].text);
-                    (id, Source::Scanned(text))
+                    let file = &mut builder.program.files[id.0 as usize];
+                    let keep = !file.checked || imported.contains(&id);
+                    (id, Source::Scanned(std::mem::take(&mut file.text), keep))
                 })
                 .collect();
         }
-        let mut needed: HashSet<FileId> = builder.program.imported_files().into_iter().collect();
-        needed.extend(
-            builder
-                .program
-                .files()
-                .filter(|(_, f)| f.relevant)
-                .map(|(id, _)| id),
-        );
-        dropped.retain(|id| needed.contains(id));
-        let parsed: Vec<(FileId, Result<Module, FileError>)> = dropped
+        // A leaf that a module found later imports after all is held like the others.
+        let late: Vec<FileId> = builder
+            .program
+            .imported_files()
+            .into_iter()
+            .filter(|f| builder.program.files[f.0 as usize].lazy)
+            .collect();
+        let parsed: Vec<(FileId, Result<Module, FileError>)> = late
             .par_iter()
             .map(|id| {
                 (
@@ -157,7 +160,9 @@ impl Program {
             })
             .collect();
         for (id, module) in parsed {
-            builder.program.files[id.0 as usize].module = module;
+            let file = &mut builder.program.files[id.0 as usize];
+            file.module = module;
+            file.lazy = false;
         }
         builder.program
     }
@@ -223,6 +228,37 @@ impl Program {
         out
     }
 
+    /// Every file some import of another file names (read from the text for files only scanned).
+    fn imported_by_any(&self) -> HashSet<FileId> {
+        let mut out = HashSet::default();
+        for (id, file) in self.files() {
+            for node in file.imports.values().flatten() {
+                match self.nodes[node.0 as usize].file {
+                    Some(f) if f != id => {
+                        out.insert(f);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the file's model is not held (see [`Program::parse_again`]).
+    pub fn is_lazy(&self, id: FileId) -> bool {
+        self.files[id.0 as usize].lazy
+    }
+
+    /// The model of a file whose model was not held (see [`SourceFile`]'s `lazy`), parsed again
+    /// from its text; `None` for any other file.
+    pub fn parse_again(&self, id: FileId) -> Option<Module> {
+        let file = self.files.get(id.0 as usize)?;
+        if !file.lazy {
+            return None;
+        }
+        lower::parse(&file.text, id).ok().map(|l| l.module)
+    }
+
     /// The files whose top level runs when `file`'s does (module-level imports of the program's own
     /// modules).
     pub fn imports_at_top_level(&self, file: FileId) -> &[FileId] {
@@ -275,25 +311,25 @@ pub const MAX_FILE_BYTES: u64 = 8 << 20;
 enum Source {
     Disk,
     Bytes(Vec<u8>),
-    /// Read and scanned before (valid UTF-8, names no GPU package): parse it now.
-    Scanned(String),
+    /// Read and scanned before (valid UTF-8): parse it now, and hold its model if `true`.
+    Scanned(String, bool),
 }
 
 /// Reads (or takes) one file's text, then parses it, or only scans it when it names no GPU package.
 fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
-    let (decoded, forced) = match source {
-        Source::Scanned(text) => (Ok(text), true),
-        Source::Bytes(bytes) => (decode(bytes), false),
+    let (decoded, keep) = match source {
+        Source::Scanned(text, keep) => (Ok(text), Some(keep)),
+        Source::Bytes(bytes) => (decode(bytes), None),
         Source::Disk => match read_source(path) {
-            Ok(bytes) => (decode(bytes), false),
-            Err(reason) => (Err((String::new(), FileError::Unreadable(reason))), false),
+            Ok(bytes) => (decode(bytes), None),
+            Err(reason) => (Err((String::new(), FileError::Unreadable(reason))), None),
         },
     };
     let (text, module) = match decoded {
         Ok(text) => (text, None),
         Err((text, error)) => (text, Some(Err(error))),
     };
-    let lines = (!forced).then(|| LineIndex::new(&text));
+    let lines = keep.is_none().then(|| LineIndex::new(&text));
     let mut loaded = Loaded {
         id,
         lines,
@@ -305,7 +341,7 @@ fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
         names: Vec::new(),
         gpu: false,
         scanned: false,
-        kept: forced,
+        lazy: false,
         wanted: Wanted::default(),
         text: String::new(),
     };
@@ -314,9 +350,16 @@ fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
         loaded.text = text;
         return loaded;
     }
-    if !forced && !prefilter::names_gpu_package(&text) {
-        if let Some(imports) = prefilter::imports(&text) {
+    if keep.is_none() {
+        // Characters Python folds to ASCII could spell an import the scan cannot read.
+        let scan = (!prefilter::spells_ascii_with_other_characters(&text))
+            .then(|| prefilter::imports(&text))
+            .flatten();
+        if let Some(imports) = scan {
             loaded.scanned = true;
+            loaded.gpu = imports
+                .iter()
+                .any(|(level, dotted)| *level == 0 && crate::semantic::is_gpu_module(dotted));
             loaded.wanted = Wanted {
                 imports,
                 top_level: 0,
@@ -333,9 +376,12 @@ fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
         loaded.gpu = crate::semantic::imports_gpu_library(m);
         loaded.wanted = wanted_imports(m);
     }
-    // Dropped here, in the worker, so a tree's modules are never all held at once.
     loaded.module = match module {
-        Ok(_) if !loaded.gpu && !forced => loaded.module,
+        // Dropped here, in the worker, so a tree's leaves are never all held at once.
+        Ok(_) if keep == Some(false) => {
+            loaded.lazy = true;
+            loaded.module
+        }
         other => other,
     };
     loaded.text = text;
@@ -447,10 +493,10 @@ struct Loaded {
     names: Vec<String>,
     /// It imports a GPU library itself.
     gpu: bool,
-    /// Only scanned: it names no GPU package, so it imports none.
+    /// Only scanned for imports, not parsed.
     scanned: bool,
-    /// Parsed on demand: its module is kept even when it imports no GPU library.
-    kept: bool,
+    /// Parsed, and its model dropped (see [`SourceFile::lazy`]).
+    lazy: bool,
     wanted: Wanted,
 }
 
@@ -467,12 +513,7 @@ struct Builder {
 impl Builder {
     /// Loads the files of `wave` in parallel (see [`load_one`]), resolves the imports of those
     /// parsed, and goes on with the first-party modules they import until none is new.
-    fn load(
-        &mut self,
-        mut wave: Vec<(FileId, Source)>,
-        scanned: &mut Vec<FileId>,
-        dropped: &mut Vec<FileId>,
-    ) {
+    fn load(&mut self, mut wave: Vec<(FileId, Source)>, scanned: &mut Vec<FileId>) {
         while !wave.is_empty() {
             let files = &self.program.files;
             let loaded: Vec<Loaded> = std::mem::take(&mut wave)
@@ -490,10 +531,9 @@ impl Builder {
                 file.module = loaded.module;
                 file.comments = loaded.comments;
                 file.gpu = loaded.gpu;
+                file.lazy = loaded.lazy;
                 if loaded.scanned {
                     scanned.push(id);
-                } else if !loaded.gpu && !loaded.kept && file.module.is_ok() {
-                    dropped.push(id);
                 }
                 for new in self.resolve_imports(id, loaded.wanted) {
                     wave.push((new, Source::Disk));
@@ -534,6 +574,7 @@ impl Builder {
             imports: HashMap::default(),
             runs_at_import: Vec::new(),
             gpu: false,
+            lazy: false,
             relevant: false,
         });
         self.by_path.insert(key, id);

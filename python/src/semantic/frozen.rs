@@ -101,7 +101,7 @@ fn freeze<A: Analysis>(
     settings: Settings,
 ) -> Frozen<A> {
     let no_main = FileId(u32::MAX);
-    let mut interp = Interp::new(program, cache, no_main, settings);
+    let mut interp = Interp::new(program, cache, no_main, settings, None);
     interp.run_directly = members.iter().copied().collect();
     interp.statement_budgets = true;
     for &m in members {

@@ -66,7 +66,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
 
     /// Runs a module's top level as module code: no frames, its own globals, no enclosing loop.
     pub(super) fn exec_module(&mut self, file: FileId) {
-        let Some(module) = self.p.module(file) else {
+        let Some(module) = self.module(file) else {
             return;
         };
         // With budgets per statement, its statements have their own and the importer's goes on

@@ -22,7 +22,9 @@ mod tests;
 pub mod value;
 
 pub use frozen::ImportCache;
-pub use names::{imports_gpu_library, is_main_guard, is_type_checking, referenced_names};
+pub use names::{
+    imports_gpu_library, is_gpu_module, is_main_guard, is_type_checking, referenced_names,
+};
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
@@ -31,7 +33,7 @@ use gpulint_core::analysis::{Analysis, Context};
 use gpulint_core::effect::{CudaInitSite, Effect};
 
 use crate::libraries::processes::StartMethod;
-use crate::model::{Class, ClassId, FuncId, Function};
+use crate::model::{Class, ClassId, FuncId, Function, Module};
 use crate::program::Program;
 use crate::source::{FileId, Span};
 use process::Process;
@@ -83,7 +85,8 @@ pub fn analyze_bounded<A: Analysis>(
             cuts: Vec::new(),
         };
     }
-    let mut interp = Interp::new(program, cache, file, settings);
+    let reparsed = program.parse_again(file);
+    let mut interp = Interp::new(program, cache, file, settings, reparsed.as_ref());
     interp.run();
     Analysed {
         facts: interp.facts,
@@ -206,6 +209,8 @@ const MAX_LOOP_DEPTH: u32 = 3;
 
 struct Interp<'m, A: Analysis> {
     p: &'m Program,
+    /// The main module's model when the program does not hold it (a leaf parsed again).
+    main_module: Option<&'m Module>,
     cache: &'m ImportCache<A>,
     /// Modules imported by running their top level even when the cache has them (the import cycle
     /// being frozen).
@@ -247,9 +252,16 @@ struct Interp<'m, A: Analysis> {
 }
 
 impl<'m, A: Analysis> Interp<'m, A> {
-    fn new(p: &'m Program, cache: &'m ImportCache<A>, main: FileId, settings: Settings) -> Self {
+    fn new(
+        p: &'m Program,
+        cache: &'m ImportCache<A>,
+        main: FileId,
+        settings: Settings,
+        main_module: Option<&'m Module>,
+    ) -> Self {
         Interp {
             p,
+            main_module,
             cache,
             run_directly: HashSet::default(),
             main,
@@ -277,16 +289,22 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 
+    /// A module's model: the program's, or the main module's own when the program does not hold it.
+    fn module(&self, file: FileId) -> Option<&'m Module> {
+        match self.main_module {
+            Some(m) if file == self.main => Some(m),
+            _ => self.p.module(file),
+        }
+    }
+
     fn func(&self, id: FuncId) -> &'m Function {
-        self.p
-            .module(id.file)
+        self.module(id.file)
             .expect("function ids come from parsed modules")
             .function(id)
     }
 
     fn class(&self, id: ClassId) -> &'m Class {
-        self.p
-            .module(id.file)
+        self.module(id.file)
             .expect("class ids come from parsed modules")
             .class(id)
     }
@@ -321,7 +339,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     /// The module as the main program, then every function nobody in it calls, as an entry of its own.
     fn run(&mut self) {
-        let Some(m) = self.p.module(self.main) else {
+        let Some(m) = self.module(self.main) else {
             return;
         };
         self.statement_budgets = true;
@@ -434,7 +452,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         if let Some(names) = self.free_names.get(&id) {
             return Arc::clone(names);
         }
-        let names = match self.p.module(id.file) {
+        let names = match self.module(id.file) {
             Some(module) => Arc::new(names::free_names(module, id)),
             None => Arc::default(),
         };

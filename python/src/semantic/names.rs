@@ -13,22 +13,24 @@ use gpulint_core::analysis::Analysis;
 pub fn imports_gpu_library(module: &Module) -> bool {
     fn imports(stmts: &[Stmt], module: &Module) -> bool {
         stmts.iter().any(|s| match &s.kind {
-            StmtKind::Import(names) => names.iter().any(|n| gpu_root(&n.name)),
+            StmtKind::Import(names) => names.iter().any(|n| is_gpu_module(&n.name)),
             StmtKind::ImportFrom {
                 module: Some(m),
                 level: 0,
                 ..
-            } => gpu_root(m),
+            } => is_gpu_module(m),
             StmtKind::Def(f) => imports(&module.function(*f).body, module),
             StmtKind::Class(c) => imports(&module.class(*c).body, module),
             other => other.blocks().into_iter().any(|b| imports(b, module)),
         })
     }
-    fn gpu_root(name: &str) -> bool {
-        let root = name.split('.').next().unwrap_or(name);
-        crate::libraries::GPU_PACKAGES.contains(&root)
-    }
     imports(&module.body, module)
+}
+
+/// Whether the module `dotted` (absolute) is, or is inside, a package CUDA can enter through.
+pub fn is_gpu_module(dotted: &str) -> bool {
+    let root = dotted.split('.').next().unwrap_or(dotted);
+    crate::libraries::GPU_PACKAGES.contains(&root)
 }
 
 /// `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`: a block that never runs.

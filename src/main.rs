@@ -19,11 +19,6 @@ use gpulint_python::source::FileId;
 
 use cli::{Cli, Command, RulesFormat};
 
-// Models of whole modules are built and dropped on every thread; glibc's allocator spent a fifth
-// of the run on that (README, Benchmarks).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {

@@ -836,7 +836,9 @@ enum Kind {
 }
 
 impl Fs {
-    fn kind(&mut self, path: &Path) -> Option<Kind> {
+    /// The entry `path` names, as its folder's listing has it (a link is not followed). A folder
+    /// that cannot be listed is asked about the one path instead.
+    fn entry(&mut self, path: &Path) -> Option<Kind> {
         let name = path.file_name()?;
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
@@ -846,14 +848,22 @@ impl Fs {
             .listings
             .entry(dir.to_path_buf())
             .or_insert_with(|| list(dir));
-        match listing.as_ref()?.get(name)? {
+        match listing {
+            Some(listing) => listing.get(name).copied(),
+            None => std::fs::symlink_metadata(path)
+                .ok()
+                .map(|m| kind_of_type(m.file_type())),
+        }
+    }
+
+    /// What `path` is, links followed; `None` when nothing is there (a broken link included).
+    fn kind(&mut self, path: &Path) -> Option<Kind> {
+        match self.entry(path)? {
             // Followed each time: links are rare, and their targets may be anywhere.
-            Kind::Link => Some(match std::fs::metadata(path) {
-                Ok(m) if m.is_file() => Kind::File,
-                Ok(m) if m.is_dir() => Kind::Dir,
-                _ => Kind::Other,
-            }),
-            kind => Some(*kind),
+            Kind::Link => std::fs::metadata(path)
+                .ok()
+                .map(|m| kind_of_type(m.file_type())),
+            kind => Some(kind),
         }
     }
 
@@ -869,17 +879,17 @@ impl Fs {
     }
 
     fn exists(&mut self, path: &Path) -> bool {
-        self.kind(path).is_some_and(|k| k != Kind::Other) || path.exists()
+        self.kind(path).is_some()
     }
 
     /// What makes two paths one file or folder: symbolic links resolved (so `pkg/a -> .` does not
-    /// make `pkg/a/a/a/...` new modules), falling back to the normalized path. The folder is
-    /// resolved once; the name only when it is a link itself.
+    /// make `pkg/a/a/a/...` new modules, and a link to a checked file is that file), falling back
+    /// to the normalized path. The folder is resolved once; the name only when it is a link itself.
     fn identity(&mut self, path: &Path) -> PathBuf {
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
             return canonical(path);
         };
-        if matches!(name.to_str(), Some("." | "..")) || self.kind(path) == Some(Kind::Link) {
+        if matches!(name.to_str(), Some("." | "..")) || self.entry(path) == Some(Kind::Link) {
             return canonical(path);
         }
         let dir = if dir.as_os_str().is_empty() {
@@ -897,16 +907,24 @@ impl Fs {
     }
 }
 
+fn kind_of_type(t: std::fs::FileType) -> Kind {
+    if t.is_symlink() {
+        Kind::Link
+    } else if t.is_file() {
+        Kind::File
+    } else if t.is_dir() {
+        Kind::Dir
+    } else {
+        Kind::Other
+    }
+}
+
 fn list(dir: &Path) -> Option<HashMap<OsString, Kind>> {
     let entries = std::fs::read_dir(dir).ok()?;
     let mut out = HashMap::default();
     for entry in entries.flatten() {
-        let kind = match entry.file_type() {
-            Ok(t) if t.is_symlink() => Kind::Link,
-            Ok(t) if t.is_file() => Kind::File,
-            Ok(t) if t.is_dir() => Kind::Dir,
-            _ => Kind::Other,
-        };
+        // `file_type` comes with the listing on most file systems: no call per entry.
+        let kind = entry.file_type().map_or(Kind::Other, kind_of_type);
         out.insert(entry.file_name(), kind);
     }
     Some(out)

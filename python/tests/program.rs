@@ -268,3 +268,18 @@ fn the_scan_follows_imports_to_a_gpu_library() {
     // Its syntax error is not reported: it was never parsed.
     assert!(p.module(FileId(3)).is_some_and(|m| m.body.is_empty()));
 }
+
+/// A link to a file is that file: named twice, it is read, and analysed, once.
+#[cfg(unix)]
+#[test]
+fn a_link_to_a_checked_file_is_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, &[("a.py", "import torch\n")]);
+    std::os::unix::fs::symlink(root.join("a.py"), root.join("b.py")).unwrap();
+    let p = Program::build(vec![
+        Input::Path(root.join("a.py")),
+        Input::Path(root.join("b.py")),
+    ]);
+    assert_eq!(p.files().count(), 1);
+}

@@ -215,21 +215,17 @@ fn long_chains_big_containers_and_wide_scopes() {
         &format!("def outer():\n{pairs}"),
     );
     // Python itself refuses more than 200 nested brackets: a syntax error, found without parsing.
-    let deep = format!(
-        "import torch\nx = {}1{}\n",
-        "(".repeat(50_000),
-        ")".repeat(50_000)
-    );
+    let brackets = format!("x = {}1{}\n", "(".repeat(50_000), ")".repeat(50_000));
     file_case(
         "50,000-deep brackets",
-        &deep,
+        format!("import torch\n{brackets}"),
         Some("too many nested brackets"),
         None,
     );
     // A file naming no GPU package is only scanned for imports: its syntax is not judged.
     file_case(
         "50,000-deep brackets, no GPU package",
-        &deep[13..],
+        &brackets,
         None,
         None,
     );

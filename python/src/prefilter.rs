@@ -4,9 +4,7 @@
 use unicode_normalization::UnicodeNormalization;
 
 fn continues_identifier(bytes: &[u8], at: usize) -> bool {
-    bytes
-        .get(at)
-        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b >= 0x80)
+    bytes.get(at).copied().is_some_and(is_identifier_byte)
 }
 
 /// Python normalises identifiers (NFKC): `ｔｏｒｃｈ` is `torch`, which the scan would not read.
@@ -139,11 +137,12 @@ fn from_clause(bytes: &[u8], at: usize) -> Option<Option<(u32, String)>> {
     let spec: String = words[from + 1..].concat();
     let level = spec.bytes().take_while(|b| *b == b'.').count();
     let module = &spec[level..];
+    // `from . import x` names no module; otherwise every dotted part is an identifier.
     let valid = !spec.is_empty()
-        && module
-            .split('.')
-            .all(|p| !p.is_empty() && p.bytes().all(is_identifier_byte))
-        || !spec.is_empty() && module.is_empty();
+        && (module.is_empty()
+            || module
+                .split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(is_identifier_byte)));
     Some(valid.then(|| (level as u32, module.to_string())))
 }
 

@@ -133,12 +133,13 @@ impl Program {
             builder.program.compute_relevance();
             let force = builder.to_parse(&scanned);
             scanned.retain(|id| !force.contains(id));
-            let imported = builder.program.imported_by_any();
+            let importers = builder.program.importers();
             wave = force
                 .into_iter()
                 .map(|id| {
+                    let imported = importers[id.0 as usize].iter().any(|i| *i != id.0);
                     let file = &mut builder.program.files[id.0 as usize];
-                    let keep = !file.checked || imported.contains(&id);
+                    let keep = !file.checked || imported;
                     (id, Source::Scanned(std::mem::take(&mut file.text), keep))
                 })
                 .collect();
@@ -228,20 +229,18 @@ impl Program {
         out
     }
 
-    /// Every file some import of another file names (read from the text for files only scanned).
-    fn imported_by_any(&self) -> HashSet<FileId> {
-        let mut out = HashSet::default();
-        for (id, file) in self.files() {
+    /// For each file, the files whose imports name it (read from the text for files only
+    /// scanned), by index.
+    fn importers(&self) -> Vec<Vec<u32>> {
+        let mut importers: Vec<Vec<u32>> = vec![Vec::new(); self.files.len()];
+        for (i, file) in self.files.iter().enumerate() {
             for node in file.imports.values().flatten() {
-                match self.nodes[node.0 as usize].file {
-                    Some(f) if f != id => {
-                        out.insert(f);
-                    }
-                    _ => {}
+                if let Some(f) = self.nodes[node.0 as usize].file {
+                    importers[f.0 as usize].push(i as u32);
                 }
             }
         }
-        out
+        importers
     }
 
     /// Whether the file's model is not held (see [`Program::parse_again`]).
@@ -256,7 +255,7 @@ impl Program {
         if !file.lazy {
             return None;
         }
-        lower::parse(&file.text, id).ok().map(|l| l.module)
+        parse(&file.text, id).0.ok()
     }
 
     /// The files whose top level runs when `file`'s does (module-level imports of the program's own
@@ -276,14 +275,7 @@ impl Program {
         // From scratch: a scanned file's imports, read from its text, may be more than its parsed
         // ones. Importing a relevant module makes the importer relevant: walk the import edges
         // backwards from the files that import a GPU library.
-        let mut importers: Vec<Vec<u32>> = vec![Vec::new(); self.files.len()];
-        for (i, file) in self.files.iter().enumerate() {
-            for node in file.imports.values().flatten() {
-                if let Some(f) = self.nodes[node.0 as usize].file {
-                    importers[f.0 as usize].push(i as u32);
-                }
-            }
-        }
+        let importers = self.importers();
         let mut todo = Vec::new();
         for (i, file) in self.files.iter_mut().enumerate() {
             file.relevant = file.gpu;

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use gpulint_analyses::Analyses;
+use gpulint_analyses::{Analyses, Facts};
 use gpulint_python::program::{normalize, Input, Program};
 use gpulint_python::semantic::{analyze, ImportCache, Settings};
 use gpulint_python::source::FileId;
@@ -15,6 +15,20 @@ fn write(root: &Path, files: &[(&str, &str)]) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, text).unwrap();
     }
+}
+
+/// The main file's facts, from the import cache; running every import instead must give the same.
+fn facts_with_and_without_the_cache(p: &Program) -> Facts {
+    let settings = Settings::default();
+    let cached = analyze(
+        p,
+        &ImportCache::<Analyses>::build(p, settings),
+        FileId(0),
+        settings,
+    );
+    let direct = analyze(p, &ImportCache::<Analyses>::default(), FileId(0), settings);
+    assert_eq!(cached, direct);
+    cached
 }
 
 fn build(root: &Path, main: &str) -> Program {
@@ -135,16 +149,7 @@ fn the_import_cache_gives_the_facts_that_running_each_import_gives() {
             ),
         ],
     );
-    let p = build(root, "main.py");
-    let settings = Settings::default();
-    let cached = analyze(
-        &p,
-        &ImportCache::<Analyses>::build(&p, settings),
-        FileId(0),
-        settings,
-    );
-    let direct = analyze(&p, &ImportCache::<Analyses>::default(), FileId(0), settings);
-    assert_eq!(cached, direct);
+    let cached = facts_with_and_without_the_cache(&build(root, "main.py"));
     assert_eq!(cached.forks.len(), 1, "{cached:#?}");
     let fork = &cached.forks[0];
     assert!(
@@ -171,16 +176,7 @@ fn imports_into_a_process_that_bound_its_device_are_not_taken_from_the_cache() {
             ),
         ],
     );
-    let p = build(root, "main.py");
-    let settings = Settings::default();
-    let cached = analyze(
-        &p,
-        &ImportCache::<Analyses>::build(&p, settings),
-        FileId(0),
-        settings,
-    );
-    let direct = analyze(&p, &ImportCache::<Analyses>::default(), FileId(0), settings);
-    assert_eq!(cached, direct);
+    let cached = facts_with_and_without_the_cache(&build(root, "main.py"));
     assert!(cached.process_groups.is_empty(), "{cached:#?}");
 }
 

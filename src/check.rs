@@ -22,6 +22,8 @@ use crate::noqa::{self, Directives};
 pub struct Checked {
     pub program: Program,
     pub diagnostics: Vec<Diagnostic>,
+    /// How many of them are at least as severe as their file's `fail-on`: these make the run fail.
+    pub failing: usize,
     /// Findings a `# noqa` comment silenced.
     pub suppressed: usize,
     /// Findings `--fix` fixed before this check.
@@ -156,7 +158,14 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     // Its frozen module states die with the process (at most ten `--fix` rounds keep one each):
     // freeing them piece by piece only costs time.
     std::mem::forget(cache);
+    let mut failing = 0;
+    for d in &diagnostics {
+        if d.severity >= resolver.fail_on_for(&program.file(d.span.file).path)? {
+            failing += 1;
+        }
+    }
     Ok(Checked {
+        failing,
         diagnostics,
         suppressed,
         fixed: 0,
@@ -320,5 +329,6 @@ fn merge(program: &Program, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic>
     });
     let mut seen = HashSet::new();
     diagnostics.retain(|d| seen.insert((d.span, d.code)));
+    gpulint_rules::drop_replaced(&mut diagnostics);
     diagnostics
 }

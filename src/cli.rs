@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use gpulint_python::target::{Platform, PythonVersion};
+use gpulint_rules::Severity;
 
 /// Finds GPU multiprocessing bugs in Python before they crash or hang a job.
 #[derive(Debug, Parser)]
@@ -100,6 +101,10 @@ pub struct CheckArgs {
     /// Exit 0 even when there are findings (still 2 on errors).
     #[arg(long)]
     pub exit_zero: bool,
+    /// The least severity that makes the run exit 1. Default: `[tool.gpulint] fail-on`, else
+    /// warning (info findings are shown but do not fail the run).
+    #[arg(long, value_enum)]
+    pub fail_on: Option<SeverityArg>,
     /// Print the findings only: no summary line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -126,6 +131,23 @@ pub struct CheckArgs {
 fn parse_version(text: &str) -> Result<PythonVersion, String> {
     PythonVersion::parse(text)
         .ok_or_else(|| format!("`{text}` is not a Python 3 version such as py312"))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SeverityArg {
+    Error,
+    Warning,
+    Info,
+}
+
+impl From<SeverityArg> for Severity {
+    fn from(s: SeverityArg) -> Severity {
+        match s {
+            SeverityArg::Error => Severity::Error,
+            SeverityArg::Warning => Severity::Warning,
+            SeverityArg::Info => Severity::Info,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -30,6 +30,7 @@ struct RawConfig {
     target_version: Option<Spanned<String>>,
     platform: Option<Spanned<String>>,
     severity: Option<BTreeMap<String, Spanned<String>>>,
+    fail_on: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -126,6 +127,7 @@ pub struct Config {
     target_version: Option<PythonVersion>,
     platform: Option<Platform>,
     severity: HashMap<String, Severity>,
+    fail_on: Option<Severity>,
 }
 
 /// Whether `selector` (`ALL`, a code, or a code prefix such as `GPU00`) selects `code`.
@@ -169,6 +171,8 @@ pub struct Overrides {
     pub config: Option<PathBuf>,
     /// `--isolated`.
     pub isolated: bool,
+    /// `--fail-on`.
+    pub fail_on: Option<Severity>,
 }
 
 /// Finds each folder's configuration (and `requires-python`) once.
@@ -234,6 +238,17 @@ impl Resolver {
         };
         self.by_dir.insert(dir.to_path_buf(), Arc::clone(&config));
         Ok(config)
+    }
+
+    /// The least severity of a finding in `file` that makes the run fail: the command line, else
+    /// its configuration's `fail-on`, else warning.
+    pub fn fail_on_for(&mut self, file: &Path) -> Result<Severity, ConfigError> {
+        let config = self.config_for(file)?;
+        Ok(self
+            .overrides
+            .fail_on
+            .or(config.fail_on)
+            .unwrap_or(Severity::Warning))
     }
 
     /// The analysis settings for `file`: the command line, else its configuration, else the
@@ -391,22 +406,38 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
                 format!("severity for unknown rule `{code}`"),
             ));
         };
-        let severity = match level.get_ref().as_str() {
-            "error" => Severity::Error,
-            "warning" => Severity::Warning,
-            "info" => Severity::Info,
-            other => {
-                return Err(error(
-                    level.span(),
-                    format!(
-                        "severity `{other}` for {code} is not \"error\", \"warning\" or \"info\""
-                    ),
-                ))
-            }
-        };
+        let severity = parse_severity(level.get_ref()).ok_or_else(|| {
+            error(
+                level.span(),
+                format!(
+                    "severity `{}` for {code} is not \"error\", \"warning\" or \"info\"",
+                    level.get_ref()
+                ),
+            )
+        })?;
         config.severity.insert(rule.code.to_string(), severity);
     }
+    if let Some(level) = raw.fail_on {
+        config.fail_on = Some(parse_severity(level.get_ref()).ok_or_else(|| {
+            error(
+                level.span(),
+                format!(
+                    "fail-on `{}` is not \"error\", \"warning\" or \"info\"",
+                    level.get_ref()
+                ),
+            )
+        })?);
+    }
     Ok(Some(config))
+}
+
+fn parse_severity(text: &str) -> Option<Severity> {
+    match text {
+        "error" => Some(Severity::Error),
+        "warning" => Some(Severity::Warning),
+        "info" => Some(Severity::Info),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -70,6 +70,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 platform: args.platform.map(Into::into),
                 config: args.config.clone(),
                 isolated: args.isolated,
+                fail_on: args.fail_on.map(Into::into),
             };
             let named: Vec<PathBuf> = args.paths.iter().filter(|p| p.is_file()).cloned().collect();
             // Walks again each time: a fix round re-reads the files it wrote.
@@ -137,7 +138,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
             let internal = !checked.internal_errors.is_empty();
-            let findings = !checked.diagnostics.is_empty() && !args.exit_zero;
+            let findings = checked.failing > 0 && !args.exit_zero;
             // The process is about to end: freeing every module's model one by one only costs time.
             std::mem::forget(checked);
             Ok(ExitCode::from(if internal {

@@ -493,9 +493,34 @@ fn docs_rules_md_is_fresh() {
         generated == committed,
         "docs/rules.md is stale: run `cargo run -- rules --output-format markdown > docs/rules.md`"
     );
-    for rule in ["GPU001", "GPU002", "GPU003", "GPU999"] {
+    for rule in ["GPU001", "GPU002", "GPU003", "GPU015", "GPU999"] {
         assert!(committed.contains(&format!("\n## {rule}\n")), "{rule}");
     }
+}
+
+#[test]
+fn readme_rule_table_is_the_generated_index() {
+    let generated = stdout(&gpulint(&["rules", "--output-format", "markdown"], &root()));
+    let index = generated.split("\n## ").next().unwrap_or_default();
+    let table: Vec<String> = index
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .map(|l| l.replace("](#", "](docs/rules.md#"))
+        .collect();
+    assert!(table.len() > 3, "{generated}");
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme
+        .find("<!-- rules-table:")
+        .expect("README marks the rule table");
+    let end = readme
+        .find("<!-- rules-table: end -->")
+        .expect("README ends the rule table");
+    let committed: Vec<&str> = readme[start..end].lines().skip(1).collect();
+    assert!(
+        committed == table,
+        "README's rule table is stale; it should read:\n{}",
+        table.join("\n")
+    );
 }
 
 #[test]
@@ -730,14 +755,14 @@ fn fix_applies_safe_fixes_diff_shows_them_and_unsafe_ones_wait_for_the_flag() {
         group
     );
 
-    // --fix moves set_device above the group; the GPU003 warning is gone, GPU001 stays.
+    // --fix moves set_device above the group; the GPU015 finding is gone, GPU001 stays.
     let fixed = gpulint(
         &["check", "--fix", "--output-format", "concise", "."],
         dir.path(),
     );
     let report = stdout(&fixed);
     assert!(report.contains("Fixed 1 finding."), "{report}");
-    assert!(!report.contains("GPU003"), "{report}");
+    assert!(!report.contains("GPU015"), "{report}");
     assert!(report.contains("loader.py"), "{report}");
     let new = fs::read_to_string(dir.path().join("group.py")).unwrap();
     let bind = new.find("torch.cuda.set_device").unwrap();
@@ -760,6 +785,59 @@ fn fix_applies_safe_fixes_diff_shows_them_and_unsafe_ones_wait_for_the_flag() {
     assert!(
         new.contains("DataLoader(Frames(), num_workers=2, multiprocessing_context=\"spawn\")"),
         "{new}"
+    );
+}
+
+#[test]
+fn info_findings_are_shown_but_fail_the_run_only_at_fail_on_info() {
+    let dir = tempfile::tempdir().unwrap();
+    // Order only: GPU015, info.
+    let group = "import os\nimport torch\nimport torch.distributed as dist\n\n\ndef main():\n    dist.init_process_group(\"nccl\")\n    torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))\n\n\nif __name__ == \"__main__\":\n    main()\n";
+    fs::write(dir.path().join("group.py"), group).unwrap();
+    let code = |args: &[&str]| gpulint(args, dir.path()).status.code();
+
+    let plain = gpulint(&["check", "."], dir.path());
+    assert_eq!(plain.status.code(), Some(0), "{plain:?}");
+    let text = stdout(&plain);
+    assert!(text.contains("GPU015"), "{text}");
+    assert!(
+        text.contains("Found 1 finding (0 errors, 0 warnings, 1 info) in 1 file."),
+        "{text}"
+    );
+    assert_eq!(code(&["check", "--fail-on", "info", "."]), Some(1));
+    assert_eq!(code(&["check", "--fail-on", "warning", "."]), Some(0));
+
+    // The configuration's `fail-on`; the command line wins over it.
+    fs::write(dir.path().join("gpulint.toml"), "fail-on = \"info\"\n").unwrap();
+    assert_eq!(code(&["check", "."]), Some(1));
+    assert_eq!(code(&["check", "--fail-on", "error", "."]), Some(0));
+
+    // A per-rule severity counts against `fail-on`: GPU015 raised to error fails at `error`.
+    fs::write(
+        dir.path().join("gpulint.toml"),
+        "fail-on = \"error\"\n[severity]\nGPU015 = \"error\"\n",
+    )
+    .unwrap();
+    assert_eq!(code(&["check", "."]), Some(1));
+    // ...and a hazard lowered to warning passes at `error`.
+    fs::write(dir.path().join("loader.py"), "import torch\nimport multiprocessing as mp\n\n\ndef work():\n    torch.ones(1).cuda()\n\n\ntorch.cuda.init()\nmp.Process(target=work).start()\n").unwrap();
+    fs::write(
+        dir.path().join("gpulint.toml"),
+        "fail-on = \"error\"\n[severity]\nGPU001 = \"warning\"\n",
+    )
+    .unwrap();
+    let lowered = gpulint(&["check", "--output-format", "concise", "."], dir.path());
+    assert!(stdout(&lowered).contains("GPU001"), "{lowered:?}");
+    assert_eq!(lowered.status.code(), Some(0), "{lowered:?}");
+
+    // A bad value names the file and the key.
+    fs::write(dir.path().join("gpulint.toml"), "fail-on = \"never\"\n").unwrap();
+    let bad = gpulint(&["check", "."], dir.path());
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("gpulint.toml") && err.contains("fail-on `never`"),
+        "{err}"
     );
 }
 

@@ -85,7 +85,7 @@ impl Analysis for GroupBeforeBinding {
                 span,
                 backend,
                 device_given: false,
-            } if *backend != Backend::Cpu && !self.bound => {
+            } if matches!(backend, Backend::Nccl | Backend::Default) && !self.bound => {
                 self.group = Some(Pending {
                     span: *span,
                     backend: *backend,

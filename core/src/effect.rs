@@ -119,6 +119,9 @@ pub enum Backend {
     Default,
     /// A CPU backend (gloo, mpi): no device to bind.
     Cpu,
+    /// Not known: the call passes on a `**kwargs` gpulint cannot see into, which may name any
+    /// backend. Not known to be NCCL, so nothing to report.
+    Unknown,
 }
 
 /// How a process bound its device.

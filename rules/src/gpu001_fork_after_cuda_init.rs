@@ -16,6 +16,7 @@ pub static RULE: Rule = Rule {
     summary: "A child process is forked after CUDA was initialised, and the child uses CUDA",
     docs: DOCS,
     check: Some(check),
+    replaced_by: &[],
 };
 
 const DOCS: &str = r#"## What it does

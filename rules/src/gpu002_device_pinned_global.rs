@@ -12,6 +12,7 @@ pub static RULE: Rule = Rule {
         "A global model or tensor pinned to one GPU is used by workers that each chose their own",
     docs: DOCS,
     check: Some(check),
+    replaced_by: &[],
 };
 
 const DOCS: &str = r#"## What it does

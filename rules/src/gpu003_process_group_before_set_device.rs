@@ -4,7 +4,7 @@ use gpulint_analyses::process_group::{GroupVerdict, ProcessGroupFact};
 use gpulint_analyses::Facts;
 use gpulint_core::effect::Backend;
 
-use crate::{Applicability, Diagnostic, Fix, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU003",
@@ -13,6 +13,7 @@ pub static RULE: Rule = Rule {
     summary: "An NCCL process group is created before the rank's GPU is bound",
     docs: DOCS,
     check: Some(check),
+    replaced_by: &[],
 };
 
 const DOCS: &str = r#"## What it does
@@ -20,22 +21,23 @@ Finds `torch.distributed.init_process_group` with the `nccl` backend (or no back
 in a rank's code when the rank's device is not yet bound — by `torch.cuda.set_device(local_rank)`,
 `torch.accelerator.set_device_index`, or `device_id=` on the call itself.
 
-Severity: **error** when a collective (`barrier`, `all_reduce`, `broadcast`, ...,
+It reports what fails: a collective (`barrier`, `all_reduce`, `broadcast`, ...,
 `DistributedDataParallel` without `device_ids`) or an allocation on the implicit device (`"cuda"`,
-`.cuda()`) comes before the device is bound, or when it is never bound; **warning** when `set_device`
-follows with nothing in between.
+`.cuda()`) before the device is bound, or a device that is never bound. A `set_device` that follows
+the group directly, with nothing in between, works today: that order is GPU015
+(set-device-after-process-group, info).
 
 ## Why is this bad?
 Until a rank binds its device, its current device is GPU 0 — in every rank. The first collective
 creates the NCCL communicator there: "Duplicate GPU detected: rank 0 and rank 1 both on CUDA device",
 a hang at the first barrier, or an extra ~500 MiB context per rank on GPU 0 ("using GPU 0 as device
-used by this process is currently unknown"). `init_process_group` followed directly by `set_device`
-works today only because NCCL communicators are created lazily; it breaks as soon as `device_id=` or an
-early barrier is added.
+used by this process is currently unknown").
 
 ## When it is not a bug
 - `set_device(local_rank)` (or `set_device_index`) runs before `init_process_group`, or `device_id=` is
   passed to it.
+- `set_device` follows `init_process_group` with nothing in between that touches a GPU: it works while
+  NCCL creates communicators lazily (GPU015 notes it, as info).
 - The backend is `gloo` (or `mpi`) with CPU tensors.
 - The launcher narrowed visibility so each rank sees one GPU: `CUDA_VISIBLE_DEVICES` set to the local
   rank before CUDA starts, or a Ray task/actor with `num_gpus=1`.
@@ -77,19 +79,15 @@ Derive the index from `LOCAL_RANK`, not the global rank.
 - NVIDIA/nccl#541 ("Duplicate GPU detected").
 "#;
 
-fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
-    facts
-        .process_groups
-        .iter()
-        .filter_map(|g| diagnostic(g, sources))
-        .collect()
+fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
+    facts.process_groups.iter().filter_map(diagnostic).collect()
 }
 
-fn diagnostic(group: &ProcessGroupFact, sources: &dyn Sources) -> Option<Diagnostic> {
+fn diagnostic(group: &ProcessGroupFact) -> Option<Diagnostic> {
     let verdict = group.verdict()?;
     let backend = match group.backend {
         Backend::Default => "process group (NCCL, since CUDA is in use)",
-        Backend::Nccl | Backend::Cpu => "NCCL process group",
+        Backend::Nccl | Backend::Cpu | Backend::Unknown => "NCCL process group",
     };
     let mut related = Vec::new();
     if let Some(early) = &group.early_use {
@@ -104,50 +102,24 @@ fn diagnostic(group: &ProcessGroupFact, sources: &dyn Sources) -> Option<Diagnos
             message: "the device is bound only here".into(),
         });
     }
-    let (severity, message) = match (verdict, &group.early_use, group.late_bind) {
-        (GroupVerdict::OrderOnly, _, _) => (
-            Severity::Warning,
-            format!("The {backend} is created before this rank's device is bound; it works only while nothing touches the GPU in between"),
-        ),
-        (GroupVerdict::Fails, Some(_), Some(_)) => (
-            Severity::Error,
-            format!("The {backend} is created, and used, before this rank's device is bound: every rank runs on GPU 0"),
-        ),
-        (GroupVerdict::Fails, Some(_), None) => (
-            Severity::Error,
-            format!("The {backend} is created and used, but this rank never binds its device: every rank runs on GPU 0"),
-        ),
-        (GroupVerdict::Fails, None, _) => (
-            Severity::Error,
-            format!("The {backend} is created, but this rank never binds its device: every rank runs on GPU 0"),
-        ),
+    if verdict != GroupVerdict::Fails {
+        return None;
+    }
+    let message = match (&group.early_use, group.late_bind) {
+        (Some(_), Some(_)) => format!("The {backend} is created, and used, before this rank's device is bound: every rank runs on GPU 0"),
+        (Some(_), None) => format!("The {backend} is created and used, but this rank never binds its device: every rank runs on GPU 0"),
+        (None, _) => format!("The {backend} is created, but this rank never binds its device: every rank runs on GPU 0"),
     };
     Some(Diagnostic {
         code: RULE.code,
         name: RULE.name,
-        severity,
+        severity: RULE.severity,
         message,
         span: group.span,
         label: "created here while the current device is GPU 0 in every rank".into(),
         related,
         help: "call `torch.cuda.set_device(local_rank)` before `init_process_group`, and pass `device_id=torch.device(\"cuda\", local_rank)`".into(),
-        fix: move_binding_first(group, sources),
-    })
-}
-
-/// With nothing between the group and a later `set_device` that the binding reads, moving the binding
-/// above the group keeps the program's meaning: a safe fix.
-fn move_binding_first(group: &ProcessGroupFact, sources: &dyn Sources) -> Option<Fix> {
-    let late = group.late_bind?;
-    if group.early_use.is_some() || late.file != group.span.file {
-        return None;
-    }
-    let text = sources.text(group.span.file);
-    let edits = crate::fix::move_statement_before(text, late, group.span)?;
-    Some(Fix {
-        applicability: Applicability::Safe,
-        message: "bind the device before creating the process group".into(),
-        edits,
+        fix: None,
     })
 }
 
@@ -190,16 +162,8 @@ mod tests {
     }
 
     #[test]
-    fn order_alone_is_a_warning_with_a_safe_fix_that_moves_the_binding_up() {
-        let [d] = group(false, true, Backend::Nccl, true).try_into().unwrap();
-        assert_eq!(d.severity, Severity::Warning);
-        let fix = d.fix.expect("a safe fix");
-        assert_eq!(fix.applicability, Applicability::Safe);
-        let text = crate::fix::apply(SOURCE, &fix.edits.iter().collect::<Vec<_>>()).0;
-        assert_eq!(
-            text,
-            "torch.cuda.set_device(rank)\ndist.init_process_group(\"nccl\")\n"
-        );
+    fn order_alone_is_left_to_gpu015() {
+        assert!(group(false, true, Backend::Nccl, true).is_empty());
     }
 
     #[test]

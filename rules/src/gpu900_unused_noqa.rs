@@ -12,6 +12,7 @@ pub static RULE: Rule = Rule {
     summary: "A `# noqa: GPU...` or `# gpulint: noqa` comment that suppresses no finding",
     docs: DOCS,
     check: None,
+    replaced_by: &[],
 };
 
 const DOCS: &str = r#"## What it does

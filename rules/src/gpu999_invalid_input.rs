@@ -11,6 +11,7 @@ pub static RULE: Rule = Rule {
     summary: "A file could not be read (unreadable-file) or parsed (invalid-syntax), so it was not checked",
     docs: DOCS,
     check: None,
+    replaced_by: &[],
 };
 
 const DOCS: &str = r#"## What it does

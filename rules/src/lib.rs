@@ -6,6 +6,7 @@ pub mod fix;
 mod gpu001_fork_after_cuda_init;
 mod gpu002_device_pinned_global;
 mod gpu003_process_group_before_set_device;
+mod gpu015_set_device_after_process_group;
 mod gpu900_unused_noqa;
 mod gpu999_invalid_input;
 
@@ -28,6 +29,10 @@ pub struct Rule {
     pub docs: &'static str,
     /// `None` for diagnostics the driver emits itself (unreadable or unparsable files).
     pub check: Option<Check>,
+    /// Rules whose finding at the same place supersedes this one's: the same fact, judged more
+    /// severely when another main program reached it (GPU015's order-only group is GPU003's error
+    /// when some caller uses the GPU before binding it).
+    pub replaced_by: &'static [&'static str],
 }
 
 /// Every rule, in code order.
@@ -35,6 +40,7 @@ pub static RULES: &[&Rule] = &[
     &gpu001_fork_after_cuda_init::RULE,
     &gpu002_device_pinned_global::RULE,
     &gpu003_process_group_before_set_device::RULE,
+    &gpu015_set_device_after_process_group::RULE,
     &gpu900_unused_noqa::RULE,
     &gpu999_invalid_input::RULE,
 ];
@@ -45,6 +51,22 @@ pub fn rule(code_or_name: &str) -> Option<&'static Rule> {
         .iter()
         .copied()
         .find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
+}
+
+/// Drops each finding that another finding at the same place supersedes (`Rule::replaced_by`).
+pub fn drop_replaced(diagnostics: &mut Vec<Diagnostic>) {
+    let replaced: Vec<bool> = diagnostics
+        .iter()
+        .map(|d| {
+            rule(d.code).is_some_and(|r| {
+                diagnostics
+                    .iter()
+                    .any(|o| o.span == d.span && r.replaced_by.contains(&o.code))
+            })
+        })
+        .collect();
+    let mut keep = replaced.into_iter().map(|r| !r);
+    diagnostics.retain(|_| keep.next().unwrap_or(true));
 }
 
 /// Runs every rule over one analysis's facts; `sources` lets rules build fixes.
@@ -116,6 +138,32 @@ mod tests {
                 rule.code
             );
         }
+    }
+
+    #[test]
+    fn an_order_only_note_gives_way_to_the_error_at_the_same_place() {
+        use gpulint_core::source::{FileId, Span};
+        let at = |start: u32| Span::new(FileId(0), start, start + 5);
+        let finding = |code: &'static str, span: Span| Diagnostic {
+            code,
+            name: "",
+            severity: Severity::Info,
+            message: String::new(),
+            span,
+            label: String::new(),
+            related: Vec::new(),
+            help: String::new(),
+            fix: None,
+        };
+        let mut found = vec![
+            finding("GPU015", at(0)),
+            finding("GPU003", at(0)),
+            finding("GPU015", at(10)),
+            finding("GPU001", at(20)),
+        ];
+        drop_replaced(&mut found);
+        let left: Vec<_> = found.iter().map(|d| (d.code, d.span.start)).collect();
+        assert_eq!(left, [("GPU003", 0), ("GPU015", 10), ("GPU001", 20)]);
     }
 
     #[test]

@@ -221,16 +221,25 @@ fn summary(
         n => format!("; {n} more suppressed by `noqa` comments"),
     };
     let count = |s: Severity| ordered.iter().filter(|d| d.severity == s).count();
-    let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
+    let (errors, warnings, infos) = (
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info),
+    );
     let files = {
         let mut paths: Vec<_> = ordered.iter().map(|d| path(program, d.span)).collect();
         paths.dedup();
         paths.len()
     };
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    // Info findings do not fail the run by default: counted apart, and only when there are some.
+    let infos = match infos {
+        0 => String::new(),
+        n => format!(", {n} info"),
+    };
     writeln!(
         out,
-        "Found {} ({}, {}) in {}{silenced}.",
+        "Found {} ({}, {}{infos}) in {}{silenced}.",
         plural(ordered.len(), "finding"),
         plural(errors, "error"),
         plural(warnings, "warning"),

@@ -177,7 +177,8 @@ pub struct PrefixRow {
 pub enum Receiver {
     /// Any value.
     Any,
-    /// A value gpulint cannot see into (a project's own device abstraction).
+    /// A value gpulint cannot see into (a project's own device abstraction, or a lazily filled
+    /// global that still reads as its first `None`).
     Opaque,
     /// A CUDA tensor, model or array.
     CudaObject,

@@ -18,6 +18,8 @@ use crate::source::Span;
 pub(super) struct Args<'m> {
     pub pos: Vec<(Value, &'m Expr)>,
     pub kw: Vec<(String, Value, &'m Expr)>,
+    /// A `**kwargs` whose keys are not known: any keyword not in `kw` may be in it.
+    pub opaque_kwargs: bool,
 }
 
 impl<'m> Args<'m> {
@@ -93,6 +95,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         let pos = args.iter().map(|e| (self.eval(e), e)).collect();
         let mut kw = Vec::new();
+        let mut opaque_kwargs = false;
         for k in keywords {
             let value = self.eval(&k.value);
             match (&k.name, value) {
@@ -101,10 +104,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 (None, Value::Mapping(entries)) => {
                     kw.extend(entries.into_iter().map(|(name, v)| (name, v, &k.value)));
                 }
-                (None, _) => {}
+                (None, _) => opaque_kwargs = true,
             }
         }
-        let args = Args { pos, kw };
+        let args = Args {
+            pos,
+            kw,
+            opaque_kwargs,
+        };
         if let (
             Some((Value::Sequence(items), "append" | "extend")),
             ExprKind::Attribute { value, .. },
@@ -329,6 +336,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         world_size: Param,
     ) {
         let backend = match args.param(backend) {
+            // `init_process_group(**kwargs)` in a helper nobody calls: the backend may be in there.
+            None if args.opaque_kwargs => Backend::Unknown,
             None | Some((Value::None, _)) => Backend::Default,
             Some((Value::Str(s), _)) => torch::backend(s),
             Some(_) => Backend::Default,

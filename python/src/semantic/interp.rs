@@ -916,8 +916,22 @@ impl<'m, A: Analysis> Interp<'m, A> {
             };
             locals.insert(param.name.clone(), v);
         }
-        for name in func.vararg.iter().chain(func.kwarg.iter()) {
+        if let Some(name) = &func.vararg {
             locals.insert(name.clone(), Value::Unknown);
+        }
+        if let Some(name) = &func.kwarg {
+            // `def setup(**kwargs)` called with `backend="nccl"`: a later `f(**kwargs)` passes it on.
+            let rest: Vec<(String, Value)> = kwargs
+                .iter()
+                .filter(|(k, _)| !func.params.iter().any(|p| p.name == *k))
+                .cloned()
+                .collect();
+            let value = if rest.is_empty() {
+                Value::Unknown
+            } else {
+                Value::Mapping(rest)
+            };
+            locals.insert(name.clone(), value);
         }
         self.frames.push(Frame {
             func: id,

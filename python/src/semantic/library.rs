@@ -404,7 +404,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         let does = libraries::method(method, |on, does| match on {
             Receiver::Any => true,
-            Receiver::Opaque => matches!(recv, Value::Unknown),
+            // `None` is a lazily filled global's first value (`_ACCELERATOR = None`, filled by
+            // `get_accelerator()`): a method call on it cannot run, so the value is one not seen.
+            Receiver::Opaque => matches!(recv, Value::Unknown | Value::None),
             Receiver::CudaObject => matches!(recv, Value::Cuda(_)),
             Receiver::Process => process,
             Receiver::Pool => matches!(object, Some(Object::Pool { .. })),

@@ -16,7 +16,7 @@ def parse():
 def main():
     args = parse()
     local_rank = int(os.environ["LOCAL_RANK"])
-    dist.init_process_group(backend="nccl", init_method="env://")  # expect: GPU003(warning)
+    dist.init_process_group(backend="nccl", init_method="env://")  # expect: GPU015
     torch.cuda.set_device(local_rank)
 
     model = torch.nn.Linear(256, 10).cuda()

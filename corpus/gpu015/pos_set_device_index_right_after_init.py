@@ -10,7 +10,7 @@ backend = "nccl"
 def init_distributed():
     local_rank = int(os.environ["LOCAL_RANK"])
     world_size = int(os.environ["WORLD_SIZE"])
-    dist.init_process_group(backend, world_size=world_size)  # expect: GPU003(warning)
+    dist.init_process_group(backend, world_size=world_size)  # expect: GPU015
     torch.accelerator.set_device_index(local_rank)
     return local_rank
 

@@ -1,0 +1,3 @@
+from .registry import active_device
+
+__all__ = ["active_device"]

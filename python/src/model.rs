@@ -55,6 +55,36 @@ pub struct Function {
     pub parent: Option<FuncId>,
 }
 
+/// What a method's first parameter receives when it is called through an instance or its class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Receives {
+    /// A plain method: the instance (nothing when called through the class).
+    Instance,
+    /// `@classmethod`: the class, either way.
+    Class,
+    /// `@staticmethod`: nothing.
+    Nothing,
+}
+
+impl Function {
+    /// How the function is bound when read as an attribute (a plain function outside a class:
+    /// like a method).
+    pub fn receives(&self) -> Receives {
+        let named = |n: &str| {
+            self.decorators
+                .iter()
+                .any(|d| matches!(&d.kind, ExprKind::Name(x) if x == n))
+        };
+        if named("classmethod") {
+            Receives::Class
+        } else if named("staticmethod") {
+            Receives::Nothing
+        } else {
+            Receives::Instance
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Param {
     pub name: String,

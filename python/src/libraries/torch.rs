@@ -193,6 +193,13 @@ pub const ROWS: &[Row] = &[
         "restores tensors to the device they were saved from unless `map_location` says (pytorch 40403)",
     ),
     row(
+        "torch.jit.load",
+        Behaviour::LoadsTensors {
+            map_location: Param::pos(1, "map_location"),
+        },
+        "a TorchScript module is restored to the device `map_location` names, else to the devices it was saved from",
+    ),
+    row(
         "torch.get_device_module",
         Behaviour::Returns("torch.get_device_module()"),
         "the accelerator's module, whose calls are rows of their own",

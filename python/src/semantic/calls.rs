@@ -11,7 +11,7 @@ use super::value::{Device, Value};
 use super::{Interp, Object};
 use crate::libraries::processes::{Layer, ProcessApi, StartMethod};
 use crate::libraries::{self, torch, Param};
-use crate::model::{ClassId, Expr, ExprKind, FuncId, Keyword};
+use crate::model::{ClassId, Expr, ExprKind, FuncId, Keyword, Receives};
 use crate::source::Span;
 
 /// A call's evaluated arguments, with their expressions for spans and names.
@@ -280,7 +280,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         return v;
                     }
                     match self.find_method(class, attr) {
-                        Some(f) => Value::bound_method(f, owner.clone()),
+                        Some(f) => match self.func(f).receives() {
+                            Receives::Instance => Value::bound_method(f, owner.clone()),
+                            Receives::Class => Value::bound_method(f, Value::Class(class)),
+                            Receives::Nothing => Value::Function(f, None),
+                        },
                         None => Value::Unknown,
                     }
                 }
@@ -290,9 +294,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
             },
             Value::Class(id) => match self.class_attr(*id, attr) {
                 Some(v) => v,
-                None => self
-                    .find_method(*id, attr)
-                    .map_or(Value::Unknown, |f| Value::Function(f, None)),
+                None => match self.find_method(*id, attr) {
+                    // `Model.get()` on a `@classmethod`: `cls` is the class.
+                    Some(f) if self.func(f).receives() == Receives::Class => {
+                        Value::bound_method(f, owner.clone())
+                    }
+                    Some(f) => Value::Function(f, None),
+                    None => Value::Unknown,
+                },
             },
             Value::Cuda(_) => self
                 .library_attribute(owner, attr)

@@ -33,7 +33,7 @@ use gpulint_core::analysis::{Analysis, Context};
 use gpulint_core::effect::{CudaInitSite, Effect};
 
 use crate::libraries::processes::StartMethod;
-use crate::model::{Class, ClassId, FuncId, Function, Module};
+use crate::model::{Class, ClassId, FuncId, Function, Module, Receives};
 use crate::program::Program;
 use crate::source::{FileId, Span};
 use process::Process;
@@ -395,6 +395,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let func = self.func(id);
         let receiver = match func.class {
             None => None,
+            Some(class) if func.receives() == Receives::Class => Some(Value::Class(class)),
+            Some(_) if func.receives() == Receives::Nothing => None,
             Some(class) if func.name == "__init__" => Some(self.alloc(Object::Instance {
                 class,
                 attrs: HashMap::default(),

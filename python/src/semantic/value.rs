@@ -240,6 +240,8 @@ impl Value {
                 }
                 Value::Mapping(a)
             }
+            // Equal on both paths (`world_size = 1` in each branch): that value, not a device.
+            (a, b) if same(&a, &b) => a,
             (a, b) => {
                 let cuda = |v: &Value| matches!(v.device(), Some(Device::Cuda(_)));
                 match (a.device(), b.device()) {
@@ -247,7 +249,16 @@ impl Value {
                         Value::Device(da)
                     }
                     (Some(_), Some(db @ Device::Cuda(_))) => Value::Device(db),
-                    _ if same(&a, &b) => a,
+                    // `world_size = 1` on one path and read from the environment on the other: the
+                    // number is not known, and keeping the 1 would make a per-rank branch look
+                    // like a single process.
+                    _ if matches!(
+                        (&a, &b),
+                        (Value::Int(_), Value::Unknown) | (Value::Unknown, Value::Int(_))
+                    ) =>
+                    {
+                        Value::Unknown
+                    }
                     (_, _) if matches!(a, Value::Unknown | Value::None) => b,
                     (_, _) if matches!(b, Value::Unknown | Value::None) => a,
                     // Two objects or functions (the processes a loop appended, a transform chain):
@@ -329,7 +340,10 @@ mod tests {
             joined,
             Value::Device(Device::Cuda(DeviceIndex::Current))
         ));
-        let joined = Value::Unknown.join(Value::Int(3));
-        assert!(matches!(joined, Value::Int(3)));
+        // A number known on one path only is not known (`world_size = 1`, or read from the
+        // environment under a launcher).
+        assert!(matches!(Value::Unknown.join(Value::Int(3)), Value::Unknown));
+        assert!(matches!(Value::Int(1).join(Value::Unknown), Value::Unknown));
+        assert!(matches!(Value::Int(1).join(Value::Int(1)), Value::Int(1)));
     }
 }

@@ -211,13 +211,6 @@ mod tests {
 
     const SOURCE: &str = "loader = DataLoader(ds, num_workers=2)\n";
 
-    struct Text;
-    impl Sources for Text {
-        fn text(&self, _: FileId) -> &str {
-            SOURCE
-        }
-    }
-
     fn span(start: u32, end: u32) -> Span {
         Span::new(FileId(0), start, end)
     }
@@ -246,7 +239,7 @@ mod tests {
             forks: vec![fork],
             ..Facts::default()
         };
-        check(&facts, &Text)
+        check(&facts, &crate::testing::Text(SOURCE))
     }
 
     #[test]

@@ -126,39 +126,13 @@ fn diagnostic(group: &ProcessGroupFact) -> Option<Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpulint_core::effect::CudaUse;
-    use gpulint_core::source::{FileId, Span};
-
-    const SOURCE: &str = "dist.init_process_group(\"nccl\")\ntorch.cuda.set_device(rank)\n";
-
-    struct Text;
-    impl Sources for Text {
-        fn text(&self, _: FileId) -> &str {
-            SOURCE
-        }
-    }
-
-    fn span(start: usize, end: usize) -> Span {
-        Span::new(FileId(0), start as u32, end as u32)
-    }
+    use crate::testing::{group_facts, Text, GROUP_THEN_BIND};
 
     fn group(early: bool, late: bool, backend: Backend, cuda_used: bool) -> Vec<Diagnostic> {
-        let set_device = SOURCE.find("torch").unwrap();
-        let fact = ProcessGroupFact {
-            span: span(0, 31),
-            backend,
-            early_use: early.then(|| CudaUse {
-                span: span(0, 4),
-                what: "`barrier` runs on the current device".into(),
-            }),
-            late_bind: late.then(|| span(set_device, SOURCE.len() - 1)),
-            cuda_used,
-        };
-        let facts = Facts {
-            process_groups: vec![fact],
-            ..Facts::default()
-        };
-        check(&facts, &Text)
+        check(
+            &group_facts(early, late, backend, cuda_used),
+            &Text(GROUP_THEN_BIND),
+        )
     }
 
     #[test]

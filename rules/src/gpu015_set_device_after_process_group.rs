@@ -117,39 +117,14 @@ fn move_binding_first(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpulint_core::effect::{Backend, CudaUse};
-    use gpulint_core::source::{FileId, Span};
-
-    const SOURCE: &str = "dist.init_process_group(\"nccl\")\ntorch.cuda.set_device(rank)\n";
-
-    struct Text;
-    impl Sources for Text {
-        fn text(&self, _: FileId) -> &str {
-            SOURCE
-        }
-    }
-
-    fn span(start: usize, end: usize) -> Span {
-        Span::new(FileId(0), start as u32, end as u32)
-    }
+    use crate::testing::{group_facts, Text, GROUP_THEN_BIND};
+    use gpulint_core::effect::Backend;
 
     fn findings(early: bool, late: bool) -> Vec<Diagnostic> {
-        let set_device = SOURCE.find("torch").unwrap();
-        let fact = ProcessGroupFact {
-            span: span(0, 31),
-            backend: Backend::Nccl,
-            early_use: early.then(|| CudaUse {
-                span: span(0, 4),
-                what: "`barrier` runs on the current device".into(),
-            }),
-            late_bind: late.then(|| span(set_device, SOURCE.len() - 1)),
-            cuda_used: true,
-        };
-        let facts = Facts {
-            process_groups: vec![fact],
-            ..Facts::default()
-        };
-        check(&facts, &Text)
+        check(
+            &group_facts(early, late, Backend::Nccl, true),
+            &Text(GROUP_THEN_BIND),
+        )
     }
 
     #[test]
@@ -158,7 +133,7 @@ mod tests {
         assert_eq!(d.severity, Severity::Info);
         let fix = d.fix.expect("a safe fix");
         assert_eq!(fix.applicability, Applicability::Safe);
-        let text = crate::fix::apply(SOURCE, &fix.edits.iter().collect::<Vec<_>>()).0;
+        let text = crate::fix::apply(GROUP_THEN_BIND, &fix.edits.iter().collect::<Vec<_>>()).0;
         assert_eq!(
             text,
             "torch.cuda.set_device(rank)\ndist.init_process_group(\"nccl\")\n"

@@ -9,6 +9,8 @@ mod gpu003_process_group_before_set_device;
 mod gpu015_set_device_after_process_group;
 mod gpu900_unused_noqa;
 mod gpu999_invalid_input;
+#[cfg(test)]
+mod testing;
 
 use gpulint_analyses::Facts;
 pub use gpulint_core::diagnostic::{

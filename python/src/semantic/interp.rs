@@ -921,9 +921,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
         if let Some(name) = &func.kwarg {
             // `def setup(**kwargs)` called with `backend="nccl"`: a later `f(**kwargs)` passes it on.
+            // Only the constants a library row may read (a backend, a worker count): objects
+            // passed along this way cost time in every wrapper and decide nothing.
             let rest: Vec<(String, Value)> = kwargs
                 .iter()
-                .filter(|(k, _)| !func.params.iter().any(|p| p.name == *k))
+                .filter(|(k, v)| {
+                    matches!(v, Value::Str(_) | Value::Int(_) | Value::Bool(_))
+                        && !func.params.iter().any(|p| p.name == *k)
+                })
                 .cloned()
                 .collect();
             let value = if rest.is_empty() {

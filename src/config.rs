@@ -312,6 +312,15 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
         span,
         message,
     };
+    // `named`: the key and value as the message quotes them.
+    let severity_of = |level: &Spanned<String>, named: String| {
+        parse_severity(level.get_ref()).ok_or_else(|| {
+            error(
+                level.span(),
+                format!("{named} is not \"error\", \"warning\" or \"info\""),
+            )
+        })
+    };
     let toml_error = |e: toml::de::Error| error(e.span().unwrap_or(0..0), e.message().to_string());
     let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
     let raw = if is_pyproject {
@@ -406,27 +415,14 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
                 format!("severity for unknown rule `{code}`"),
             ));
         };
-        let severity = parse_severity(level.get_ref()).ok_or_else(|| {
-            error(
-                level.span(),
-                format!(
-                    "severity `{}` for {code} is not \"error\", \"warning\" or \"info\"",
-                    level.get_ref()
-                ),
-            )
-        })?;
-        config.severity.insert(rule.code.to_string(), severity);
+        let named = format!("severity `{}` for {code}", level.get_ref());
+        config
+            .severity
+            .insert(rule.code.to_string(), severity_of(&level, named)?);
     }
     if let Some(level) = raw.fail_on {
-        config.fail_on = Some(parse_severity(level.get_ref()).ok_or_else(|| {
-            error(
-                level.span(),
-                format!(
-                    "fail-on `{}` is not \"error\", \"warning\" or \"info\"",
-                    level.get_ref()
-                ),
-            )
-        })?);
+        let named = format!("fail-on `{}`", level.get_ref());
+        config.fail_on = Some(severity_of(&level, named)?);
     }
     Ok(Some(config))
 }

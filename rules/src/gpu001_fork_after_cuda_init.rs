@@ -206,14 +206,10 @@ fn spawn_help(kind: ChildKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::span;
     use gpulint_core::effect::{CudaInitSite, CudaUse};
-    use gpulint_core::source::{FileId, Span};
 
     const SOURCE: &str = "loader = DataLoader(ds, num_workers=2)\n";
-
-    fn span(start: u32, end: u32) -> Span {
-        Span::new(FileId(0), start, end)
-    }
 
     fn fork(start_method: StartMethod, used: bool) -> ForkFact {
         ForkFact {

@@ -279,14 +279,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     if let Some(v) = self.class_attr(class, attr) {
                         return v;
                     }
-                    match self.find_method(class, attr) {
-                        Some(f) => match self.func(f).receives() {
-                            Receives::Instance => Value::bound_method(f, owner.clone()),
-                            Receives::Class => Value::bound_method(f, Value::Class(class)),
-                            Receives::Nothing => Value::Function(f, None),
-                        },
-                        None => Value::Unknown,
-                    }
+                    self.find_method(class, attr)
+                        .map_or(Value::Unknown, |f| self.method_value(f, class, Some(owner)))
                 }
                 _ => self
                     .library_attribute(owner, attr)
@@ -294,19 +288,24 @@ impl<'m, A: Analysis> Interp<'m, A> {
             },
             Value::Class(id) => match self.class_attr(*id, attr) {
                 Some(v) => v,
-                None => match self.find_method(*id, attr) {
-                    // `Model.get()` on a `@classmethod`: `cls` is the class.
-                    Some(f) if self.func(f).receives() == Receives::Class => {
-                        Value::bound_method(f, owner.clone())
-                    }
-                    Some(f) => Value::Function(f, None),
-                    None => Value::Unknown,
-                },
+                None => self
+                    .find_method(*id, attr)
+                    .map_or(Value::Unknown, |f| self.method_value(f, *id, None)),
             },
             Value::Cuda(_) => self
                 .library_attribute(owner, attr)
                 .unwrap_or(Value::Unknown),
             _ => Value::Unknown,
+        }
+    }
+
+    /// Method `f` read through `class`, or through `instance` of it: what its first parameter
+    /// receives when it is called (`Model.get()` on a `@classmethod`: `cls` is the class).
+    fn method_value(&self, f: FuncId, class: ClassId, instance: Option<&Value>) -> Value {
+        match (self.func(f).receives(), instance) {
+            (Receives::Instance, Some(instance)) => Value::bound_method(f, instance.clone()),
+            (Receives::Class, _) => Value::bound_method(f, Value::Class(class)),
+            (Receives::Instance, None) | (Receives::Nothing, _) => Value::Function(f, None),
         }
     }
 

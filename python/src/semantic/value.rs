@@ -242,6 +242,9 @@ impl Value {
             }
             // Equal on both paths (`world_size = 1` in each branch): that value, not a device.
             (a, b) if same(&a, &b) => a,
+            // `world_size = 1` on one path and read from the environment on the other: the number
+            // is not known, and keeping the 1 would make a per-rank branch look like one process.
+            (Value::Int(_), Value::Unknown) | (Value::Unknown, Value::Int(_)) => Value::Unknown,
             (a, b) => {
                 let cuda = |v: &Value| matches!(v.device(), Some(Device::Cuda(_)));
                 match (a.device(), b.device()) {
@@ -249,16 +252,6 @@ impl Value {
                         Value::Device(da)
                     }
                     (Some(_), Some(db @ Device::Cuda(_))) => Value::Device(db),
-                    // `world_size = 1` on one path and read from the environment on the other: the
-                    // number is not known, and keeping the 1 would make a per-rank branch look
-                    // like a single process.
-                    _ if matches!(
-                        (&a, &b),
-                        (Value::Int(_), Value::Unknown) | (Value::Unknown, Value::Int(_))
-                    ) =>
-                    {
-                        Value::Unknown
-                    }
                     (_, _) if matches!(a, Value::Unknown | Value::None) => b,
                     (_, _) if matches!(b, Value::Unknown | Value::None) => a,
                     // Two objects or functions (the processes a loop appended, a transform chain):

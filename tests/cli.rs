@@ -185,22 +185,35 @@ fn target_version_and_platform_change_the_default_start_method() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
     let code = |args: &[&str]| gpulint(args, dir.path()).status.code();
-    assert_eq!(code(&["check", "hazard.py"]), Some(1));
-    // Spawn re-imports the module in the child: the unguarded top level runs again there, but the
-    // child gets its own clean CUDA state.
-    assert_eq!(
-        code(&["check", "--platform", "macos", "hazard.py"]),
-        Some(0)
-    );
-    assert_eq!(
-        code(&["check", "--platform", "windows", "hazard.py"]),
-        Some(0)
-    );
+    // The rules found, in order, with the exit status.
+    let found = |extra: &[&str]| {
+        let mut args = vec!["check", "--output-format", "concise"];
+        args.extend_from_slice(extra);
+        args.push("hazard.py");
+        let out = gpulint(&args, dir.path());
+        let text = stdout(&out);
+        let codes: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.split(": ").nth(1)?.split(' ').next())
+            .map(String::from)
+            .collect();
+        (out.status.code(), codes)
+    };
+    assert_eq!(found(&[]), (Some(1), vec!["GPU001".to_string()]));
+    // Spawn re-imports the module in the child: the unguarded pool is created again there and
+    // fails (GPU004), but the child gets its own clean CUDA state (no GPU001).
+    for platform in ["macos", "windows"] {
+        assert_eq!(
+            found(&["--platform", platform]),
+            (Some(1), vec!["GPU004".to_string()]),
+            "{platform}"
+        );
+    }
     // Forkserver (Linux, 3.14+): the server imports the main module, whose top level initialises
-    // CUDA, so the hazard stays.
+    // CUDA, so the fork hazard stays, and creating the pool there fails too.
     assert_eq!(
-        code(&["check", "--target-version", "py314", "hazard.py"]),
-        Some(1)
+        found(&["--target-version", "py314"]),
+        (Some(1), vec!["GPU001".to_string(), "GPU004".to_string()])
     );
     assert_eq!(
         code(&["check", "--target-version", "py2", "hazard.py"]),
@@ -739,7 +752,7 @@ fn report_unused_noqa_names_gpulint_codes_that_suppress_nothing() {
 fn fix_applies_safe_fixes_diff_shows_them_and_unsafe_ones_wait_for_the_flag() {
     let dir = tempfile::tempdir().unwrap();
     let group = "import os\nimport torch\nimport torch.distributed as dist\n\n\ndef main():\n    dist.init_process_group(\"nccl\")\n    torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))\n    return torch.ones(1).cuda()\n\n\nif __name__ == \"__main__\":\n    main()\n";
-    let loader = "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Frames(torch.utils.data.Dataset):\n    def __len__(self):\n        return 8\n\n    def __getitem__(self, i):\n        return torch.zeros(2).cuda()\n\n\nmodel = torch.nn.Linear(2, 2).cuda()\nfor batch in DataLoader(Frames(), num_workers=2):\n    model(batch)\n";
+    let loader = "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Frames(torch.utils.data.Dataset):\n    def __len__(self):\n        return 8\n\n    def __getitem__(self, i):\n        return torch.zeros(2).cuda()\n\n\nif __name__ == \"__main__\":\n    model = torch.nn.Linear(2, 2).cuda()\n    for batch in DataLoader(Frames(), num_workers=2):\n        model(batch)\n";
     fs::write(dir.path().join("group.py"), group).unwrap();
     fs::write(dir.path().join("loader.py"), loader).unwrap();
 

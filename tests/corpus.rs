@@ -20,7 +20,14 @@ fn corpus_findings_match_their_markers() {
 fn corpus_has_enough_cases_of_each_kind() {
     let dir = root().join("corpus");
     let files = python_files(&dir);
-    for (rule, least) in [("gpu001", 5), ("gpu002", 5), ("gpu003", 5), ("gpu015", 4)] {
+    for (rule, least) in [
+        ("gpu001", 5),
+        ("gpu002", 5),
+        ("gpu003", 5),
+        ("gpu004", 4),
+        ("gpu007", 4),
+        ("gpu015", 4),
+    ] {
         let count = |prefix: &str| {
             files
                 .iter()

@@ -21,6 +21,8 @@ pub struct ForkFact {
     pub child_use: Option<CudaUse>,
     /// What the child runs, for messages: "`embed`", "`FrameDataset.__getitem__`".
     pub child_code: String,
+    /// Some visit created the child from the module's top-level code (not from a function).
+    pub at_module_scope: bool,
 }
 
 impl ForkFact {
@@ -60,6 +62,7 @@ impl ForkAfterInit {
 fn add_fork(facts: &mut Vec<ForkFact>, child: &ChildStart) {
     match facts.iter_mut().find(|f| f.span == child.span) {
         Some(old) => {
+            old.at_module_scope |= child.at_module_scope;
             if old.parent_init.is_none() && child.parent_init.is_some() {
                 old.parent_init = child.parent_init.clone();
                 old.start_method = child.start_method;
@@ -78,6 +81,7 @@ fn add_fork(facts: &mut Vec<ForkFact>, child: &ChildStart) {
             parent_init: child.parent_init.clone(),
             child_use: None,
             child_code: child.code.as_deref().unwrap_or_default().to_string(),
+            at_module_scope: child.at_module_scope,
         }),
     }
 }

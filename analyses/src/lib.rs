@@ -5,8 +5,10 @@
 //! [`Analyses`] bundles them for the frontends: adding an analysis is one line in the list below.
 
 pub mod fork;
+pub mod main_guard;
 pub mod pinned;
 pub mod process_group;
+pub mod visible_devices;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
 use gpulint_core::effect::Effect;
@@ -61,4 +63,6 @@ analyses! {
     forks: fork::ForkAfterInit,
     pinned_globals: pinned::PinnedGlobal,
     process_groups: process_group::GroupBeforeBinding,
+    unguarded: main_guard::MainGuard,
+    late_visibility: visible_devices::VisibleDevices,
 }

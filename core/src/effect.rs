@@ -197,16 +197,23 @@ pub enum Effect {
     ChildStarted(ChildStart),
     /// The child calls this code next (a pool's function, a dataset's `__getitem__`).
     ChildRuns { code: Arc<str> },
-    /// The start method of a process-creating layer was set here.
+    /// The start method of a process-creating layer was set here. `force`: the call passes
+    /// `force=True`; `during_reimport`: a spawned child re-importing the main module runs it again
+    /// (where the context is already fixed); `caught`: it runs inside a `try` with handlers.
     StartMethodSet {
         span: Span,
         method: StartMethod,
         at_module_scope: bool,
+        force: bool,
+        during_reimport: bool,
+        caught: bool,
     },
-    /// An environment variable was written here.
+    /// An environment variable was written here; `narrows_visibility`: it is the variable that
+    /// selects the GPUs the process sees, which the driver reads once, at initialisation.
     EnvWritten {
         span: Span,
         key: Arc<str>,
         value: Option<Arc<str>>,
+        narrows_visibility: bool,
     },
 }

@@ -24,12 +24,12 @@ pub use report::Verdict;
 /// Exit status when the host has no usable GPU, driver or device.
 pub const EXIT_NO_GPU: i32 = 3;
 
-/// The hazards the probe reproduces: (rule, name). GPU007 has no static rule yet.
+/// The hazards the probe reproduces: (rule, name).
 pub const HAZARDS: [(&str, &str); 4] = [
     ("GPU001", "fork-after-cuda-init"),
     ("GPU002", "device-pinned-global"),
     ("GPU003", "process-group-before-set-device"),
-    ("GPU007", "visible-devices-after-init"),
+    ("GPU007", "cuda-visible-devices-after-init"),
 ];
 
 pub struct Options {

@@ -577,7 +577,7 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                 ),
             ]
         }
-        Behaviour::SetStartMethod { layer, method } => {
+        Behaviour::SetStartMethod { layer, method, .. } => {
             let module = layer.module();
             let start = format!("{module}.Process(target=work, args=('cuda:1',)).start()");
             vec![Probe::new(

@@ -94,6 +94,30 @@ pub fn move_statement_before(text: &str, moved: Span, before: Span) -> Option<Ve
     ])
 }
 
+/// Whether the line holding `at` sits in the body of an `if __name__ == "__main__":` block: read from
+/// the text, walking up to each enclosing line of smaller indentation.
+pub fn under_main_guard(text: &str, at: Span) -> bool {
+    let start = (at.start as usize).min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let mut depth = indent(&text[line_start..]);
+    for line in text[..line_start].lines().rev() {
+        let code = line.trim_start();
+        if code.is_empty() || code.starts_with('#') || indent(line) >= depth {
+            continue;
+        }
+        depth = indent(line);
+        let compact: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+        if compact.starts_with("if__name__==") && compact.contains("__main__") {
+            return true;
+        }
+        if depth == 0 {
+            return false;
+        }
+    }
+    false
+}
+
 /// Applies edits to a text; overlapping edits after the first are skipped. Returns the new text and
 /// how many edits were applied.
 pub fn apply(text: &str, edits: &[&Edit]) -> (String, usize) {
@@ -162,5 +186,18 @@ mod tests {
             move_statement_before(text, span(text, "set_device(0)"), span(text, "init()"))
                 .is_none()
         );
+    }
+
+    #[test]
+    fn main_guard_is_found_above_the_line_through_nested_blocks() {
+        let text = "import x\n\nif __name__ == \"__main__\":\n    model = 1\n    for _ in range(2):\n        # note\n        loader = DataLoader(ds)\nafter = 2\n";
+        let at = |needle: &str| {
+            let start = text.find(needle).unwrap() as u32;
+            Span::new(gpulint_core::source::FileId(0), start, start + 1)
+        };
+        assert!(under_main_guard(text, at("loader")));
+        assert!(under_main_guard(text, at("model")));
+        assert!(!under_main_guard(text, at("after")));
+        assert!(!under_main_guard(text, at("import")));
     }
 }

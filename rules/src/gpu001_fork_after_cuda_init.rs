@@ -98,6 +98,10 @@ fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
 /// re-import the main module, and everything sent to them must be picklable.
 fn spawn_fix(fork: &ForkFact, sources: &dyn Sources) -> Option<Fix> {
     let text = sources.text(fork.span.file);
+    // Spawned workers would re-import the module and create the loader again (GPU004).
+    if fork.at_module_scope && !crate::fix::under_main_guard(text, fork.span) {
+        return None;
+    }
     let argument = match fork.kind {
         ChildKind::DataLoader => "multiprocessing_context=\"spawn\"",
         // Only where `multiprocessing` is imported under its own name already.
@@ -227,6 +231,7 @@ mod tests {
                 what: "uses `ds`, a CUDA object".into(),
             }),
             child_code: "`Frames.__getitem__`".into(),
+            at_module_scope: false,
         }
     }
 
@@ -252,6 +257,17 @@ mod tests {
         let fix = d.fix.expect("a DataLoader takes a spawn context");
         assert_eq!(fix.applicability, Applicability::Unsafe);
         assert_eq!(fix.edits[0].content, ", multiprocessing_context=\"spawn\"");
+    }
+
+    #[test]
+    fn no_spawn_fix_for_a_loader_in_unguarded_module_code() {
+        // Spawned workers would re-import the module and create the loader again (GPU004).
+        let unguarded = ForkFact {
+            at_module_scope: true,
+            ..fork(StartMethod::Fork, true)
+        };
+        let [d] = render(unguarded).try_into().unwrap();
+        assert!(d.fix.is_none());
     }
 
     #[test]

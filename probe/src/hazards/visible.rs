@@ -1,4 +1,4 @@
-//! GPU007 visible-devices-after-init: `CUDA_VISIBLE_DEVICES` written after the driver started is
+//! GPU007 cuda-visible-devices-after-init: `CUDA_VISIBLE_DEVICES` written after the driver started is
 //! ignored; the driver reads it once, at `cuInit`.
 
 use serde_json::Value;
@@ -7,7 +7,7 @@ use super::{problem, Plan};
 use crate::proc::Worker;
 use crate::report::{Fix, Hazard, Verdict};
 
-const RULE: (&str, &str) = ("GPU007", "visible-devices-after-init");
+const RULE: (&str, &str) = ("GPU007", "cuda-visible-devices-after-init");
 
 impl Plan<'_> {
     pub fn gpu007(&self) -> Hazard {

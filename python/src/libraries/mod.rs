@@ -97,8 +97,12 @@ pub enum Behaviour {
     StartsChildren { api: ProcessApi, layer: Layer },
     /// A multiprocessing context for the start method `method` names.
     GetContext { layer: Layer, method: Param },
-    /// Sets the default start method of `layer`.
-    SetStartMethod { layer: Layer, method: Param },
+    /// Sets the default start method of `layer`; `force` overrides one already fixed.
+    SetStartMethod {
+        layer: Layer,
+        method: Param,
+        force: Param,
+    },
     /// Ends the process or replaces its program: nothing after it runs.
     EndsProcess,
     /// A data loader whose workers are forked at each iteration.

@@ -89,6 +89,7 @@ const POOL: ProcessApi = ProcessApi::Pool {
 };
 const MP: Layer = Layer::Multiprocessing;
 const METHOD: Param = Param::pos(0, "method");
+const FORCE: Param = Param::pos(1, "force");
 
 pub const ROWS: &[Row] = &[
     row(
@@ -202,6 +203,7 @@ pub const ROWS: &[Row] = &[
         Behaviour::SetStartMethod {
             layer: MP,
             method: METHOD,
+            force: FORCE,
         },
         "changes the default context (torch.multiprocessing's too)",
     ),
@@ -210,6 +212,7 @@ pub const ROWS: &[Row] = &[
         Behaviour::SetStartMethod {
             layer: Layer::Multiprocess,
             method: METHOD,
+            force: FORCE,
         },
         "changes `multiprocess`'s default context only",
     ),

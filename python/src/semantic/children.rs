@@ -81,10 +81,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 (child, parent_init)
             }
             StartMethod::Spawn | StartMethod::Forkserver => {
+                // Before re-importing the main module, the child fixes its default context to the
+                // parent's start method (`multiprocessing.spawn.prepare`).
                 let fresh = Process {
                     id,
                     per_worker: true,
                     reimport: true,
+                    start_methods: self.proc_ref().start_methods.clone(),
                     ..Process::default()
                 };
                 self.procs.push(fresh);
@@ -139,6 +142,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let budgets = std::mem::replace(&mut self.statement_budgets, false);
         let frames = std::mem::take(&mut self.frames);
         let loop_depth = std::mem::take(&mut self.loop_depth);
+        let try_depth = std::mem::take(&mut self.try_depth);
         let (mut child, parent_init) = self.child_process(start, parent_init);
         child.child_of = Some(span);
         self.procs.push(child);
@@ -163,6 +167,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.restore_world(world);
         self.frames = frames;
         self.loop_depth = loop_depth;
+        self.try_depth = try_depth;
         self.fuel = fuel;
         self.statement_budgets = budgets;
         ChildRun {

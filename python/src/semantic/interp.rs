@@ -202,7 +202,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 orelse,
                 finally,
             } => {
+                let caught = !handlers.is_empty();
+                self.try_depth += u32::from(caught);
                 self.exec_block(body);
+                self.try_depth -= u32::from(caught);
                 for handler in handlers {
                     let before = self.snapshot();
                     self.exec_block(handler);
@@ -559,6 +562,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             span,
             key: key.into(),
             value: text.map(Into::into),
+            narrows_visibility: libraries::env_role(key) == Some(EnvRole::NarrowsVisibility),
         });
     }
 

@@ -220,9 +220,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     .unwrap_or_else(|| self.resolve_start(layer, None).0);
                 Value::Context(layer, start)
             }
-            Behaviour::SetStartMethod { layer, method } => {
+            Behaviour::SetStartMethod {
+                layer,
+                method,
+                force,
+            } => {
                 if let Some(m) = start_method(args.param(method)) {
-                    self.set_start_method(span, layer, m);
+                    let force = args
+                        .param(force)
+                        .is_some_and(|(v, _)| !matches!(v, Value::Bool(false)));
+                    self.set_start_method(span, layer, m, force);
                 }
                 Value::None
             }
@@ -363,14 +370,18 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// `set_start_method(m)` for `layer`, from here on in this process.
-    fn set_start_method(&mut self, span: Span, layer: Layer, method: StartMethod) {
+    fn set_start_method(&mut self, span: Span, layer: Layer, method: StartMethod, force: bool) {
         std::sync::Arc::make_mut(&mut self.proc().start_methods)
             .insert(super::process::layer_key(layer), (method, span));
         let at_module_scope = self.frames.is_empty();
+        let during_reimport = self.proc_ref().reimport;
         self.emit(Effect::StartMethodSet {
             span,
             method,
             at_module_scope,
+            force,
+            during_reimport,
+            caught: self.try_depth > 0,
         });
     }
 

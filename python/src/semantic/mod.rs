@@ -233,6 +233,8 @@ struct Interp<'m, A: Analysis> {
     entered: HashSet<FuncId>,
     fuel: u64,
     loop_depth: u32,
+    /// How many `try` bodies with handlers the running code is in: what raises there may be caught.
+    try_depth: u32,
     import_depth: usize,
     /// Whether module-level statements get a budget each (the main program's top level, a cached
     /// import); elsewhere (a child's re-import, an entry's import) they share the running budget.
@@ -277,6 +279,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             entered: HashSet::default(),
             fuel: STATEMENT_FUEL,
             loop_depth: 0,
+            try_depth: 0,
             import_depth: 0,
             fork_calls: HashSet::default(),
             free_names: HashMap::default(),

@@ -19,7 +19,8 @@ pub fn gpulint(args: &[&str], cwd: &Path) -> Output {
         .expect("the gpulint binary runs")
 }
 
-/// (relative path, line) → sorted codes, where GPU003 carries its severity: `GPU003(warning)`.
+/// (relative path, line) → sorted codes, where GPU003 and GPU005 carry their severity:
+/// `GPU003(warning)`.
 pub type Findings = BTreeMap<(String, u32), Vec<String>>;
 
 /// Reads `# expect: GPU001, GPU003(error)` markers from every `.py` file under `dir`.
@@ -83,8 +84,8 @@ pub fn found(dir: &Path) -> Findings {
             .to_string();
         let row = m["location"]["row"].as_u64().expect("row") as u32;
         let code = m["code"].as_str().expect("code");
-        let code = if code == "GPU003" {
-            format!("GPU003({})", m["severity"].as_str().expect("severity"))
+        let code = if code == "GPU003" || code == "GPU005" {
+            format!("{code}({})", m["severity"].as_str().expect("severity"))
         } else {
             code.to_string()
         };

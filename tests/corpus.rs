@@ -25,6 +25,7 @@ fn corpus_has_enough_cases_of_each_kind() {
         ("gpu002", 5),
         ("gpu003", 5),
         ("gpu004", 4),
+        ("gpu005", 4),
         ("gpu007", 4),
         ("gpu015", 4),
     ] {

@@ -8,6 +8,7 @@ pub mod fork;
 pub mod main_guard;
 pub mod pinned;
 pub mod process_group;
+pub mod start_method;
 pub mod visible_devices;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
@@ -64,5 +65,6 @@ analyses! {
     pinned_globals: pinned::PinnedGlobal,
     process_groups: process_group::GroupBeforeBinding,
     unguarded: main_guard::MainGuard,
+    start_method_fixed: start_method::StartMethodFixed,
     late_visibility: visible_devices::VisibleDevices,
 }

@@ -108,6 +108,7 @@ mod tests {
     fn set(force: bool, during_reimport: bool, caught: bool) -> Effect {
         Effect::StartMethodSet {
             span: at(1),
+            context: 0,
             method: StartMethod::Spawn,
             at_module_scope: true,
             force,

@@ -202,11 +202,21 @@ pub enum Effect {
     /// (where the context is already fixed); `caught`: it runs inside a `try` with handlers.
     StartMethodSet {
         span: Span,
+        /// Which default context (an opaque key: each multiprocessing package has its own).
+        context: u32,
         method: StartMethod,
         at_module_scope: bool,
         force: bool,
         during_reimport: bool,
         caught: bool,
+    },
+    /// The default context's start method was fixed here (`get_start_method()`, a lock or queue
+    /// made with it); `creates_objects`: objects tied to that start method exist from here on.
+    StartMethodFixed {
+        span: Span,
+        context: u32,
+        what: Arc<str>,
+        creates_objects: bool,
     },
     /// An environment variable was written here; `narrows_visibility`: it is the variable that
     /// selects the GPUs the process sees, which the driver reads once, at initialisation.

@@ -577,6 +577,31 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                 ),
             ]
         }
+        Behaviour::FixesStartMethod {
+            allow_none,
+            creates_objects,
+            ..
+        } => {
+            let fixed = move |e: &Effect| matches!(e, Effect::StartMethodFixed { creates_objects: c, .. } if *c == creates_objects);
+            let mut probes = vec![Probe::new(
+                "uses the default context",
+                p(format!("import torch\n{}\n", call(x, &[]))),
+            )
+            .has("StartMethodFixed", fixed)];
+            if let Some(allow_none) = allow_none {
+                probes.push(
+                    Probe::new(
+                        "asks without fixing",
+                        p(format!(
+                            "import torch\n{}\n",
+                            call(x, &[(allow_none, "True")])
+                        )),
+                    )
+                    .lacks("StartMethodFixed", fixed),
+                );
+            }
+            probes
+        }
         Behaviour::SetStartMethod { layer, method, .. } => {
             let module = layer.module();
             let start = format!("{module}.Process(target=work, args=('cuda:1',)).start()");
@@ -1754,6 +1779,9 @@ fn summary(effect: &Effect) -> String {
             at_module_scope,
             ..
         } => format!("StartMethodSet {method:?} at_module_scope={at_module_scope}"),
+        Effect::StartMethodFixed {
+            creates_objects, ..
+        } => format!("StartMethodFixed creates_objects={creates_objects}"),
         Effect::EnvWritten { key, value, .. } => format!("EnvWritten {key}={value:?}"),
     }
 }

@@ -97,6 +97,13 @@ pub enum Behaviour {
     StartsChildren { api: ProcessApi, layer: Layer },
     /// A multiprocessing context for the start method `method` names.
     GetContext { layer: Layer, method: Param },
+    /// Uses the default context of `layer`, which fixes its start method (unless `allow_none` is
+    /// passed true); `creates_objects`: returns an object bound to that context (a lock, a queue).
+    FixesStartMethod {
+        layer: Layer,
+        allow_none: Option<Param>,
+        creates_objects: bool,
+    },
     /// Sets the default start method of `layer`; `force` overrides one already fixed.
     SetStartMethod {
         layer: Layer,

@@ -90,6 +90,11 @@ const POOL: ProcessApi = ProcessApi::Pool {
 const MP: Layer = Layer::Multiprocessing;
 const METHOD: Param = Param::pos(0, "method");
 const FORCE: Param = Param::pos(1, "force");
+const FIXES_WITH_OBJECT: Behaviour = Behaviour::FixesStartMethod {
+    layer: MP,
+    allow_none: None,
+    creates_objects: true,
+};
 
 pub const ROWS: &[Row] = &[
     row(
@@ -99,6 +104,105 @@ pub const ROWS: &[Row] = &[
             layer: MP,
         },
         "forks at `.start()` under the default context",
+    ),
+    row(
+        "multiprocessing.Lock",
+        FIXES_WITH_OBJECT,
+        "makes a lock with the default context, which fixes its start method",
+    ),
+    row(
+        "multiprocessing.RLock",
+        FIXES_WITH_OBJECT,
+        "makes a lock with the default context, which fixes its start method",
+    ),
+    row(
+        "multiprocessing.Semaphore",
+        FIXES_WITH_OBJECT,
+        "makes a semaphore with the default context, which fixes its start method",
+    ),
+    row(
+        "multiprocessing.Event",
+        FIXES_WITH_OBJECT,
+        "makes an event with the default context, which fixes its start method",
+    ),
+    row(
+        "multiprocessing.Condition",
+        FIXES_WITH_OBJECT,
+        "makes a condition with the default context, which fixes its start method",
+    ),
+    row(
+        "multiprocessing.Barrier",
+        FIXES_WITH_OBJECT,
+        "makes a barrier with the default context, which fixes its start method",
+    ),
+    row(
+        "multiprocessing.Queue",
+        FIXES_WITH_OBJECT,
+        "makes a queue with the default context, which fixes its start method",
+    ),
+    row(
+        "multiprocessing.JoinableQueue",
+        FIXES_WITH_OBJECT,
+        "makes a queue with the default context, which fixes its start method",
+    ),
+    row(
+        "multiprocessing.SimpleQueue",
+        FIXES_WITH_OBJECT,
+        "makes a queue with the default context, which fixes its start method",
+    ),
+    row(
+        "multiprocessing.Manager",
+        FIXES_WITH_OBJECT,
+        "makes a manager process with the default context, which fixes its start method",
+    ),
+    row(
+        "multiprocessing.Value",
+        FIXES_WITH_OBJECT,
+        "makes shared memory with the default context, which fixes its start method",
+    ),
+    row(
+        "multiprocessing.Array",
+        FIXES_WITH_OBJECT,
+        "makes shared memory with the default context, which fixes its start method",
+    ),
+    row(
+        "multiprocessing.get_start_method",
+        Behaviour::FixesStartMethod {
+            layer: MP,
+            allow_none: Some(Param::pos(0, "allow_none")),
+            creates_objects: false,
+        },
+        "fixes the default context's start method unless `allow_none=True`",
+    ),
+    row(
+        "torch.multiprocessing.Lock",
+        Behaviour::Alias("multiprocessing.Lock"),
+        "re-exported",
+    ),
+    row(
+        "torch.multiprocessing.Queue",
+        Behaviour::Alias("multiprocessing.Queue"),
+        "re-exported",
+    ),
+    row(
+        "torch.multiprocessing.Event",
+        Behaviour::Alias("multiprocessing.Event"),
+        "re-exported",
+    ),
+    row(
+        "torch.multiprocessing.Manager",
+        Behaviour::Alias("multiprocessing.Manager"),
+        "re-exported",
+    ),
+    row(
+        "torch.multiprocessing.SimpleQueue",
+        Behaviour::Alias("multiprocessing.SimpleQueue"),
+        "re-exported",
+    ),
+    row(
+        "torch.multiprocessing.get_start_method",
+        Behaviour::Alias("multiprocessing.get_start_method"),
+        "re-exported",
     ),
     row(
         "multiprocessing.Pool",

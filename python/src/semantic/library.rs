@@ -220,6 +220,24 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     .unwrap_or_else(|| self.resolve_start(layer, None).0);
                 Value::Context(layer, start)
             }
+            Behaviour::FixesStartMethod {
+                layer,
+                allow_none,
+                creates_objects,
+            } => {
+                let asks_none = allow_none
+                    .and_then(|p| args.param(p))
+                    .is_some_and(|(v, _)| !matches!(v, Value::Bool(false)));
+                if !asks_none {
+                    self.emit(Effect::StartMethodFixed {
+                        span,
+                        context: u32::from(super::process::layer_key(layer)),
+                        what: format!("`{short}()` {reason}").into(),
+                        creates_objects,
+                    });
+                }
+                Value::Unknown
+            }
             Behaviour::SetStartMethod {
                 layer,
                 method,
@@ -377,6 +395,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let during_reimport = self.proc_ref().reimport;
         self.emit(Effect::StartMethodSet {
             span,
+            context: u32::from(super::process::layer_key(layer)),
             method,
             at_module_scope,
             force,

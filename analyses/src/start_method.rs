@@ -1,0 +1,202 @@
+//! GPU005's analysis: `set_start_method` on a default context whose start method is already fixed
+//! (by an earlier call, `get_start_method()`, or a lock or queue made with it). Without `force=True`
+//! it raises "context has already been set"; with it, objects made under the old start method stay
+//! behind. A spawned child's re-import is GPU004's.
+
+use std::sync::Arc;
+
+use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
+use gpulint_core::effect::{Effect, StartMethod};
+use gpulint_core::source::Span;
+
+/// What fixed a context's start method first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fixed {
+    pub span: Span,
+    pub what: Arc<str>,
+    /// Objects bound to the old start method exist (a queue, a lock), not only a query.
+    pub creates_objects: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlreadyFixedFact {
+    /// The `set_start_method` call.
+    pub span: Span,
+    pub method: StartMethod,
+    pub fixed: Fixed,
+    /// `force=True`: it does not raise, but what was made before keeps the old start method.
+    pub forced: bool,
+}
+
+impl AlreadyFixedFact {
+    /// Worth reporting: an unforced call raises (unless a `try` catches it); a forced one matters
+    /// only when objects of the old start method exist.
+    pub fn hazard(&self) -> bool {
+        !self.forced || self.fixed.creates_objects
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct StartMethodFixed {
+    /// Per default context: what fixed it.
+    fixed: Vec<(u32, Fixed)>,
+    /// A spawned child's contexts were all fixed when it started (`spawn.prepare`).
+    started_fixed: Option<Fixed>,
+}
+
+impl StartMethodFixed {
+    fn fix(&mut self, context: u32, fixed: Fixed) {
+        match self.fixed.iter_mut().find(|(c, _)| *c == context) {
+            // A later object made with the context still counts as objects of it.
+            Some((_, old)) => old.creates_objects |= fixed.creates_objects,
+            None => self.fixed.push((context, fixed)),
+        }
+    }
+}
+
+impl Analysis for StartMethodFixed {
+    type Facts = Vec<AlreadyFixedFact>;
+
+    fn effect(&mut self, effect: &Effect, _: &Context, facts: &mut Self::Facts) {
+        match effect {
+            Effect::ChildStarted(child) if child.start_method != StartMethod::Fork => {
+                self.started_fixed = Some(Fixed {
+                    span: child.span,
+                    what: format!(
+                        "this child was started by {} here, which fixed its start method first",
+                        child.start_method.name()
+                    )
+                    .into(),
+                    creates_objects: false,
+                });
+            }
+            Effect::StartMethodFixed {
+                span,
+                context,
+                what,
+                creates_objects,
+            } => self.fix(
+                *context,
+                Fixed {
+                    span: *span,
+                    what: what.clone(),
+                    creates_objects: *creates_objects,
+                },
+            ),
+            Effect::StartMethodSet {
+                span,
+                context,
+                method,
+                force,
+                during_reimport: false,
+                caught,
+                ..
+            } => {
+                let earlier = self
+                    .fixed
+                    .iter()
+                    .find(|(c, _)| c == context)
+                    .map(|(_, f)| f);
+                if let Some(fixed) = earlier.or(self.started_fixed.as_ref()) {
+                    let fact = AlreadyFixedFact {
+                        span: *span,
+                        method: *method,
+                        fixed: fixed.clone(),
+                        forced: *force,
+                    };
+                    if (*force || !*caught)
+                        && fact.hazard()
+                        && !facts.iter().any(|f| f.span == *span)
+                    {
+                        facts.push(fact);
+                    }
+                }
+                self.fix(
+                    *context,
+                    Fixed {
+                        span: *span,
+                        what: format!("`set_start_method(\"{}\")` fixed it", method.name()).into(),
+                        creates_objects: false,
+                    },
+                );
+            }
+            _ => {}
+        }
+    }
+
+    fn join(&mut self, other: Self) {
+        if self.started_fixed.is_none() {
+            self.started_fixed = other.started_fixed;
+        }
+        for (context, fixed) in other.fixed {
+            self.fix(context, fixed);
+        }
+    }
+
+    /// A forked child inherits the parent's fixed contexts.
+    fn forked(&self) -> Self {
+        self.clone()
+    }
+
+    fn finish(self, _: &ProcessEnd, _: &mut Self::Facts) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpulint_core::source::FileId;
+
+    fn at(start: u32) -> Span {
+        Span::new(FileId(0), start, start + 1)
+    }
+
+    fn fixed(start: u32, creates_objects: bool) -> Effect {
+        Effect::StartMethodFixed {
+            span: at(start),
+            context: 0,
+            what: "queue".into(),
+            creates_objects,
+        }
+    }
+
+    fn set(start: u32, force: bool, caught: bool) -> Effect {
+        Effect::StartMethodSet {
+            span: at(start),
+            context: 0,
+            method: StartMethod::Spawn,
+            at_module_scope: true,
+            force,
+            during_reimport: false,
+            caught,
+        }
+    }
+
+    fn facts(effects: &[Effect]) -> Vec<AlreadyFixedFact> {
+        let mut facts = Vec::new();
+        let mut a = StartMethodFixed::default();
+        for e in effects {
+            a.effect(e, &Context::default(), &mut facts);
+        }
+        facts
+    }
+
+    #[test]
+    fn a_second_unforced_call_is_reported_with_the_first() {
+        let [fact] = facts(&[set(1, false, false), set(5, false, false)])
+            .try_into()
+            .unwrap();
+        assert_eq!((fact.span, fact.fixed.span), (at(5), at(1)));
+    }
+
+    #[test]
+    fn force_matters_only_after_objects_of_the_old_method_exist() {
+        assert!(facts(&[fixed(1, false), set(5, true, false)]).is_empty());
+        assert_eq!(facts(&[fixed(1, true), set(5, true, false)]).len(), 1);
+    }
+
+    #[test]
+    fn a_first_call_or_a_caught_one_is_silent() {
+        assert!(facts(&[set(5, false, false)]).is_empty());
+        assert!(facts(&[fixed(1, true), set(5, false, true)]).is_empty());
+    }
+}

@@ -396,26 +396,58 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             .has("DeviceBound chosen per worker", bound(Binding::Call, true)),
         ],
         Behaviour::BindsDeviceUnderLauncher { init, owner } => under_launcher(c, init, owner),
-        Behaviour::Factory { device } => vec![
-            Probe::new(
-                "allocates on the device named",
-                p(py(&[&format!("t = {}", call(x, &[(device, "'cuda:1'")]))])),
-            )
-            .has("a tensor on cuda:1", object(CUDA_1)),
-            Probe::new(
-                "allocates on the default device",
+        Behaviour::Factory {
+            device,
+            pin_memory,
+            default_device,
+        } => {
+            let on_default = Probe::new(
+                "the default device",
                 p(py(&[
                     "torch.set_default_device('cuda')",
                     &format!("t = {x}()"),
                 ])),
-            )
-            .has("a tensor on the current device", object(CURRENT)),
-            Probe::new(
-                "allocates nothing on the CPU",
-                p(py(&[&format!("t = {}", call(x, &[(device, "'cpu'")]))])),
-            )
-            .lacks("CUDA object", any_object),
-        ],
+            );
+            let mut out = vec![
+                Probe::new(
+                    "allocates on the device named",
+                    p(py(&[&format!("t = {}", call(x, &[(device, "'cuda:1'")]))])),
+                )
+                .has("a tensor on cuda:1", object(CUDA_1)),
+                if default_device {
+                    on_default.has("a tensor on the current device", object(CURRENT))
+                } else {
+                    on_default.lacks("CUDA object", any_object)
+                },
+                Probe::new(
+                    "allocates nothing on the CPU",
+                    p(py(&[&format!("t = {}", call(x, &[(device, "'cpu'")]))])),
+                )
+                .lacks("CUDA object", any_object),
+            ];
+            if let Some(pin) = pin_memory {
+                let pinned = |flag: &str| p(py(&[&format!("t = {}", call(x, &[(pin, flag)]))]));
+                out.push(
+                    Probe::new(
+                        format!("`{}=True` creates a context", pin.name),
+                        pinned("True"),
+                    )
+                    .has(
+                        "CudaInit at Context, fails_in_child true",
+                        init_failing(Init::Context, true),
+                    )
+                    .lacks("CUDA object (pinned memory is host memory)", any_object),
+                );
+                out.push(
+                    Probe::new(
+                        format!("`{}=False` touches nothing", pin.name),
+                        pinned("False"),
+                    )
+                    .lacks("CudaInit", any_init),
+                );
+            }
+            out
+        }
         Behaviour::CreatesParameters => vec![
             Probe::new(
                 "creates its parameters on a CUDA default device",
@@ -1495,6 +1527,18 @@ fn method_probes(row: &MethodRow) -> Vec<Probe> {
             "creates a context",
             py(&[&format!("x = {m}()")]),
             &|p| p.has("an object on the current device", object(CURRENT)),
+        ),
+        MethodBehaviour::InitsCuda { level } => each(
+            on,
+            &format!("initialises CUDA to {level:?}"),
+            py(&[&format!("y = {m}()"), "print(y)"]),
+            &|p| {
+                p.has(
+                    &format!("CudaInit at {level:?}, fails_in_child true"),
+                    init_failing(level, true),
+                )
+                .lacks("CUDA object", any_object)
+            },
         ),
         MethodBehaviour::ToCpu => each(
             cuda_on,

@@ -59,8 +59,14 @@ pub enum Behaviour {
     /// Binds the rank's device when the process runs under a distributed launcher (a rank);
     /// `owner`: returns an object whose `device` is that device (`AttributeRow`, `MethodRow`).
     BindsDeviceUnderLauncher { init: Init, owner: bool },
-    /// Allocates a tensor on the device `device` names, else on the default device.
-    Factory { device: Param },
+    /// Allocates a tensor on the device `device` names, else (`default_device`) on the default
+    /// device `SetsDefaultDevice` chose. `pin_memory=True` pins host memory through the CUDA host
+    /// allocator, which creates a context.
+    Factory {
+        device: Param,
+        pin_memory: Option<Param>,
+        default_device: bool,
+    },
     /// A layer whose parameters are created on the default device.
     CreatesParameters,
     /// A device value built from a type and an index.
@@ -211,6 +217,9 @@ pub enum MethodBehaviour {
     MovesTo { device: Param },
     /// Creates a CUDA context (returns an object on the current device).
     CreatesContext,
+    /// Moves the process's CUDA state to `level` and returns no CUDA object (`x.pin_memory()`: a
+    /// host tensor, allocated through the CUDA host allocator).
+    InitsCuda { level: Init },
     /// Brings the value back to the CPU.
     ToCpu,
     /// Runs `function` over the dataset, in `num_proc` forked workers when it is above 1.

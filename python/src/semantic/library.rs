@@ -126,7 +126,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     Value::Unknown
                 }
             }
-            Behaviour::Factory { device } => {
+            Behaviour::Factory {
+                device,
+                pin_memory,
+                default_device,
+            } => {
+                let pinned =
+                    pin_memory.filter(|p| matches!(args.param(*p), Some((Value::Bool(true), _))));
+                if let Some(p) = pinned {
+                    let what = format!(
+                        "`{short}({}=True)` pins host memory through the CUDA host allocator, \
+                         which creates a context",
+                        p.name
+                    );
+                    self.cuda_event(span, Init::Context, what, true);
+                }
                 match args.param(device).and_then(|(v, e)| self.device_arg(v, e)) {
                     Some(Device::Cuda(index)) => self.new_cuda_object(
                         span,
@@ -134,11 +148,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         format!("`{short}(device=...)` allocates on CUDA"),
                     ),
                     Some(_) => Value::Unknown,
-                    None if self.proc_ref().default_cuda.is_some() => self.new_cuda_object(
-                        span,
-                        DeviceIndex::Current,
-                        format!("`{short}` allocates on CUDA, the default device"),
-                    ),
+                    None if default_device && self.proc_ref().default_cuda.is_some() => self
+                        .new_cuda_object(
+                            span,
+                            DeviceIndex::Current,
+                            format!("`{short}` allocates on CUDA, the default device"),
+                        ),
                     None => passthrough(args),
                 }
             }
@@ -493,6 +508,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 DeviceIndex::Current,
                 format!("`{method}()` creates a CUDA context"),
             ),
+            MethodBehaviour::InitsCuda { level } => {
+                let what = match level {
+                    Init::Context => "creates a CUDA context",
+                    Init::Driver | Init::None => "initialises the CUDA driver",
+                };
+                self.cuda_event(span, level, format!("`.{method}()` {what}"), true);
+                match recv {
+                    Value::Cuda(obj) => Value::Cuda(obj.derived()),
+                    _ => Value::Unknown,
+                }
+            }
             MethodBehaviour::ToCpu => Value::Unknown,
             MethodBehaviour::MapsDataset { .. } => self.dataset_map(span, recv, does, args),
         })

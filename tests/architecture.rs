@@ -59,6 +59,7 @@ const LIBRARY_ROOTS: &[&str] = &[
     "deepspeed",
     "lightning",
     "pytorch_lightning",
+    "lightning_fabric",
     "ray",
     "daemon",
     "functools",

@@ -1685,22 +1685,55 @@ fn env_probes(row: &EnvRow) -> Result<Vec<Probe>, String> {
 
 fn import_probes(row: &ImportRow) -> Result<Vec<Probe>, String> {
     let level = row.init;
-    if level == Init::None {
-        return Err("an import row that moves nothing".into());
+    if level == Init::None && row.sets_env.is_none() {
+        return Err("an import row that does nothing".into());
     }
     let module = row.module;
-    let mut out = vec![Probe::new(
-        format!("`import {module}`"),
-        format!("import torch\nimport {module}\n"),
-    )
-    .has(&format!("CudaInit at {level:?}"), init_at(level))];
+    // Each spelling of the import: the module, from its parent, and a name from inside it.
+    let mut imports = vec![format!("import {module}")];
     if let Some((parent, leaf)) = module.rsplit_once('.') {
+        imports.push(format!("from {parent} import {leaf}"));
+    }
+    imports.push(format!("from {module} import Something"));
+    let mut out = Vec::new();
+    for import in &imports {
+        let probe = Probe::new(format!("`{import}`"), format!("import torch\n{import}\n"));
+        let probe = if level == Init::None {
+            probe.lacks("CudaInit", any_init)
+        } else {
+            probe.has(&format!("CudaInit at {level:?}"), init_at(level))
+        };
+        out.push(match row.sets_env {
+            Some((key, value)) => {
+                probe.has(&format!("EnvWritten {key}={value}"), written_as(key, value))
+            }
+            None => probe,
+        });
+    }
+    let Some((key, value)) = row.sets_env else {
+        return Ok(out);
+    };
+    // What the variable changes: the calls whose rows say so do nothing after the import.
+    let calls: Vec<&Row> = libraries::rows()
+        .filter(|r| {
+            matches!(r.does, Behaviour::InitsCuda { unless_env: Some(env), .. } if env == (key, value))
+        })
+        .collect();
+    if calls.is_empty() {
+        return Err(format!("no row's call depends on {key}={value}"));
+    }
+    for r in calls {
+        let c = callee(r.name);
         out.push(
             Probe::new(
-                format!("`from {parent} import {leaf}`"),
-                format!("import torch\nfrom {parent} import {leaf}\n"),
+                format!("after it, `{}` initialises nothing", r.name),
+                program(
+                    &c,
+                    &py(&[&format!("import {module}"), &format!("{}()", c.expr)]),
+                ),
             )
-            .has(&format!("CudaInit at {level:?}"), init_at(level)),
+            .has("the write (control)", written(key))
+            .lacks("CudaInit", any_init),
         );
     }
     Ok(out)
@@ -1984,7 +2017,7 @@ fn every_environment_row_does_what_it_says() {
 #[test]
 fn every_import_row_does_what_it_says() {
     let mut report = Report::default();
-    for row in libraries::gpu_arrays::IMPORTS {
+    for row in libraries::import_rows() {
         report.row(row.module, import_probes(row));
     }
     report.assert("import rows");
@@ -2025,7 +2058,7 @@ fn no_name_appears_twice() {
     ));
     all.extend(twice(
         "import rows",
-        libraries::gpu_arrays::IMPORTS.iter().map(|r| r.module),
+        libraries::import_rows().map(|r| r.module),
     ));
     assert!(all.is_empty(), "listed twice:\n{}", all.join("\n"));
 }

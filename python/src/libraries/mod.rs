@@ -273,11 +273,13 @@ pub struct EnvRow {
     pub reason: &'static str,
 }
 
-/// A module whose import moves the CUDA state.
+/// A module whose import (or the import of anything in it) moves the CUDA state, or writes an
+/// environment variable (`sets_env`: key and value).
 #[derive(Debug)]
 pub struct ImportRow {
     pub module: &'static str,
     pub init: Init,
+    pub sets_env: Option<(&'static str, &'static str)>,
     pub reason: &'static str,
 }
 
@@ -387,12 +389,21 @@ pub fn env_rows() -> &'static [EnvRow] {
     torch::ENV
 }
 
-/// What importing `module` does to CUDA.
-pub fn import_effect(module: &str) -> Option<(Init, &'static str)> {
-    gpu_arrays::IMPORTS
-        .iter()
-        .find(|row| row.module == module)
-        .map(|row| (row.init, row.reason))
+/// Every import row.
+pub fn import_rows() -> impl Iterator<Item = &'static ImportRow> {
+    [gpu_arrays::IMPORTS, huggingface::IMPORTS]
+        .into_iter()
+        .flat_map(|t| t.iter())
+}
+
+/// What importing `module` does: the row of the module or of a package it is in (importing
+/// `a.b.c` runs `a` and `a.b` first).
+pub fn import_effect(module: &str) -> Option<&'static ImportRow> {
+    import_rows().find(|row| {
+        module
+            .strip_prefix(row.module)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    })
 }
 
 /// The `ProcessApi::Process` layer a class inherits from, through its library bases.

@@ -334,6 +334,14 @@ fn written_as(key: &'static str, value: &'static str) -> impl Fn(&Effect) -> boo
     }
 }
 
+/// Some `b` comes after the first `a`.
+fn after(
+    a: impl Fn(&Effect) -> bool + 'static,
+    b: impl Fn(&Effect) -> bool + 'static,
+) -> impl Fn(&[Effect]) -> bool {
+    move |e| e.iter().position(&a).is_some_and(|i| e[i..].iter().any(&b))
+}
+
 /// The first `a` comes before the first `b`.
 fn before(
     a: impl Fn(&Effect) -> bool + 'static,
@@ -666,6 +674,53 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                     .has("the child running `tf`", runs("tf"))
                 })
                 .collect()
+        }
+        Behaviour::IndexesArguments => {
+            let label = format!("{}.__getitem__", short(&c.name));
+            let run = |lines: &[&str]| {
+                let mut body = py(lines);
+                body.push_str(&py(&[
+                    "loader = torch.utils.data.DataLoader(ds, num_workers=2)",
+                    "for b in loader:",
+                    "    pass",
+                ]));
+                p(main_guard(&body))
+            };
+            vec![
+                Probe::new(
+                    "its CUDA tensors are read in the loader's workers",
+                    run(&[
+                        "x = torch.zeros(4, device='cuda:1')",
+                        &format!("ds = {x}(x)"),
+                    ]),
+                )
+                .has(&format!("the child running `{label}`"), runs(&label))
+                .holds(
+                    "a use of `x` after the fork",
+                    after(inheriting(ChildKind::DataLoader), uses("x")),
+                ),
+                Probe::new(
+                    "so are those of a dataset of its kind inside it",
+                    run(&[
+                        "x = torch.zeros(4, device='cuda:1')",
+                        &format!("inner = {x}(x)"),
+                        &format!("ds = {x}(inner)"),
+                    ]),
+                )
+                .holds(
+                    "a use of `x` after the fork",
+                    after(inheriting(ChildKind::DataLoader), uses("x")),
+                ),
+                Probe::new(
+                    "CPU tensors are not CUDA uses",
+                    run(&["x = torch.zeros(4)", &format!("ds = {x}(x)")]),
+                )
+                .has(
+                    "a forked loader child (control)",
+                    child(ChildKind::DataLoader),
+                )
+                .lacks("use of `x`", uses("x")),
+            ]
         }
         Behaviour::ForkingDataset => {
             let (name, function, with_rank) = dataset_map();

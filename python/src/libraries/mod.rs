@@ -117,6 +117,9 @@ pub enum Behaviour {
     },
     /// A library dataset whose transforms (these keywords) run in the loader's workers.
     LibraryDataset { transforms: &'static [&'static str] },
+    /// A dataset whose items index its arguments (tensors, or datasets of this kind): a loader's
+    /// workers read each.
+    IndexesArguments,
     /// A dataset whose `map`/`filter` with `num_proc` fork workers (`MethodRow`).
     ForkingDataset,
     /// `dict(a=1)`: a mapping of its keywords.

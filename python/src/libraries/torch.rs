@@ -25,6 +25,8 @@ const UNPINNED_FACTORY: Behaviour = Behaviour::Factory {
     pin_memory: None,
     default_device: true,
 };
+/// A dataset of tensors: a loader's workers index them for every item.
+const TENSOR_DATASET: Behaviour = Behaviour::IndexesArguments;
 const COLLECTIVE: Behaviour = Behaviour::Collective {
     device: &[Param::kw("device_ids"), Param::kw("device")],
     group: Param::kw("group"),
@@ -282,6 +284,16 @@ pub const ROWS: &[Row] = &[
         "torch.utils.data.dataloader.DataLoader",
         Behaviour::Alias("torch.utils.data.DataLoader"),
         "where it is defined",
+    ),
+    row(
+        "torch.utils.data.TensorDataset",
+        TENSOR_DATASET,
+        "`__getitem__` indexes each tensor: CUDA tensors are read in the loader's workers",
+    ),
+    row(
+        "torch.utils.data.StackDataset",
+        TENSOR_DATASET,
+        "`__getitem__` indexes each dataset or tensor it stacks, in the loader's workers",
     ),
     row(
         "torchvision.transforms.Compose",

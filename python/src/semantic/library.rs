@@ -254,6 +254,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.alloc(Object::LibraryDataset { transforms })
             }
             Behaviour::ForkingDataset => self.alloc(Object::ForkingDataset),
+            Behaviour::IndexesArguments => self.arguments_dataset(short, args),
             Behaviour::DictOfKeywords => {
                 if !args.pos.is_empty() {
                     return None;
@@ -344,6 +345,32 @@ impl<'m, A: Analysis> Interp<'m, A> {
             ),
             _ => Value::Unknown,
         }
+    }
+
+    /// `TensorDataset(x, y)`: a dataset holding the CUDA objects among its arguments (and those of
+    /// such datasets among them), which a worker reads for every item.
+    fn arguments_dataset(&mut self, short: &str, args: &Args<'m>) -> Value {
+        let mut held = Vec::new();
+        let given = args.pos.iter().map(|(v, e)| (v, *e));
+        for (v, e) in given.chain(args.kw.iter().map(|(_, v, e)| (v, *e))) {
+            match v {
+                Value::Cuda(obj) => {
+                    let name = e
+                        .dotted()
+                        .unwrap_or_else(|| format!("a tensor of `{short}`"));
+                    held.push((obj.clone(), e.span, name));
+                }
+                _ => {
+                    if let Some(Object::ArgumentsDataset { held: inner, .. }) = self.object(v) {
+                        held.extend(inner.iter().cloned());
+                    }
+                }
+            }
+        }
+        self.alloc(Object::ArgumentsDataset {
+            name: short.to_string(),
+            held,
+        })
     }
 
     /// Whether a default-device argument names CUDA: a CUDA device, or a CUDA tensor type.

@@ -2,9 +2,10 @@
 //! name on a kind of receiver) to a [`Behaviour`], with the reason it holds and, where it depends on
 //! one, the version. The interpreter looks a name up once ([`lookup`]) and acts on the row's kind;
 //! it names no library itself. One table per library or family: `torch.rs`, `processes.rs`,
-//! `gpu_arrays.rs` (CuPy, Numba, PyCUDA), `huggingface.rs`, `python.rs` (builtins and the standard
-//! library's plumbing).
+//! `gpu_arrays.rs` (CuPy, Numba, PyCUDA), `frameworks.rs` (MXNet, JAX, TensorFlow, Triton),
+//! `huggingface.rs`, `python.rs` (builtins and the standard library's plumbing).
 
+pub mod frameworks;
 pub mod gpu_arrays;
 pub mod huggingface;
 pub mod processes;
@@ -71,6 +72,8 @@ pub enum Behaviour {
     CreatesParameters,
     /// A device value built from a type and an index.
     DeviceValue { kind: Param, index: Param },
+    /// A CUDA device value: the ordinal `index` names, else device 0.
+    CudaDevice { index: Param },
     /// Sets the default device (or tensor type) of every later allocation.
     SetsDefaultDevice { device: Param },
     /// Restores saved tensors to the device `map_location` names (unknown without it).
@@ -290,11 +293,16 @@ const TABLES: &[&[Row]] = &[
     torch::ROWS,
     processes::ROWS,
     gpu_arrays::ROWS,
+    frameworks::ROWS,
     huggingface::ROWS,
     python::ROWS,
 ];
-const PREFIX_TABLES: &[&[PrefixRow]] =
-    &[torch::PREFIXES, gpu_arrays::PREFIXES, huggingface::PREFIXES];
+const PREFIX_TABLES: &[&[PrefixRow]] = &[
+    torch::PREFIXES,
+    gpu_arrays::PREFIXES,
+    frameworks::PREFIXES,
+    huggingface::PREFIXES,
+];
 
 /// Every row of every table, for tests and listings.
 pub fn rows() -> impl Iterator<Item = &'static Row> {
@@ -312,6 +320,7 @@ pub fn method_rows() -> impl Iterator<Item = &'static MethodRow> {
         torch::METHODS,
         processes::METHODS,
         gpu_arrays::METHODS,
+        frameworks::METHODS,
         huggingface::METHODS,
     ]
     .into_iter()
@@ -446,6 +455,8 @@ pub const GPU_PACKAGES: &[&str] = &[
     "mmengine",
     "tensorflow",
     "jax",
+    "mxnet",
+    "triton",
     "cudf",
     "cuml",
     "cucim",

@@ -145,7 +145,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     Some(Device::Cuda(index)) => self.new_cuda_object(
                         span,
                         index,
-                        format!("`{short}(device=...)` allocates on CUDA"),
+                        format!("`{short}({}=...)` allocates on CUDA", device.name),
                     ),
                     Some(_) => Value::Unknown,
                     None if default_device && self.proc_ref().default_cuda.is_some() => self
@@ -177,6 +177,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     _ => None,
                 };
                 device.map_or(Value::Unknown, Value::Device)
+            }
+            Behaviour::CudaDevice { index } => {
+                Value::Device(Device::Cuda(match args.param(index) {
+                    None => DeviceIndex::Fixed(0),
+                    Some((Value::Int(i), _)) => DeviceIndex::Fixed(*i),
+                    Some(_) => DeviceIndex::PerWorker,
+                }))
             }
             Behaviour::SetsDefaultDevice { device } => {
                 if self.names_cuda(args.param(device)) {

@@ -556,7 +556,43 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             device,
             device_map,
             cuda_when_available,
-        } => loads_model(c, device, device_map, cuda_when_available),
+            auto,
+        } => loads_model(c, device, device_map, cuda_when_available, auto)?,
+        Behaviour::LoadsOnProviders { providers, cuda } => {
+            if cuda.is_empty() {
+                return Err("no provider names CUDA".into());
+            }
+            let load = |list: &str| {
+                let args = [(Param::pos(0, "path"), "'model.onnx'"), (providers, list)];
+                p(py(&[&format!("s = {}", call(x, &args))]))
+            };
+            let mut out = Vec::new();
+            for name in cuda {
+                out.push(
+                    Probe::new(
+                        format!("`{name}` loads onto CUDA"),
+                        load(&format!("['{name}', 'CPUExecutionProvider']")),
+                    )
+                    .has("a session on the current device", object(CURRENT)),
+                );
+                out.push(
+                    Probe::new(
+                        format!("`{name}` with options loads onto CUDA"),
+                        load(&format!("[('{name}', {{'device_id': 0}})]")),
+                    )
+                    .has("a session on the current device", object(CURRENT)),
+                );
+            }
+            out.push(
+                Probe::new("the CPU provider alone", load("['CPUExecutionProvider']"))
+                    .lacks("CudaInit", any_init),
+            );
+            out.push(
+                Probe::new("no providers", p(py(&[&format!("s = {x}('model.onnx')")])))
+                    .lacks("CudaInit", any_init),
+            );
+            out
+        }
         Behaviour::ReadsRank => vec![Probe::new(
             "returns a per-worker rank",
             p(py(&[&format!("v = {x}()"), "t = torch.zeros(1, device=v)"])),
@@ -1065,7 +1101,8 @@ fn loads_model(
     device: Option<Param>,
     device_map: Option<Param>,
     cuda_when_available: bool,
-) -> Vec<Probe> {
+    auto: Option<&str>,
+) -> Result<Vec<Probe>, String> {
     let model = Param::pos(0, "model");
     let load = |arg: Option<(Param, &str)>| {
         let mut args = vec![(model, "'m'")];
@@ -1088,6 +1125,21 @@ fn loads_model(
             )
             .lacks("CUDA object", any_object),
         );
+        out.push(
+            Probe::new("stays on the CPU when told", load(Some((device, "'cpu'"))))
+                .lacks("CUDA object", any_object),
+        );
+        if let Some(auto) = auto {
+            out.push(
+                Probe::new(
+                    format!("`'{auto}'` loads onto CUDA when it is available"),
+                    load(Some((device, &format!("'{auto}'")))),
+                )
+                .has("a model on the current device", object(CURRENT)),
+            );
+        }
+    } else if auto.is_some() {
+        return Err("`auto` without a `device` parameter".into());
     }
     if let Some(map) = device_map {
         out.push(
@@ -1104,7 +1156,7 @@ fn loads_model(
     } else {
         Probe::new("stays on the CPU unless told", load(None)).lacks("CUDA object", any_object)
     });
-    out
+    Ok(out)
 }
 
 fn collective_probes(c: &Callee, device: &[Param], group: Param) -> Vec<Probe> {

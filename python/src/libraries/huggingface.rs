@@ -20,6 +20,7 @@ const FROM_PRETRAINED: Behaviour = Behaviour::LoadsModel {
     device: None,
     device_map: Some(Param::kw("device_map")),
     cuda_when_available: false,
+    auto: None,
 };
 const DATASET: Behaviour = Behaviour::ForkingDataset;
 
@@ -31,6 +32,7 @@ pub const ROWS: &[Row] = &[
             device: Some(Param::kw("device")),
             device_map: Some(Param::kw("device_map")),
             cuda_when_available: false,
+            auto: None,
         },
         "places the model on `device` (a negative index is the CPU), or by `device_map`",
     ),
@@ -40,6 +42,7 @@ pub const ROWS: &[Row] = &[
             device: Some(Param::kw("device")),
             device_map: None,
             cuda_when_available: true,
+            auto: None,
         },
         "picks CUDA when it is available unless `device=\"cpu\"`",
     ),

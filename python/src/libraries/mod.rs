@@ -3,11 +3,13 @@
 //! one, the version. The interpreter looks a name up once ([`lookup`]) and acts on the row's kind;
 //! it names no library itself. One table per library or family: `torch.rs`, `processes.rs`,
 //! `gpu_arrays.rs` (CuPy, Numba, PyCUDA), `frameworks.rs` (MXNet, JAX, TensorFlow, Triton),
-//! `huggingface.rs`, `python.rs` (builtins and the standard library's plumbing).
+//! `inference.rs` (ONNX Runtime, CTranslate2, Whisper), `huggingface.rs`, `python.rs` (builtins and
+//! the standard library's plumbing).
 
 pub mod frameworks;
 pub mod gpu_arrays;
 pub mod huggingface;
+pub mod inference;
 pub mod processes;
 pub mod python;
 pub mod torch;
@@ -79,11 +81,19 @@ pub enum Behaviour {
     /// Restores saved tensors to the device `map_location` names (unknown without it).
     LoadsTensors { map_location: Param },
     /// Loads a model: onto the device `device` names, else onto CUDA when `device_map` is given,
-    /// else (`cuda_when_available`) onto CUDA when it is available.
+    /// else (`cuda_when_available`) onto CUDA when it is available. `auto`: a `device` string that
+    /// asks for CUDA when it is available.
     LoadsModel {
         device: Option<Param>,
         device_map: Option<Param>,
         cuda_when_available: bool,
+        auto: Option<&'static str>,
+    },
+    /// Loads a model onto CUDA when the list `providers` names one of `cuda` (as a name, or as
+    /// the first item of a `(name, options)` pair); with other providers it stays on the CPU.
+    LoadsOnProviders {
+        providers: Param,
+        cuda: &'static [&'static str],
     },
     /// Returns this process's rank.
     ReadsRank,
@@ -294,6 +304,7 @@ const TABLES: &[&[Row]] = &[
     processes::ROWS,
     gpu_arrays::ROWS,
     frameworks::ROWS,
+    inference::ROWS,
     huggingface::ROWS,
     python::ROWS,
 ];
@@ -457,6 +468,10 @@ pub const GPU_PACKAGES: &[&str] = &[
     "jax",
     "mxnet",
     "triton",
+    "onnxruntime",
+    "ctranslate2",
+    "faster_whisper",
+    "whisper",
     "cudf",
     "cuml",
     "cucim",

@@ -205,6 +205,24 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 },
             },
             Behaviour::LoadsModel { .. } => self.load_model(span, short, does, args),
+            Behaviour::LoadsOnProviders { providers, cuda } => {
+                let named = |v: &Value| {
+                    let name = match v {
+                        Value::Sequence(pair) => pair.first().cloned().unwrap_or_default(),
+                        other => other.clone(),
+                    };
+                    name.as_str().is_some_and(|n| cuda.contains(&n))
+                };
+                match args.param(providers) {
+                    Some((Value::Sequence(items), _)) if items.iter().any(named) => self
+                        .new_cuda_object(
+                            span,
+                            DeviceIndex::Current,
+                            format!("`{short}(providers=...)` loads the model onto CUDA"),
+                        ),
+                    _ => Value::Unknown,
+                }
+            }
             Behaviour::ReadsRank => {
                 self.proc().per_worker = true;
                 Value::Rank
@@ -327,12 +345,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
             device,
             device_map,
             cuda_when_available,
+            auto,
         } = does
         else {
             return Value::Unknown;
         };
         let named = device.and_then(|p| args.param(p)).map(|(v, e)| match v {
             Value::Int(i) if *i < 0 => Some(Device::Cpu),
+            Value::Str(s) if auto == Some(s.as_str()) => Some(Device::Cuda(DeviceIndex::Current)),
             _ => self.device_arg(v, e),
         });
         let target = match (named, device_map.and_then(|p| args.param(p))) {

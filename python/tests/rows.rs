@@ -334,6 +334,14 @@ fn written_as(key: &'static str, value: &'static str) -> impl Fn(&Effect) -> boo
     }
 }
 
+/// Some `b` comes after the first `a`.
+fn after(
+    a: impl Fn(&Effect) -> bool + 'static,
+    b: impl Fn(&Effect) -> bool + 'static,
+) -> impl Fn(&[Effect]) -> bool {
+    move |e| e.iter().position(&a).is_some_and(|i| e[i..].iter().any(&b))
+}
+
 /// The first `a` comes before the first `b`.
 fn before(
     a: impl Fn(&Effect) -> bool + 'static,
@@ -396,26 +404,58 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             .has("DeviceBound chosen per worker", bound(Binding::Call, true)),
         ],
         Behaviour::BindsDeviceUnderLauncher { init, owner } => under_launcher(c, init, owner),
-        Behaviour::Factory { device } => vec![
-            Probe::new(
-                "allocates on the device named",
-                p(py(&[&format!("t = {}", call(x, &[(device, "'cuda:1'")]))])),
-            )
-            .has("a tensor on cuda:1", object(CUDA_1)),
-            Probe::new(
-                "allocates on the default device",
+        Behaviour::Factory {
+            device,
+            pin_memory,
+            default_device,
+        } => {
+            let on_default = Probe::new(
+                "the default device",
                 p(py(&[
                     "torch.set_default_device('cuda')",
                     &format!("t = {x}()"),
                 ])),
-            )
-            .has("a tensor on the current device", object(CURRENT)),
-            Probe::new(
-                "allocates nothing on the CPU",
-                p(py(&[&format!("t = {}", call(x, &[(device, "'cpu'")]))])),
-            )
-            .lacks("CUDA object", any_object),
-        ],
+            );
+            let mut out = vec![
+                Probe::new(
+                    "allocates on the device named",
+                    p(py(&[&format!("t = {}", call(x, &[(device, "'cuda:1'")]))])),
+                )
+                .has("a tensor on cuda:1", object(CUDA_1)),
+                if default_device {
+                    on_default.has("a tensor on the current device", object(CURRENT))
+                } else {
+                    on_default.lacks("CUDA object", any_object)
+                },
+                Probe::new(
+                    "allocates nothing on the CPU",
+                    p(py(&[&format!("t = {}", call(x, &[(device, "'cpu'")]))])),
+                )
+                .lacks("CUDA object", any_object),
+            ];
+            if let Some(pin) = pin_memory {
+                let pinned = |flag: &str| p(py(&[&format!("t = {}", call(x, &[(pin, flag)]))]));
+                out.push(
+                    Probe::new(
+                        format!("`{}=True` creates a context", pin.name),
+                        pinned("True"),
+                    )
+                    .has(
+                        "CudaInit at Context, fails_in_child true",
+                        init_failing(Init::Context, true),
+                    )
+                    .lacks("CUDA object (pinned memory is host memory)", any_object),
+                );
+                out.push(
+                    Probe::new(
+                        format!("`{}=False` touches nothing", pin.name),
+                        pinned("False"),
+                    )
+                    .lacks("CudaInit", any_init),
+                );
+            }
+            out
+        }
         Behaviour::CreatesParameters => vec![
             Probe::new(
                 "creates its parameters on a CUDA default device",
@@ -447,6 +487,36 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                     p(py(&["v = int(os.environ['LOCAL_RANK'])", &named("v")])),
                 )
                 .has("a tensor on a per-worker device", object(PER_WORKER)),
+            ]
+        }
+        Behaviour::CudaDevice { index } => {
+            let on = |arg: &[(Param, &str)]| {
+                p(py(&[&format!(
+                    "t = torch.zeros(1, device={})",
+                    call(x, arg)
+                )]))
+            };
+            vec![
+                Probe::new("names the ordinal given", on(&[(index, "1")]))
+                    .has("a tensor on cuda:1", object(CUDA_1))
+                    .holds("one CudaInit, the tensor's", |e| {
+                        e.iter().filter(|e| any_init(e)).count() == 1
+                    }),
+                Probe::new("names device 0 by default", on(&[]))
+                    .has("a tensor on cuda:0", object(DeviceIndex::Fixed(0))),
+                Probe::new(
+                    "names a rank's device",
+                    p(py(&[
+                        "v = int(os.environ['LOCAL_RANK'])",
+                        &format!("t = torch.zeros(1, device={})", call(x, &[(index, "v")])),
+                    ])),
+                )
+                .has("a tensor on a per-worker device", object(PER_WORKER)),
+                Probe::new(
+                    "touches nothing itself",
+                    p(py(&[&format!("d = {}", call(x, &[(index, "1")]))])),
+                )
+                .lacks("CudaInit", any_init),
             ]
         }
         Behaviour::SetsDefaultDevice { device } => vec![
@@ -486,7 +556,43 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             device,
             device_map,
             cuda_when_available,
-        } => loads_model(c, device, device_map, cuda_when_available),
+            auto,
+        } => loads_model(c, device, device_map, cuda_when_available, auto)?,
+        Behaviour::LoadsOnProviders { providers, cuda } => {
+            if cuda.is_empty() {
+                return Err("no provider names CUDA".into());
+            }
+            let load = |list: &str| {
+                let args = [(Param::pos(0, "path"), "'model.onnx'"), (providers, list)];
+                p(py(&[&format!("s = {}", call(x, &args))]))
+            };
+            let mut out = Vec::new();
+            for name in cuda {
+                out.push(
+                    Probe::new(
+                        format!("`{name}` loads onto CUDA"),
+                        load(&format!("['{name}', 'CPUExecutionProvider']")),
+                    )
+                    .has("a session on the current device", object(CURRENT)),
+                );
+                out.push(
+                    Probe::new(
+                        format!("`{name}` with options loads onto CUDA"),
+                        load(&format!("[('{name}', {{'device_id': 0}})]")),
+                    )
+                    .has("a session on the current device", object(CURRENT)),
+                );
+            }
+            out.push(
+                Probe::new("the CPU provider alone", load("['CPUExecutionProvider']"))
+                    .lacks("CudaInit", any_init),
+            );
+            out.push(
+                Probe::new("no providers", p(py(&[&format!("s = {x}('model.onnx')")])))
+                    .lacks("CudaInit", any_init),
+            );
+            out
+        }
         Behaviour::ReadsRank => vec![Probe::new(
             "returns a per-worker rank",
             p(py(&[&format!("v = {x}()"), "t = torch.zeros(1, device=v)"])),
@@ -659,6 +765,53 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                     .has("the child running `tf`", runs("tf"))
                 })
                 .collect()
+        }
+        Behaviour::IndexesArguments => {
+            let label = format!("{}.__getitem__", short(&c.name));
+            let run = |lines: &[&str]| {
+                let mut body = py(lines);
+                body.push_str(&py(&[
+                    "loader = torch.utils.data.DataLoader(ds, num_workers=2)",
+                    "for b in loader:",
+                    "    pass",
+                ]));
+                p(main_guard(&body))
+            };
+            vec![
+                Probe::new(
+                    "its CUDA tensors are read in the loader's workers",
+                    run(&[
+                        "x = torch.zeros(4, device='cuda:1')",
+                        &format!("ds = {x}(x)"),
+                    ]),
+                )
+                .has(&format!("the child running `{label}`"), runs(&label))
+                .holds(
+                    "a use of `x` after the fork",
+                    after(inheriting(ChildKind::DataLoader), uses("x")),
+                ),
+                Probe::new(
+                    "so are those of a dataset of its kind inside it",
+                    run(&[
+                        "x = torch.zeros(4, device='cuda:1')",
+                        &format!("inner = {x}(x)"),
+                        &format!("ds = {x}(inner)"),
+                    ]),
+                )
+                .holds(
+                    "a use of `x` after the fork",
+                    after(inheriting(ChildKind::DataLoader), uses("x")),
+                ),
+                Probe::new(
+                    "CPU tensors are not CUDA uses",
+                    run(&["x = torch.zeros(4)", &format!("ds = {x}(x)")]),
+                )
+                .has(
+                    "a forked loader child (control)",
+                    child(ChildKind::DataLoader),
+                )
+                .lacks("use of `x`", uses("x")),
+            ]
         }
         Behaviour::ForkingDataset => {
             let (name, function, with_rank) = dataset_map();
@@ -973,7 +1126,8 @@ fn loads_model(
     device: Option<Param>,
     device_map: Option<Param>,
     cuda_when_available: bool,
-) -> Vec<Probe> {
+    auto: Option<&str>,
+) -> Result<Vec<Probe>, String> {
     let model = Param::pos(0, "model");
     let load = |arg: Option<(Param, &str)>| {
         let mut args = vec![(model, "'m'")];
@@ -996,6 +1150,21 @@ fn loads_model(
             )
             .lacks("CUDA object", any_object),
         );
+        out.push(
+            Probe::new("stays on the CPU when told", load(Some((device, "'cpu'"))))
+                .lacks("CUDA object", any_object),
+        );
+        if let Some(auto) = auto {
+            out.push(
+                Probe::new(
+                    format!("`'{auto}'` loads onto CUDA when it is available"),
+                    load(Some((device, &format!("'{auto}'")))),
+                )
+                .has("a model on the current device", object(CURRENT)),
+            );
+        }
+    } else if auto.is_some() {
+        return Err("`auto` without a `device` parameter".into());
     }
     if let Some(map) = device_map {
         out.push(
@@ -1012,7 +1181,7 @@ fn loads_model(
     } else {
         Probe::new("stays on the CPU unless told", load(None)).lacks("CUDA object", any_object)
     });
-    out
+    Ok(out)
 }
 
 fn collective_probes(c: &Callee, device: &[Param], group: Param) -> Vec<Probe> {
@@ -1521,6 +1690,18 @@ fn method_probes(row: &MethodRow) -> Vec<Probe> {
             py(&[&format!("x = {m}()")]),
             &|p| p.has("an object on the current device", object(CURRENT)),
         ),
+        MethodBehaviour::InitsCuda { level } => each(
+            on,
+            &format!("initialises CUDA to {level:?}"),
+            py(&[&format!("y = {m}()"), "print(y)"]),
+            &|p| {
+                p.has(
+                    &format!("CudaInit at {level:?}, fails_in_child true"),
+                    init_failing(level, true),
+                )
+                .lacks("CUDA object", any_object)
+            },
+        ),
         MethodBehaviour::ToCpu => each(
             cuda_on,
             "brings the value to the CPU",
@@ -1666,22 +1847,55 @@ fn env_probes(row: &EnvRow) -> Result<Vec<Probe>, String> {
 
 fn import_probes(row: &ImportRow) -> Result<Vec<Probe>, String> {
     let level = row.init;
-    if level == Init::None {
-        return Err("an import row that moves nothing".into());
+    if level == Init::None && row.sets_env.is_none() {
+        return Err("an import row that does nothing".into());
     }
     let module = row.module;
-    let mut out = vec![Probe::new(
-        format!("`import {module}`"),
-        format!("import torch\nimport {module}\n"),
-    )
-    .has(&format!("CudaInit at {level:?}"), init_at(level))];
+    // Each spelling of the import: the module, from its parent, and a name from inside it.
+    let mut imports = vec![format!("import {module}")];
     if let Some((parent, leaf)) = module.rsplit_once('.') {
+        imports.push(format!("from {parent} import {leaf}"));
+    }
+    imports.push(format!("from {module} import Something"));
+    let mut out = Vec::new();
+    for import in &imports {
+        let probe = Probe::new(format!("`{import}`"), format!("import torch\n{import}\n"));
+        let probe = if level == Init::None {
+            probe.lacks("CudaInit", any_init)
+        } else {
+            probe.has(&format!("CudaInit at {level:?}"), init_at(level))
+        };
+        out.push(match row.sets_env {
+            Some((key, value)) => {
+                probe.has(&format!("EnvWritten {key}={value}"), written_as(key, value))
+            }
+            None => probe,
+        });
+    }
+    let Some((key, value)) = row.sets_env else {
+        return Ok(out);
+    };
+    // What the variable changes: the calls whose rows say so do nothing after the import.
+    let calls: Vec<&Row> = libraries::rows()
+        .filter(|r| {
+            matches!(r.does, Behaviour::InitsCuda { unless_env: Some(env), .. } if env == (key, value))
+        })
+        .collect();
+    if calls.is_empty() {
+        return Err(format!("no row's call depends on {key}={value}"));
+    }
+    for r in calls {
+        let c = callee(r.name);
         out.push(
             Probe::new(
-                format!("`from {parent} import {leaf}`"),
-                format!("import torch\nfrom {parent} import {leaf}\n"),
+                format!("after it, `{}` initialises nothing", r.name),
+                program(
+                    &c,
+                    &py(&[&format!("import {module}"), &format!("{}()", c.expr)]),
+                ),
             )
-            .has(&format!("CudaInit at {level:?}"), init_at(level)),
+            .has("the write (control)", written(key))
+            .lacks("CudaInit", any_init),
         );
     }
     Ok(out)
@@ -1968,7 +2182,7 @@ fn every_environment_row_does_what_it_says() {
 #[test]
 fn every_import_row_does_what_it_says() {
     let mut report = Report::default();
-    for row in libraries::gpu_arrays::IMPORTS {
+    for row in libraries::import_rows() {
         report.row(row.module, import_probes(row));
     }
     report.assert("import rows");
@@ -2009,7 +2223,7 @@ fn no_name_appears_twice() {
     ));
     all.extend(twice(
         "import rows",
-        libraries::gpu_arrays::IMPORTS.iter().map(|r| r.module),
+        libraries::import_rows().map(|r| r.module),
     ));
     assert!(all.is_empty(), "listed twice:\n{}", all.join("\n"));
 }

@@ -127,5 +127,6 @@ pub const METHODS: &[MethodRow] = &[MethodRow {
 pub const IMPORTS: &[ImportRow] = &[ImportRow {
     module: "pycuda.autoinit",
     init: Init::Context,
+    sets_env: None,
     reason: "creates a context on device 0 at import",
 }];

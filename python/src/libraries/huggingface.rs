@@ -1,9 +1,11 @@
 //! Hugging Face and friends: loaders that place models on CUDA, launcher state that binds the
-//! device, and `datasets`' own process pool.
+//! device, `datasets`' own process pool, and the trainers whose import changes what
+//! `torch.cuda.is_available()` does.
 
+use super::torch::NVML_CHECK_ENV;
 use super::{
-    AttributeBehaviour, AttributeRow, Behaviour, Init, MethodBehaviour, MethodRow, Param,
-    PrefixRow, Receiver, Row, CREATES_OBJECT,
+    AttributeBehaviour, AttributeRow, Behaviour, ImportRow, Init, MethodBehaviour, MethodRow,
+    Param, PrefixRow, Receiver, Row, CREATES_OBJECT,
 };
 
 const fn row(name: &'static str, does: Behaviour, reason: &'static str) -> Row {
@@ -18,6 +20,7 @@ const FROM_PRETRAINED: Behaviour = Behaviour::LoadsModel {
     device: None,
     device_map: Some(Param::kw("device_map")),
     cuda_when_available: false,
+    auto: None,
 };
 const DATASET: Behaviour = Behaviour::ForkingDataset;
 
@@ -29,6 +32,7 @@ pub const ROWS: &[Row] = &[
             device: Some(Param::kw("device")),
             device_map: Some(Param::kw("device_map")),
             cuda_when_available: false,
+            auto: None,
         },
         "places the model on `device` (a negative index is the CPU), or by `device_map`",
     ),
@@ -38,6 +42,7 @@ pub const ROWS: &[Row] = &[
             device: Some(Param::kw("device")),
             device_map: None,
             cuda_when_available: true,
+            auto: None,
         },
         "picks CUDA when it is available unless `device=\"cpu\"`",
     ),
@@ -134,3 +139,34 @@ pub const ATTRIBUTES: &[AttributeRow] = &[AttributeRow {
     does: AttributeBehaviour::Device,
     reason: "the process's device, chosen per rank",
 }];
+
+/// Importing these sets `PYTORCH_NVML_BASED_CUDA_CHECK=1` for the rest of the process, so a later
+/// `torch.cuda.is_available()` counts through NVML and leaves the driver alone.
+const NVML_CHECK: Option<(&str, &str)> = Some((NVML_CHECK_ENV, "1"));
+
+pub const IMPORTS: &[ImportRow] = &[
+    ImportRow {
+        module: "lightning",
+        init: Init::None,
+        sets_env: NVML_CHECK,
+        reason: "imports `lightning.fabric`, whose `__init__` sets PYTORCH_NVML_BASED_CUDA_CHECK=1 (Lightning 2.x)",
+    },
+    ImportRow {
+        module: "lightning_fabric",
+        init: Init::None,
+        sets_env: NVML_CHECK,
+        reason: "its `__init__` sets PYTORCH_NVML_BASED_CUDA_CHECK=1",
+    },
+    ImportRow {
+        module: "pytorch_lightning",
+        init: Init::None,
+        sets_env: NVML_CHECK,
+        reason: "imports `lightning_fabric`, whose `__init__` sets PYTORCH_NVML_BASED_CUDA_CHECK=1 (pytorch_lightning 2.x)",
+    },
+    ImportRow {
+        module: "vllm",
+        init: Init::None,
+        sets_env: NVML_CHECK,
+        reason: "`vllm.env_override`, run at `import vllm`, sets PYTORCH_NVML_BASED_CUDA_CHECK=1 (vllm PR 15951)",
+    },
+];

@@ -2,11 +2,14 @@
 //! name on a kind of receiver) to a [`Behaviour`], with the reason it holds and, where it depends on
 //! one, the version. The interpreter looks a name up once ([`lookup`]) and acts on the row's kind;
 //! it names no library itself. One table per library or family: `torch.rs`, `processes.rs`,
-//! `gpu_arrays.rs` (CuPy, Numba, PyCUDA), `huggingface.rs`, `python.rs` (builtins and the standard
-//! library's plumbing).
+//! `gpu_arrays.rs` (CuPy, Numba, PyCUDA), `frameworks.rs` (MXNet, JAX, TensorFlow, Triton),
+//! `inference.rs` (ONNX Runtime, CTranslate2, Whisper), `huggingface.rs`, `python.rs` (builtins and
+//! the standard library's plumbing).
 
+pub mod frameworks;
 pub mod gpu_arrays;
 pub mod huggingface;
+pub mod inference;
 pub mod processes;
 pub mod python;
 pub mod torch;
@@ -59,22 +62,38 @@ pub enum Behaviour {
     /// Binds the rank's device when the process runs under a distributed launcher (a rank);
     /// `owner`: returns an object whose `device` is that device (`AttributeRow`, `MethodRow`).
     BindsDeviceUnderLauncher { init: Init, owner: bool },
-    /// Allocates a tensor on the device `device` names, else on the default device.
-    Factory { device: Param },
+    /// Allocates a tensor on the device `device` names, else (`default_device`) on the default
+    /// device `SetsDefaultDevice` chose. `pin_memory=True` pins host memory through the CUDA host
+    /// allocator, which creates a context.
+    Factory {
+        device: Param,
+        pin_memory: Option<Param>,
+        default_device: bool,
+    },
     /// A layer whose parameters are created on the default device.
     CreatesParameters,
     /// A device value built from a type and an index.
     DeviceValue { kind: Param, index: Param },
+    /// A CUDA device value: the ordinal `index` names, else device 0.
+    CudaDevice { index: Param },
     /// Sets the default device (or tensor type) of every later allocation.
     SetsDefaultDevice { device: Param },
     /// Restores saved tensors to the device `map_location` names (unknown without it).
     LoadsTensors { map_location: Param },
     /// Loads a model: onto the device `device` names, else onto CUDA when `device_map` is given,
-    /// else (`cuda_when_available`) onto CUDA when it is available.
+    /// else (`cuda_when_available`) onto CUDA when it is available. `auto`: a `device` string that
+    /// asks for CUDA when it is available.
     LoadsModel {
         device: Option<Param>,
         device_map: Option<Param>,
         cuda_when_available: bool,
+        auto: Option<&'static str>,
+    },
+    /// Loads a model onto CUDA when the list `providers` names one of `cuda` (as a name, or as
+    /// the first item of a `(name, options)` pair); with other providers it stays on the CPU.
+    LoadsOnProviders {
+        providers: Param,
+        cuda: &'static [&'static str],
     },
     /// Returns this process's rank.
     ReadsRank,
@@ -122,6 +141,9 @@ pub enum Behaviour {
     },
     /// A library dataset whose transforms (these keywords) run in the loader's workers.
     LibraryDataset { transforms: &'static [&'static str] },
+    /// A dataset whose items index its arguments (tensors, or datasets of this kind): a loader's
+    /// workers read each.
+    IndexesArguments,
     /// A dataset whose `map`/`filter` with `num_proc` fork workers (`MethodRow`).
     ForkingDataset,
     /// `dict(a=1)`: a mapping of its keywords.
@@ -222,6 +244,9 @@ pub enum MethodBehaviour {
     MovesTo { device: Param },
     /// Creates a CUDA context (returns an object on the current device).
     CreatesContext,
+    /// Moves the process's CUDA state to `level` and returns no CUDA object (`x.pin_memory()`: a
+    /// host tensor, allocated through the CUDA host allocator).
+    InitsCuda { level: Init },
     /// Brings the value back to the CPU.
     ToCpu,
     /// Runs `function` over the dataset, in `num_proc` forked workers when it is above 1.
@@ -275,11 +300,13 @@ pub struct EnvRow {
     pub reason: &'static str,
 }
 
-/// A module whose import moves the CUDA state.
+/// A module whose import (or the import of anything in it) moves the CUDA state, or writes an
+/// environment variable (`sets_env`: key and value).
 #[derive(Debug)]
 pub struct ImportRow {
     pub module: &'static str,
     pub init: Init,
+    pub sets_env: Option<(&'static str, &'static str)>,
     pub reason: &'static str,
 }
 
@@ -287,11 +314,17 @@ const TABLES: &[&[Row]] = &[
     torch::ROWS,
     processes::ROWS,
     gpu_arrays::ROWS,
+    frameworks::ROWS,
+    inference::ROWS,
     huggingface::ROWS,
     python::ROWS,
 ];
-const PREFIX_TABLES: &[&[PrefixRow]] =
-    &[torch::PREFIXES, gpu_arrays::PREFIXES, huggingface::PREFIXES];
+const PREFIX_TABLES: &[&[PrefixRow]] = &[
+    torch::PREFIXES,
+    gpu_arrays::PREFIXES,
+    frameworks::PREFIXES,
+    huggingface::PREFIXES,
+];
 
 /// Every row of every table, for tests and listings.
 pub fn rows() -> impl Iterator<Item = &'static Row> {
@@ -309,6 +342,7 @@ pub fn method_rows() -> impl Iterator<Item = &'static MethodRow> {
         torch::METHODS,
         processes::METHODS,
         gpu_arrays::METHODS,
+        frameworks::METHODS,
         huggingface::METHODS,
     ]
     .into_iter()
@@ -389,12 +423,21 @@ pub fn env_rows() -> &'static [EnvRow] {
     torch::ENV
 }
 
-/// What importing `module` does to CUDA.
-pub fn import_effect(module: &str) -> Option<(Init, &'static str)> {
-    gpu_arrays::IMPORTS
-        .iter()
-        .find(|row| row.module == module)
-        .map(|row| (row.init, row.reason))
+/// Every import row.
+pub fn import_rows() -> impl Iterator<Item = &'static ImportRow> {
+    [gpu_arrays::IMPORTS, huggingface::IMPORTS]
+        .into_iter()
+        .flat_map(|t| t.iter())
+}
+
+/// What importing `module` does: the row of the module or of a package it is in (importing
+/// `a.b.c` runs `a` and `a.b` first).
+pub fn import_effect(module: &str) -> Option<&'static ImportRow> {
+    import_rows().find(|row| {
+        module
+            .strip_prefix(row.module)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    })
 }
 
 /// The `ProcessApi::Process` layer a class inherits from, through its library bases.
@@ -434,6 +477,12 @@ pub const GPU_PACKAGES: &[&str] = &[
     "mmengine",
     "tensorflow",
     "jax",
+    "mxnet",
+    "triton",
+    "onnxruntime",
+    "ctranslate2",
+    "faster_whisper",
+    "whisper",
     "cudf",
     "cuml",
     "cucim",

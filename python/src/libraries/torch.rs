@@ -16,7 +16,17 @@ const NONE: Behaviour = inits(Init::None);
 const DEVICE: Param = Param::pos(0, "device");
 const FACTORY: Behaviour = Behaviour::Factory {
     device: Param::kw("device"),
+    pin_memory: Some(Param::kw("pin_memory")),
+    default_device: true,
 };
+/// A factory without `pin_memory` (`torch.as_tensor`, `torch.Generator`).
+const UNPINNED_FACTORY: Behaviour = Behaviour::Factory {
+    device: Param::kw("device"),
+    pin_memory: None,
+    default_device: true,
+};
+/// A dataset of tensors: a loader's workers index them for every item.
+const TENSOR_DATASET: Behaviour = Behaviour::IndexesArguments;
 const COLLECTIVE: Behaviour = Behaviour::Collective {
     device: &[Param::kw("device_ids"), Param::kw("device")],
     group: Param::kw("group"),
@@ -129,7 +139,7 @@ pub const ROWS: &[Row] = &[
     row(
         "torch.get_device_module().device_count",
         inits(Init::Driver),
-        "the accelerator API counts through the driver (pytorch 190708)",
+        "the accelerator API counts through the driver (pytorch 190708; not seen on torch 2.11.0)",
     ),
     row("torch.cuda.device_count", NONE, "counts through NVML since torch 1.13 (pytorch PR 84879)"),
     row("torch.cuda.manual_seed", NONE, "queued until CUDA is initialised"),
@@ -153,7 +163,7 @@ pub const ROWS: &[Row] = &[
     row("torch.logspace", FACTORY, "allocates on `device`"),
     row("torch.eye", FACTORY, "allocates on `device`"),
     row("torch.tensor", FACTORY, "allocates on `device`"),
-    row("torch.as_tensor", FACTORY, "allocates on `device`"),
+    row("torch.as_tensor", UNPINNED_FACTORY, "allocates on `device`"),
     row("torch.zeros_like", FACTORY, "allocates on `device`"),
     row("torch.ones_like", FACTORY, "allocates on `device`"),
     row("torch.empty_like", FACTORY, "allocates on `device`"),
@@ -161,7 +171,7 @@ pub const ROWS: &[Row] = &[
     row("torch.rand_like", FACTORY, "allocates on `device`"),
     row("torch.randn_like", FACTORY, "allocates on `device`"),
     row("torch.randint_like", FACTORY, "allocates on `device`"),
-    row("torch.Generator", FACTORY, "a CUDA generator lives in a context"),
+    row("torch.Generator", UNPINNED_FACTORY, "a CUDA generator lives in a context"),
     row("torch.empty_strided", FACTORY, "allocates on `device`"),
     row("torch.sparse_coo_tensor", FACTORY, "allocates on `device`"),
     row("torch.normal", FACTORY, "allocates on `device`"),
@@ -171,7 +181,7 @@ pub const ROWS: &[Row] = &[
             kind: Param::pos(0, "type"),
             index: Param::pos(1, "index"),
         },
-        "names a device without touching it",
+        "names a device without touching it; `torch.device(0)` (an int alone) was reported to run `cuInit` on torch 2.5 up to before 2.11 (pytorch 144152); on torch 2.11.0 it did not",
     ),
     row(
         "torch.set_default_device",
@@ -276,6 +286,16 @@ pub const ROWS: &[Row] = &[
         "where it is defined",
     ),
     row(
+        "torch.utils.data.TensorDataset",
+        TENSOR_DATASET,
+        "`__getitem__` indexes each tensor: CUDA tensors are read in the loader's workers",
+    ),
+    row(
+        "torch.utils.data.StackDataset",
+        TENSOR_DATASET,
+        "`__getitem__` indexes each dataset or tensor it stacks, in the loader's workers",
+    ),
+    row(
         "torchvision.transforms.Compose",
         Behaviour::Compose {
             steps: Param::pos(0, "transforms"),
@@ -336,6 +356,14 @@ pub const METHODS: &[MethodRow] = &[
         on: Receiver::Any,
         does: MethodBehaviour::MovesTo { device: DEVICE },
         reason: "moves a tensor or module to the device named",
+    },
+    MethodRow {
+        name: "pin_memory",
+        on: Receiver::Any,
+        does: MethodBehaviour::InitsCuda {
+            level: Init::Context,
+        },
+        reason: "pinned host memory comes from the CUDA host allocator, which creates a context (a forked child's CUDA use then fails, seen on torch 2.11)",
     },
     MethodRow {
         name: "cpu",

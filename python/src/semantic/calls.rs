@@ -155,7 +155,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// Calls something the module defined (a function, method, class, partial, transform chain or
-    /// callable instance); `None` when the callee is not one of those.
+    /// callable instance), or fetches an item of a dataset of arguments; `None` when the callee is
+    /// not one of those.
     fn call_callable(
         &mut self,
         callee: &Value,
@@ -190,6 +191,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         v = self.call_plain(&step, vec![v]);
                     }
                     v
+                }
+                Some(Object::ArgumentsDataset { held, .. }) => {
+                    let mut items = Vec::new();
+                    for (obj, span, name) in &held {
+                        self.use_cuda_object(obj, *span, name, obj.global.is_some());
+                        items.push(Value::Cuda(obj.derived()));
+                    }
+                    Value::seq(items)
                 }
                 Some(Object::Instance { class, .. }) => match self.find_method(class, "__call__") {
                     Some(call) => {

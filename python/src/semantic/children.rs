@@ -711,6 +711,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Some(Object::LibraryDataset { transforms }) => {
                 entries.extend(transforms.iter().map(|t| (t.clone(), vec![Value::Unknown])));
             }
+            Some(Object::ArgumentsDataset { .. }) => {
+                entries.push((dataset.clone(), vec![Value::Unknown]));
+            }
             _ => {}
         }
         if !matches!(collate, Value::Unknown | Value::None) {
@@ -733,6 +736,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Value::Object(_) => match self.object(callee) {
                 Some(Object::Partial { func, .. }) => self.describe(func),
                 Some(Object::Compose(_)) => "its transforms".into(),
+                Some(Object::ArgumentsDataset { name, .. }) => format!("`{name}.__getitem__`"),
                 Some(Object::Instance { class, .. }) => {
                     format!("`{}.__call__`", self.class(*class).name)
                 }

@@ -767,8 +767,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     fn import_effect(&mut self, module: &str, span: Span) {
-        if let Some((init, reason)) = libraries::import_effect(module) {
-            self.cuda_event(span, init, format!("`import {module}` {reason}"), true);
+        let Some(row) = libraries::import_effect(module) else {
+            return;
+        };
+        let what = format!("`import {}` {}", row.module, row.reason);
+        self.cuda_event(span, row.init, what, true);
+        if let Some((key, value)) = row.sets_env {
+            self.write_env(key, &Value::Str(value.to_string()), span);
         }
     }
 

@@ -126,19 +126,34 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     Value::Unknown
                 }
             }
-            Behaviour::Factory { device } => {
+            Behaviour::Factory {
+                device,
+                pin_memory,
+                default_device,
+            } => {
+                let pinned =
+                    pin_memory.filter(|p| matches!(args.param(*p), Some((Value::Bool(true), _))));
+                if let Some(p) = pinned {
+                    let what = format!(
+                        "`{short}({}=True)` pins host memory through the CUDA host allocator, \
+                         which creates a context",
+                        p.name
+                    );
+                    self.cuda_event(span, Init::Context, what, true);
+                }
                 match args.param(device).and_then(|(v, e)| self.device_arg(v, e)) {
                     Some(Device::Cuda(index)) => self.new_cuda_object(
                         span,
                         index,
-                        format!("`{short}(device=...)` allocates on CUDA"),
+                        format!("`{short}({}=...)` allocates on CUDA", device.name),
                     ),
                     Some(_) => Value::Unknown,
-                    None if self.proc_ref().default_cuda.is_some() => self.new_cuda_object(
-                        span,
-                        DeviceIndex::Current,
-                        format!("`{short}` allocates on CUDA, the default device"),
-                    ),
+                    None if default_device && self.proc_ref().default_cuda.is_some() => self
+                        .new_cuda_object(
+                            span,
+                            DeviceIndex::Current,
+                            format!("`{short}` allocates on CUDA, the default device"),
+                        ),
                     None => passthrough(args),
                 }
             }
@@ -163,6 +178,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 };
                 device.map_or(Value::Unknown, Value::Device)
             }
+            Behaviour::CudaDevice { index } => {
+                Value::Device(Device::Cuda(match args.param(index) {
+                    None => DeviceIndex::Fixed(0),
+                    Some((Value::Int(i), _)) => DeviceIndex::Fixed(*i),
+                    Some(_) => DeviceIndex::PerWorker,
+                }))
+            }
             Behaviour::SetsDefaultDevice { device } => {
                 if self.names_cuda(args.param(device)) {
                     self.proc().default_cuda.get_or_insert(span);
@@ -183,6 +205,24 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 },
             },
             Behaviour::LoadsModel { .. } => self.load_model(span, short, does, args),
+            Behaviour::LoadsOnProviders { providers, cuda } => {
+                let named = |v: &Value| {
+                    let name = match v {
+                        Value::Sequence(pair) => pair.first().cloned().unwrap_or_default(),
+                        other => other.clone(),
+                    };
+                    name.as_str().is_some_and(|n| cuda.contains(&n))
+                };
+                match args.param(providers) {
+                    Some((Value::Sequence(items), _)) if items.iter().any(named) => self
+                        .new_cuda_object(
+                            span,
+                            DeviceIndex::Current,
+                            format!("`{short}(providers=...)` loads the model onto CUDA"),
+                        ),
+                    _ => Value::Unknown,
+                }
+            }
             Behaviour::ReadsRank => {
                 self.proc().per_worker = true;
                 Value::Rank
@@ -264,6 +304,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.alloc(Object::LibraryDataset { transforms })
             }
             Behaviour::ForkingDataset => self.alloc(Object::ForkingDataset),
+            Behaviour::IndexesArguments => self.arguments_dataset(short, args),
             Behaviour::DictOfKeywords => {
                 if !args.pos.is_empty() {
                     return None;
@@ -329,12 +370,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
             device,
             device_map,
             cuda_when_available,
+            auto,
         } = does
         else {
             return Value::Unknown;
         };
         let named = device.and_then(|p| args.param(p)).map(|(v, e)| match v {
             Value::Int(i) if *i < 0 => Some(Device::Cpu),
+            Value::Str(s) if auto == Some(s.as_str()) => Some(Device::Cuda(DeviceIndex::Current)),
             _ => self.device_arg(v, e),
         });
         let target = match (named, device_map.and_then(|p| args.param(p))) {
@@ -354,6 +397,32 @@ impl<'m, A: Analysis> Interp<'m, A> {
             ),
             _ => Value::Unknown,
         }
+    }
+
+    /// `TensorDataset(x, y)`: a dataset holding the CUDA objects among its arguments (and those of
+    /// such datasets among them), which a worker reads for every item.
+    fn arguments_dataset(&mut self, short: &str, args: &Args<'m>) -> Value {
+        let mut held = Vec::new();
+        let given = args.pos.iter().map(|(v, e)| (v, *e));
+        for (v, e) in given.chain(args.kw.iter().map(|(_, v, e)| (v, *e))) {
+            match v {
+                Value::Cuda(obj) => {
+                    let name = e
+                        .dotted()
+                        .unwrap_or_else(|| format!("a tensor of `{short}`"));
+                    held.push((obj.clone(), e.span, name));
+                }
+                _ => {
+                    if let Some(Object::ArgumentsDataset { held: inner, .. }) = self.object(v) {
+                        held.extend(inner.iter().cloned());
+                    }
+                }
+            }
+        }
+        self.alloc(Object::ArgumentsDataset {
+            name: short.to_string(),
+            held,
+        })
     }
 
     /// Whether a default-device argument names CUDA: a CUDA device, or a CUDA tensor type.
@@ -523,6 +592,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 DeviceIndex::Current,
                 format!("`{method}()` creates a CUDA context"),
             ),
+            MethodBehaviour::InitsCuda { level } => {
+                let what = match level {
+                    Init::Context => "creates a CUDA context",
+                    Init::Driver | Init::None => "initialises the CUDA driver",
+                };
+                self.cuda_event(span, level, format!("`.{method}()` {what}"), true);
+                match recv {
+                    Value::Cuda(obj) => Value::Cuda(obj.derived()),
+                    _ => Value::Unknown,
+                }
+            }
             MethodBehaviour::ToCpu => Value::Unknown,
             MethodBehaviour::MapsDataset { .. } => self.dataset_map(span, recv, does, args),
         })

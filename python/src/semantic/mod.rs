@@ -30,7 +30,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
 use gpulint_core::analysis::{Analysis, Context};
-use gpulint_core::effect::{CudaInitSite, Effect};
+use gpulint_core::effect::{CudaInitSite, CudaObject, Effect};
 
 use crate::libraries::processes::StartMethod;
 use crate::model::{Class, ClassId, FuncId, Function, Module, Receives};
@@ -135,6 +135,12 @@ enum Object {
     /// A dataset from a library, with its transforms (`torchvision.datasets.ImageFolder(transform=...)`).
     LibraryDataset {
         transforms: Vec<Value>,
+    },
+    /// A dataset whose items index the CUDA objects it holds (`TensorDataset(x, y)`), each with the
+    /// argument's span and name. Called (a worker fetching an item), it reads each.
+    ArgumentsDataset {
+        name: String,
+        held: Vec<(CudaObject, Span, String)>,
     },
     /// `transforms.Compose([...])`: calling it calls each.
     Compose(Vec<Value>),

@@ -1,0 +1,204 @@
+//! Other frameworks and compilers: MXNet, JAX, TensorFlow and Triton. Each creates its CUDA
+//! contexts on first GPU use and has no fork guard: a forked child's GPU work then fails or hangs.
+
+use super::{
+    inits, Behaviour, Init, MethodBehaviour, MethodRow, Param, PrefixRow, Receiver, Row,
+    CREATES_OBJECT,
+};
+
+const fn row(name: &'static str, does: Behaviour, reason: &'static str) -> Row {
+    Row { name, does, reason }
+}
+
+const CONTEXT: Behaviour = inits(Init::Context);
+const DRIVER: Behaviour = inits(Init::Driver);
+
+/// An MXNet array: on the context `ctx` names, else on MXNet's default context (the CPU unless a
+/// `with mx.gpu():` block says otherwise, which is not followed).
+const fn mxnet_array(ctx: Param) -> Behaviour {
+    Behaviour::Factory {
+        device: ctx,
+        pin_memory: None,
+        default_device: false,
+    }
+}
+
+/// A JAX call that starts its backends: the CUDA client creates a context on every visible GPU.
+const JAX_BACKEND: &str =
+    "starts JAX's backends: the CUDA client creates contexts on the GPUs (a forked child's JAX work then aborts, seen on jax 0.11.2)";
+
+/// A TensorFlow call that starts its runtime: the eager context creates the GPU devices.
+const TF_RUNTIME: &str =
+    "starts TensorFlow's runtime, which creates the GPU devices (forked children hang)";
+/// A TensorFlow tensor: placed on the first GPU by default when there is one.
+const TF_TENSOR: &str =
+    "starts TensorFlow's runtime and places the tensor on the first GPU when there is one";
+
+pub const ROWS: &[Row] = &[
+    // MXNet: `mx.gpu(i)` only names a device; arrays created on it, and GPU counts, touch CUDA.
+    row(
+        "mxnet.gpu",
+        Behaviour::CudaDevice {
+            index: Param::pos(0, "device_id"),
+        },
+        "names a GPU context without touching it; arrays created on it allocate there",
+    ),
+    row(
+        "mxnet.context.gpu",
+        Behaviour::Alias("mxnet.gpu"),
+        "where it is defined",
+    ),
+    row(
+        "mxnet.test_utils.list_gpus",
+        DRIVER,
+        "counts GPUs through the CUDA runtime (`mx.util.get_gpu_count`), which runs `cuInit` (gluonts 1054); old releases ran nvidia-smi instead",
+    ),
+    row(
+        "mxnet.util.get_gpu_count",
+        DRIVER,
+        "counts GPUs through the CUDA runtime, which runs `cuInit`",
+    ),
+    row(
+        "mxnet.context.num_gpus",
+        DRIVER,
+        "counts GPUs through the CUDA runtime, which runs `cuInit`",
+    ),
+    row(
+        "mxnet.context.gpu_memory_info",
+        CONTEXT,
+        "asks the device for its free memory, through a context",
+    ),
+    row(
+        "mxnet.nd.array",
+        mxnet_array(Param::pos(1, "ctx")),
+        "allocates on `ctx`",
+    ),
+    row(
+        "mxnet.nd.zeros",
+        mxnet_array(Param::pos(1, "ctx")),
+        "allocates on `ctx`",
+    ),
+    row(
+        "mxnet.nd.ones",
+        mxnet_array(Param::pos(1, "ctx")),
+        "allocates on `ctx`",
+    ),
+    row(
+        "mxnet.nd.empty",
+        mxnet_array(Param::pos(1, "ctx")),
+        "allocates on `ctx`",
+    ),
+    row(
+        "mxnet.nd.full",
+        mxnet_array(Param::pos(2, "ctx")),
+        "allocates on `ctx`",
+    ),
+    row(
+        "mxnet.nd.arange",
+        mxnet_array(Param::kw("ctx")),
+        "allocates on `ctx`",
+    ),
+    row(
+        "mxnet.nd.random.uniform",
+        mxnet_array(Param::kw("ctx")),
+        "allocates on `ctx`",
+    ),
+    row(
+        "mxnet.nd.random.normal",
+        mxnet_array(Param::kw("ctx")),
+        "allocates on `ctx`",
+    ),
+    // JAX: the first call that needs a device starts every backend.
+    row("jax.devices", CONTEXT, JAX_BACKEND),
+    row("jax.local_devices", CONTEXT, JAX_BACKEND),
+    row("jax.device_count", CONTEXT, JAX_BACKEND),
+    row("jax.local_device_count", CONTEXT, JAX_BACKEND),
+    row("jax.default_backend", CONTEXT, JAX_BACKEND),
+    row(
+        "jax.device_put",
+        CREATES_OBJECT,
+        "starts JAX's backends and puts the array on the default device, a GPU when there is one",
+    ),
+    // TensorFlow: listing devices or creating the first tensor starts the runtime.
+    row(
+        "tensorflow.config.list_physical_devices",
+        CONTEXT,
+        "initialises the GPUs it lists (forked children hang)",
+    ),
+    row(
+        "tensorflow.config.experimental.list_physical_devices",
+        Behaviour::Alias("tensorflow.config.list_physical_devices"),
+        "the older spelling",
+    ),
+    row("tensorflow.config.list_logical_devices", CONTEXT, TF_RUNTIME),
+    row("tensorflow.test.is_gpu_available", CONTEXT, TF_RUNTIME),
+    row("tensorflow.constant", CREATES_OBJECT, TF_TENSOR),
+    row("tensorflow.Variable", CREATES_OBJECT, TF_TENSOR),
+    row("tensorflow.zeros", CREATES_OBJECT, TF_TENSOR),
+    row("tensorflow.ones", CREATES_OBJECT, TF_TENSOR),
+    row("tensorflow.convert_to_tensor", CREATES_OBJECT, TF_TENSOR),
+];
+
+pub const PREFIXES: &[PrefixRow] = &[
+    PrefixRow {
+        prefix: "jax.numpy.",
+        suffix: "",
+        class_leaf: false,
+        except: &[
+            "jax.numpy.dtype",
+            "jax.numpy.issubdtype",
+            "jax.numpy.result_type",
+            "jax.numpy.promote_types",
+            "jax.numpy.can_cast",
+            "jax.numpy.iinfo",
+            "jax.numpy.finfo",
+            "jax.numpy.shape",
+            "jax.numpy.ndim",
+        ],
+        does: CREATES_OBJECT,
+        reason: "creates the array on the default device, starting JAX's backends: the CUDA client creates contexts on the GPUs (a forked child's `jnp` work then aborts, seen on jax 0.11.2)",
+    },
+    PrefixRow {
+        prefix: "jax.random.",
+        suffix: "",
+        class_leaf: false,
+        except: &[],
+        does: CREATES_OBJECT,
+        reason: "keys and samples are arrays on the default device: starts JAX's backends",
+    },
+    PrefixRow {
+        prefix: "triton.runtime.driver.active.",
+        suffix: "",
+        class_leaf: false,
+        except: &[],
+        does: inits(Init::Context),
+        reason: "initialises CUDA through Triton's active driver (seen on triton 3.6.0, through torch's lazy init: a forked child's CUDA use then failed; a raw `cuInit` on triton 3.8, triton PR 9578)",
+    },
+];
+
+pub const METHODS: &[MethodRow] = &[
+    MethodRow {
+        name: "as_in_context",
+        on: Receiver::Any,
+        does: MethodBehaviour::MovesTo {
+            device: Param::pos(0, "context"),
+        },
+        reason: "MXNet: copies the array to the context named",
+    },
+    MethodRow {
+        name: "copyto",
+        on: Receiver::Any,
+        does: MethodBehaviour::MovesTo {
+            device: Param::pos(0, "other"),
+        },
+        reason: "MXNet: copies the array to the context (or into the array) named",
+    },
+    MethodRow {
+        name: "initialize",
+        on: Receiver::Any,
+        does: MethodBehaviour::MovesTo {
+            device: Param::pos(1, "ctx"),
+        },
+        reason: "MXNet Gluon: creates the block's parameters on `ctx`",
+    },
+];

@@ -482,7 +482,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
         callee: &Value,
         args: &Args<'m>,
     ) -> Option<Value> {
-        if matches!(recv, Value::Qualified(_)) || matches!(callee, Value::BoundMethod(..)) {
+        // A library method row never stands for the project's own code: `dist.initialize()` on a
+        // project module calls the project's function, whatever a library names its methods.
+        if matches!(recv, Value::Qualified(_) | Value::Module(_))
+            || matches!(
+                callee,
+                Value::BoundMethod(..) | Value::Function(..) | Value::Class(_)
+            )
+        {
             return None;
         }
         // `ctx.Process(...)`: the context's module's name, with the context's start method.

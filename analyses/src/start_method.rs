@@ -97,6 +97,9 @@ impl Analysis for StartMethodFixed {
                     .iter()
                     .find(|(c, _)| c == context)
                     .map(|(_, f)| f);
+                // The same call run again (a setup function called twice) is usually guarded by a
+                // `get_start_method(allow_none=True)` check gpulint does not evaluate: not reported.
+                let earlier = earlier.filter(|f| f.span != *span);
                 if let Some(fixed) = earlier.or(self.started_fixed.as_ref()) {
                     let fact = AlreadyFixedFact {
                         span: *span,
@@ -197,6 +200,7 @@ mod tests {
     #[test]
     fn a_first_call_or_a_caught_one_is_silent() {
         assert!(facts(&[set(5, false, false)]).is_empty());
+        assert!(facts(&[set(5, false, false), set(5, false, false)]).is_empty());
         assert!(facts(&[fixed(1, true), set(5, false, true)]).is_empty());
     }
 }

@@ -5,6 +5,8 @@ import tensorflow as tf
 
 
 def normalise(values):
+    if not tf.config.list_logical_devices("GPU"):
+        raise RuntimeError("worker sees no GPU")
     t = tf.constant(values, dtype=tf.float32)
     return (t / tf.reduce_max(t)).numpy().tolist()
 

@@ -145,11 +145,7 @@ impl Analysis for ForkAfterInit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpulint_core::source::FileId;
-
-    fn at(start: u32) -> Span {
-        Span::new(FileId(0), start, start + 1)
-    }
+    use crate::testing::at;
 
     fn start(parent: bool) -> Effect {
         Effect::ChildStarted(ChildStart {

@@ -9,6 +9,8 @@ pub mod main_guard;
 pub mod pinned;
 pub mod process_group;
 pub mod start_method;
+#[cfg(test)]
+mod testing;
 pub mod visible_devices;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};

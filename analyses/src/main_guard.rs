@@ -4,7 +4,7 @@
 //! context is already fixed.
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
-use gpulint_core::effect::{ChildKind, Effect, StartMethod};
+use gpulint_core::effect::{Effect, StartMethod};
 use gpulint_core::source::Span;
 
 /// What the re-import ran again.
@@ -13,7 +13,6 @@ pub enum Rerun {
     /// A process creation under spawn or forkserver: every child would create children of its own,
     /// so Python stops it ("bootstrapping phase").
     Creation {
-        kind: ChildKind,
         start_method: StartMethod,
         /// What chose that start method (`None`: the platform default).
         start_method_source: Option<Span>,
@@ -52,7 +51,6 @@ impl Analysis for MainGuard {
                     UnguardedFact {
                         span: child.span,
                         rerun: Rerun::Creation {
-                            kind: child.kind,
                             start_method: child.start_method,
                             start_method_source: child.start_method_source,
                         },
@@ -85,12 +83,8 @@ impl Analysis for MainGuard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpulint_core::effect::ChildStart;
-    use gpulint_core::source::FileId;
-
-    fn at(start: u32) -> Span {
-        Span::new(FileId(0), start, start + 1)
-    }
+    use crate::testing::at;
+    use gpulint_core::effect::{ChildKind, ChildStart};
 
     fn child(start_method: StartMethod, during_reimport: bool) -> Effect {
         Effect::ChildStarted(ChildStart {

@@ -102,12 +102,8 @@ impl Analysis for PinnedGlobal {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::at;
     use gpulint_core::effect::{Binding, CudaObject};
-    use gpulint_core::source::FileId;
-
-    fn at(start: u32) -> Span {
-        Span::new(FileId(0), start, start + 1)
-    }
 
     fn read_global(pinned: bool) -> Effect {
         Effect::CudaUsed {

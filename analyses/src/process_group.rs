@@ -183,11 +183,7 @@ impl Analysis for GroupBeforeBinding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpulint_core::source::FileId;
-
-    fn at(start: u32) -> Span {
-        Span::new(FileId(0), start, start + 1)
-    }
+    use crate::testing::at;
 
     fn group_at(start: u32) -> Effect {
         Effect::ProcessGroupCreated {

@@ -147,11 +147,7 @@ impl Analysis for StartMethodFixed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpulint_core::source::FileId;
-
-    fn at(start: u32) -> Span {
-        Span::new(FileId(0), start, start + 1)
-    }
+    use crate::testing::at;
 
     fn fixed(start: u32, creates_objects: bool) -> Effect {
         Effect::StartMethodFixed {

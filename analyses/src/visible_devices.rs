@@ -101,12 +101,8 @@ impl Analysis for VisibleDevices {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::at;
     use gpulint_core::effect::{ChildKind, ChildStart, Init, StartMethod};
-    use gpulint_core::source::FileId;
-
-    fn at(start: u32) -> Span {
-        Span::new(FileId(0), start, start + 1)
-    }
 
     fn init(start: u32) -> Effect {
         Effect::CudaInit {

@@ -137,7 +137,6 @@ fn diagnostic(fact: &UnguardedFact) -> Diagnostic {
 mod tests {
     use super::*;
     use crate::testing::{span, Text};
-    use gpulint_core::effect::ChildKind;
 
     fn facts(rerun: Rerun) -> Facts {
         Facts {
@@ -153,7 +152,6 @@ mod tests {
     fn a_creation_names_what_chose_spawn() {
         let [d] = check(
             &facts(Rerun::Creation {
-                kind: ChildKind::ProcessStart,
                 start_method: StartMethod::Spawn,
                 start_method_source: Some(span(0, 5)),
             }),
@@ -170,7 +168,6 @@ mod tests {
     fn the_platform_default_is_named_in_the_help() {
         let [d] = check(
             &facts(Rerun::Creation {
-                kind: ChildKind::Pool,
                 start_method: StartMethod::Forkserver,
                 start_method_source: None,
             }),

@@ -63,6 +63,7 @@ impl Analysis for MainGuard {
                 force: false,
                 during_reimport: true,
                 caught: false,
+                only_if_unset: false,
                 ..
             } => add(
                 facts,
@@ -108,6 +109,7 @@ mod tests {
             force,
             during_reimport,
             caught,
+            only_if_unset: false,
         }
     }
 

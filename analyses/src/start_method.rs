@@ -90,6 +90,7 @@ impl Analysis for StartMethodFixed {
                 force,
                 during_reimport: false,
                 caught,
+                only_if_unset,
                 ..
             } => {
                 let earlier = self
@@ -97,9 +98,10 @@ impl Analysis for StartMethodFixed {
                     .iter()
                     .find(|(c, _)| c == context)
                     .map(|(_, f)| f);
-                // The same call run again (a setup function called twice) is usually guarded by a
-                // `get_start_method(allow_none=True)` check gpulint does not evaluate: not reported.
-                let earlier = earlier.filter(|f| f.span != *span);
+                // The same call run again (a setup function called twice) is guarded somehow, or
+                // it would fail on every run: not reported. Under `if get_start_method(
+                // allow_none=True) is None:` the call never runs where the method is fixed.
+                let earlier = earlier.filter(|f| f.span != *span && !*only_if_unset);
                 if let Some(fixed) = earlier.or(self.started_fixed.as_ref()) {
                     let fact = AlreadyFixedFact {
                         span: *span,
@@ -167,6 +169,7 @@ mod tests {
             force,
             during_reimport: false,
             caught,
+            only_if_unset: false,
         }
     }
 
@@ -198,5 +201,20 @@ mod tests {
         assert!(facts(&[set(5, false, false)]).is_empty());
         assert!(facts(&[set(5, false, false), set(5, false, false)]).is_empty());
         assert!(facts(&[fixed(1, true), set(5, false, true)]).is_empty());
+    }
+
+    #[test]
+    fn a_call_that_runs_only_while_unset_is_silent() {
+        let guarded = Effect::StartMethodSet {
+            span: at(5),
+            context: 0,
+            method: StartMethod::Spawn,
+            at_module_scope: false,
+            force: false,
+            during_reimport: false,
+            caught: false,
+            only_if_unset: true,
+        };
+        assert!(facts(&[fixed(1, true), guarded]).is_empty());
     }
 }

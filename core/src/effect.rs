@@ -199,7 +199,9 @@ pub enum Effect {
     ChildRuns { code: Arc<str> },
     /// The start method of a process-creating layer was set here. `force`: the call passes
     /// `force=True`; `during_reimport`: a spawned child re-importing the main module runs it again
-    /// (where the context is already fixed); `caught`: it runs inside a `try` with handlers.
+    /// (where the context is already fixed); `caught`: it runs inside a `try` with handlers;
+    /// `only_if_unset`: it runs under `if get_start_method(allow_none=True) is None:`, so never
+    /// where the context is already fixed.
     StartMethodSet {
         span: Span,
         /// Which default context (an opaque key: each multiprocessing package has its own).
@@ -209,6 +211,7 @@ pub enum Effect {
         force: bool,
         during_reimport: bool,
         caught: bool,
+        only_if_unset: bool,
     },
     /// The default context's start method was fixed here (`get_start_method()`, a lock or queue
     /// made with it); `creates_objects`: objects tied to that start method exist from here on.

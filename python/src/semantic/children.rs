@@ -143,6 +143,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let frames = std::mem::take(&mut self.frames);
         let loop_depth = std::mem::take(&mut self.loop_depth);
         let try_depth = std::mem::take(&mut self.try_depth);
+        let unset_guard_depth = std::mem::take(&mut self.unset_guard_depth);
         let (mut child, parent_init) = self.child_process(start, parent_init);
         child.child_of = Some(span);
         self.procs.push(child);
@@ -168,6 +169,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.frames = frames;
         self.loop_depth = loop_depth;
         self.try_depth = try_depth;
+        self.unset_guard_depth = unset_guard_depth;
         self.fuel = fuel;
         self.statement_budgets = budgets;
         ChildRun {

@@ -313,12 +313,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
         {
             return IfStep::OnlyElse;
         }
+        let seen = std::mem::replace(&mut self.start_query_seen, false);
         let tested = self.eval(test);
+        let only_if_unset =
+            std::mem::replace(&mut self.start_query_seen, seen) && tests_for_none(test);
         if let Some((span, child_is_body)) = self.fork_test(test, &tested) {
             return IfStep::Fork(span, child_is_body);
         }
         let before = self.snapshot();
+        self.unset_guard_depth += u32::from(only_if_unset);
         let flow_body = self.exec_block(body);
+        self.unset_guard_depth -= u32::from(only_if_unset);
         let after_body = self.snapshot();
         self.restore(before);
         IfStep::Branch(after_body, flow_body)
@@ -1036,4 +1041,28 @@ pub(super) fn child_branch_of(ops: &[CmpOp], zero_on_right: bool) -> Option<bool
 /// Whether the qualified name is the process environment (`Behaviour::Environ`).
 fn is_environ(name: &str) -> bool {
     matches!(libraries::lookup(name), Some((Behaviour::Environ, _)))
+}
+
+/// `call() is None`, `call() == None` or `not call()`: the body runs only when the call's result
+/// is empty (for `get_start_method(allow_none=True)`, when no start method is fixed yet).
+fn tests_for_none(test: &Expr) -> bool {
+    match &test.kind {
+        ExprKind::Not(inner) => matches!(inner.kind, ExprKind::Call { .. }),
+        ExprKind::Compare {
+            left,
+            ops,
+            comparators,
+        } => {
+            matches!(left.kind, ExprKind::Call { .. })
+                && matches!(ops[..], [CmpOp::Is | CmpOp::Eq])
+                && matches!(
+                    comparators[..],
+                    [Expr {
+                        kind: ExprKind::NoneLiteral,
+                        ..
+                    }]
+                )
+        }
+        _ => false,
+    }
 }

@@ -268,7 +268,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let asks_none = allow_none
                     .and_then(|p| args.param(p))
                     .is_some_and(|(v, _)| !matches!(v, Value::Bool(false)));
-                if !asks_none {
+                if asks_none {
+                    self.start_query_seen = true;
+                } else {
                     self.emit(Effect::StartMethodFixed {
                         span,
                         context: u32::from(super::process::layer_key(layer)),
@@ -470,6 +472,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             force,
             during_reimport,
             caught: self.try_depth > 0,
+            only_if_unset: self.unset_guard_depth > 0,
         });
     }
 

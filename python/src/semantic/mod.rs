@@ -241,6 +241,10 @@ struct Interp<'m, A: Analysis> {
     loop_depth: u32,
     /// How many `try` bodies with handlers the running code is in: what raises there may be caught.
     try_depth: u32,
+    /// How many `if get_start_method(allow_none=True) is None:` bodies the running code is in.
+    unset_guard_depth: u32,
+    /// A `get_start_method(allow_none=True)` ran since the running `if` test began.
+    start_query_seen: bool,
     import_depth: usize,
     /// Whether module-level statements get a budget each (the main program's top level, a cached
     /// import); elsewhere (a child's re-import, an entry's import) they share the running budget.
@@ -286,6 +290,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             fuel: STATEMENT_FUEL,
             loop_depth: 0,
             try_depth: 0,
+            unset_guard_depth: 0,
+            start_query_seen: false,
             import_depth: 0,
             fork_calls: HashSet::default(),
             free_names: HashMap::default(),

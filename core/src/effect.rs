@@ -221,6 +221,9 @@ pub enum Effect {
         what: Arc<str>,
         creates_objects: bool,
     },
+    /// A checkpoint load that restores tensors to the devices they were saved from (no
+    /// `map_location`): usually cuda:0, whatever device this process uses.
+    UnmappedLoad { span: Span, what: Arc<str> },
     /// An environment variable was written here; `narrows_visibility`: it is the variable that
     /// selects the GPUs the process sees, which the driver reads once, at initialisation.
     EnvWritten {

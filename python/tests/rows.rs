@@ -318,6 +318,10 @@ fn start_set(method: StartMethod) -> impl Fn(&Effect) -> bool {
     }
 }
 
+fn unmapped(e: &Effect) -> bool {
+    matches!(e, Effect::UnmappedLoad { .. })
+}
+
 fn written(key: &str) -> impl Fn(&Effect) -> bool {
     let key = key.to_string();
     move |e| matches!(e, Effect::EnvWritten { key: k, .. } if **k == *key)
@@ -549,7 +553,27 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                     "a CPU `map_location` loads nothing onto CUDA",
                     load("'cpu'"),
                 )
-                .lacks("CUDA object", any_object),
+                .lacks("CUDA object", any_object)
+                .lacks("unmapped load", unmapped),
+                Probe::new(
+                    "no `map_location` is an unmapped load",
+                    p(py(&[&format!(
+                        "t = {}",
+                        call(x, &[(Param::pos(0, "f"), "'ckpt.pt'")])
+                    )])),
+                )
+                .has("unmapped load", unmapped),
+                Probe::new(
+                    "a `**kwargs` may carry the mapping",
+                    p(py(&[
+                        "def load(path, **kw):",
+                        &format!(
+                            "    return {}, **kw)",
+                            call(x, &[(Param::pos(0, "f"), "path")]).trim_end_matches(')')
+                        ),
+                    ])),
+                )
+                .lacks("unmapped load", unmapped),
             ]
         }
         Behaviour::LoadsModel {
@@ -1997,6 +2021,7 @@ fn summary(effect: &Effect) -> String {
             creates_objects, ..
         } => format!("StartMethodFixed creates_objects={creates_objects}"),
         Effect::EnvWritten { key, value, .. } => format!("EnvWritten {key}={value:?}"),
+        Effect::UnmappedLoad { what, .. } => format!("UnmappedLoad {what}"),
     }
 }
 

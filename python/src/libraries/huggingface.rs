@@ -24,7 +24,28 @@ const FROM_PRETRAINED: Behaviour = Behaviour::LoadsModel {
 };
 const DATASET: Behaviour = Behaviour::ForkingDataset;
 
+/// Lightning's `load_from_checkpoint` passes `map_location` to `torch.load`; without one it keeps
+/// the saved devices while CUDA is available (`_default_map_location` returns `None`), then moves
+/// the module to its first tensor's device (pytorch_lightning 2.4 `core/saving.py`).
+const LIGHTNING_LOAD: Behaviour = Behaviour::LoadsTensors {
+    map_location: Param::pos(1, "map_location"),
+};
+const LIGHTNING_LOAD_WHY: &str =
+    "restores the checkpoint to the devices it was saved from unless `map_location` says (Lightning 2.x)";
+
 pub const ROWS: &[Row] = &[
+    row("pytorch_lightning.LightningModule.load_from_checkpoint", LIGHTNING_LOAD, LIGHTNING_LOAD_WHY),
+    row("lightning.pytorch.LightningModule.load_from_checkpoint", LIGHTNING_LOAD, LIGHTNING_LOAD_WHY),
+    row(
+        "lightning.LightningModule.load_from_checkpoint",
+        Behaviour::Alias("lightning.pytorch.LightningModule.load_from_checkpoint"),
+        "`lightning` re-exports `lightning.pytorch.LightningModule`",
+    ),
+    row(
+        "pytorch_lightning.core.LightningModule.load_from_checkpoint",
+        Behaviour::Alias("pytorch_lightning.LightningModule.load_from_checkpoint"),
+        "the same class",
+    ),
     row("vllm.LLM", CREATES_OBJECT, "builds a CUDA engine in this process"),
     row(
         "transformers.pipeline",

@@ -20,6 +20,8 @@ pub(super) struct Args<'m> {
     pub kw: Vec<(String, Value, &'m Expr)>,
     /// A `**kwargs` whose keys are not known: any keyword not in `kw` may be in it.
     pub opaque_kwargs: bool,
+    /// A `*args` among the positional arguments: positions after it are not known.
+    pub starred: bool,
 }
 
 impl<'m> Args<'m> {
@@ -107,10 +109,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 (None, _) => opaque_kwargs = true,
             }
         }
+        let starred = args.iter().any(|e| matches!(e.kind, ExprKind::Starred(_)));
         let args = Args {
             pos,
             kw,
             opaque_kwargs,
+            starred,
         };
         if let (
             Some((Value::Sequence(items), "append" | "extend")),
@@ -299,13 +303,32 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some(v) => v,
                 None => self
                     .find_method(*id, attr)
-                    .map_or(Value::Unknown, |f| self.method_value(f, *id, None)),
+                    .map(|f| self.method_value(f, *id, None))
+                    .or_else(|| self.inherited_library_call(*id, attr))
+                    .unwrap_or(Value::Unknown),
             },
             Value::Cuda(_) => self
                 .library_attribute(owner, attr)
                 .unwrap_or(Value::Unknown),
             _ => Value::Unknown,
         }
+    }
+
+    /// A classmethod the project's class inherits from a library base with a row of its own
+    /// (`Model.load_from_checkpoint` on a `LightningModule`): that row's name.
+    fn inherited_library_call(&self, class: ClassId, attr: &str) -> Option<Value> {
+        self.classes_of(class).into_iter().find_map(|c| {
+            self.class_bases
+                .get(&c)?
+                .iter()
+                .find_map(|base| match base {
+                    Value::Qualified(q) => {
+                        let name = format!("{q}.{attr}");
+                        libraries::lookup(&name).map(|_| Value::Qualified(name))
+                    }
+                    _ => None,
+                })
+        })
     }
 
     /// Method `f` read through `class`, or through `instance` of it: what its first parameter

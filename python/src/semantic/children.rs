@@ -87,6 +87,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     id,
                     per_worker: true,
                     reimport: true,
+                    // A new interpreter, but the same environment (`os.environ` is inherited).
+                    env: self.proc_ref().env.clone(),
                     start_methods: self.proc_ref().start_methods.clone(),
                     ..Process::default()
                 };
@@ -107,6 +109,23 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     },
                 )
             }
+        }
+    }
+
+    /// A child whose inherited environment narrows the visible GPUs (the parent wrote
+    /// `CUDA_VISIBLE_DEVICES` for it before starting it) initialises CUDA on those GPUs only: its
+    /// device is bound from its start.
+    fn inherit_visibility(&mut self, span: Span) {
+        let narrowed = self.proc_ref().env.keys().any(|k| {
+            crate::libraries::env_role(k) == Some(crate::libraries::EnvRole::NarrowsVisibility)
+        });
+        if narrowed && self.proc_ref().bound.is_none() {
+            self.proc().bound = Some(span);
+            self.emit(Effect::DeviceBound {
+                span,
+                binding: gpulint_core::effect::Binding::Narrowed,
+                chooses: false,
+            });
         }
     }
 
@@ -157,6 +176,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             at_module_scope,
             during_reimport,
         }));
+        if start != StartMethod::Fork || parent_init.is_none() {
+            self.inherit_visibility(span);
+        }
         let mut results = Vec::new();
         for (callee, args) in entries {
             let code = self.describe(&callee);

@@ -193,8 +193,22 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             Behaviour::LoadsTensors { map_location } => match args.param(map_location) {
                 // The device is whatever the checkpoint was saved from, which the code does not
-                // say: often the CPU (shards written by the same program), often cuda:0.
-                None | Some((Value::None, _)) => Value::Unknown,
+                // say: often the CPU (shards written by the same program), often cuda:0. Only a
+                // load that surely passes no mapping is unmapped: not a `**kwargs` or `*args`
+                // that may carry one, nor a parameter that defaults to `None`.
+                None | Some((Value::None, _)) => {
+                    let surely = match args.param(map_location) {
+                        None => !args.opaque_kwargs && !args.starred,
+                        Some((_, e)) => matches!(e.kind, crate::model::ExprKind::NoneLiteral),
+                    };
+                    if surely {
+                        self.emit(Effect::UnmappedLoad {
+                            span,
+                            what: name.into(),
+                        });
+                    }
+                    Value::Unknown
+                }
                 Some((v, e)) => match self.device_arg(v, e) {
                     Some(Device::Cuda(index)) => self.new_cuda_object(
                         span,

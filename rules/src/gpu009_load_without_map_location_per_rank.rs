@@ -1,0 +1,127 @@
+//! GPU009 load-without-map-location-per-rank: every worker restores a checkpoint onto the GPU it
+//! was saved from.
+
+use gpulint_analyses::unmapped_load::UnmappedLoadFact;
+use gpulint_analyses::Facts;
+
+use crate::{Diagnostic, Related, Rule, Severity, Sources};
+
+pub static RULE: Rule = Rule {
+    code: "GPU009",
+    name: "load-without-map-location-per-rank",
+    severity: Severity::Warning,
+    summary: "A checkpoint is loaded without `map_location` in code that runs once per GPU: every worker restores it onto the GPU it was saved from, usually GPU 0",
+    docs: DOCS,
+    check: Some(check),
+    replaced_by: &[],
+};
+
+const DOCS: &str = r#"## What it does
+Finds `torch.load`, `torch.jit.load` and Lightning's `load_from_checkpoint` called without
+`map_location` (or with `map_location=None`) in a process that is one of several GPU workers: a rank
+of a distributed job (it picks a device of its own, say from `LOCAL_RANK`, or joins an NCCL process
+group, in the same file as the load), or a child started to run on a GPU (`mp.spawn`, a `Process`
+per GPU).
+
+## Why is this bad?
+A checkpoint remembers the device each tensor was saved from, and a load without `map_location`
+puts it back there. Checkpoints are usually written by rank 0 from `cuda:0`, so every rank
+materialises its copy on GPU 0, whatever device it was given with `set_device`: GPU 0 carries
+several copies of the model (out of memory there, or a slow start-up that looks like a hang) while
+the other GPUs idle, and a model restored on GPU 0 in rank 3 meets inputs on GPU 3. Lightning's
+`load_from_checkpoint` keeps that behaviour when CUDA is available and then moves the module to
+the device of its first tensor.
+
+## When it is not a bug
+- The process narrowed `CUDA_VISIBLE_DEVICES` to its own GPU before loading: its `cuda:0` is its
+  own GPU.
+- One process: a script that runs once, a pool or loader worker that does not pick a GPU of its own.
+- The checkpoint was saved from CPU tensors. gpulint cannot see the file; `map_location="cpu"`
+  costs nothing then and says so.
+
+gpulint reports a rank's load only where the same file picks the rank's device or creates its GPU
+process group: a library's loaders, far from where the job is set up, read files whose devices the
+library chose (per-rank shards, CPU state). A project that sets up its ranks in one module and loads
+in another is missed.
+
+## Example
+```python
+import os
+import torch
+
+def main():
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    torch.distributed.init_process_group("nccl")
+    state = torch.load("snapshot.pt")      # restored on cuda:0 in every rank
+```
+
+Use instead:
+```python
+    state = torch.load("snapshot.pt", map_location=f"cuda:{local_rank}")
+    # or map_location="cpu", then model.load_state_dict(state) and model.to(local_rank)
+```
+
+## Fix
+Pass `map_location`: the worker's own device (`f"cuda:{local_rank}"`, a `torch.device`) or `"cpu"`
+and move the model afterwards.
+
+## References
+- The PyTorch DDP tutorial loaded its snapshot without `map_location` until it was fixed to map to
+  the rank's GPU (pytorch/examples#1078).
+- Reports of hundreds of MB per rank lingering on GPU 0 after resuming (pytorch/pytorch#23138,
+  NVIDIA/apex#222), out of memory on GPU 0 (open-mmlab/mmengine#665), and a start-up hang of an
+  8-rank job loading a Lightning checkpoint (mir-group/nequip#613).
+"#;
+
+fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
+    facts.unmapped_loads.iter().map(diagnostic).collect()
+}
+
+fn diagnostic(fact: &UnmappedLoadFact) -> Diagnostic {
+    let related = fact
+        .worker_sign
+        .filter(|s| *s != fact.span)
+        .map(|span| Related {
+            span,
+            message: "this process is one worker of several: it has a GPU of its own".into(),
+        })
+        .into_iter()
+        .collect();
+    Diagnostic {
+        code: RULE.code,
+        name: RULE.name,
+        severity: RULE.severity,
+        message: format!(
+            "`{}` without `map_location` runs once per GPU: every worker restores the checkpoint onto the GPU it was saved from, usually GPU 0",
+            fact.what
+        ),
+        span: fact.span,
+        label: "restores each tensor to its saved device".into(),
+        related,
+        help: "pass `map_location`: the worker's own device (`f\"cuda:{local_rank}\"`) or `\"cpu\"`, then move the model".into(),
+        fix: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{span, Text};
+
+    #[test]
+    fn the_load_is_primary_and_the_worker_sign_related() {
+        let facts = Facts {
+            unmapped_loads: vec![UnmappedLoadFact {
+                span: span(20, 30),
+                what: "torch.load".into(),
+                worker_sign: Some(span(0, 5)),
+            }],
+            ..Facts::default()
+        };
+        let [d] = check(&facts, &Text("")).try_into().unwrap();
+        assert_eq!(d.span, span(20, 30));
+        assert_eq!(d.related.len(), 1);
+        assert_eq!(d.severity, Severity::Warning);
+    }
+}

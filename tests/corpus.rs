@@ -28,6 +28,7 @@ fn corpus_has_enough_cases_of_each_kind() {
         ("gpu005", 4),
         ("gpu007", 4),
         ("gpu009", 4),
+        ("gpu010", 4),
         ("gpu015", 4),
     ] {
         let count = |prefix: &str| {

@@ -5,6 +5,7 @@
 //! [`Analyses`] bundles them for the frontends: adding an analysis is one line in the list below.
 
 pub mod fork;
+pub mod implicit_device;
 pub mod main_guard;
 pub mod pinned;
 pub mod process_group;
@@ -71,4 +72,5 @@ analyses! {
     start_method_fixed: start_method::StartMethodFixed,
     late_visibility: visible_devices::VisibleDevices,
     unmapped_loads: unmapped_load::UnmappedLoad,
+    implicit_devices: implicit_device::ImplicitDevice,
 }

@@ -95,9 +95,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.cuda_event(span, level, what, fails);
                 Value::Unknown
             }
+            // Called, it allocates a tensor on the current device.
             Behaviour::CudaTensorType => {
-                self.cuda_event(span, Init::Context, format!("`{short}` {reason}"), true);
-                Value::Unknown
+                self.new_cuda_object(span, DeviceIndex::Current, format!("`{short}` {reason}"))
             }
             Behaviour::BindsDevice { device } => {
                 let arg = args.param(device);

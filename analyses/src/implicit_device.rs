@@ -1,0 +1,165 @@
+//! GPU010's analysis: a worker that picks a GPU of its own for some objects (`.to(f"cuda:{rank}")`)
+//! but creates others on the current device (`.cuda()`, `device="cuda"`) without ever binding it:
+//! those land on GPU 0 in every worker. A rank with an NCCL process group is GPU003's.
+
+use std::sync::Arc;
+
+use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
+use gpulint_core::effect::{Backend, ChildKind, DeviceIndex, Effect};
+use gpulint_core::source::Span;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImplicitDeviceFact {
+    /// The first object placed on the current device while it was not bound.
+    pub span: Span,
+    pub what: Arc<str>,
+    /// Where the worker placed something on a GPU of its own.
+    pub chosen: Span,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ImplicitDevice {
+    /// The current device was bound (a call, or narrowed visibility): "cuda" is this worker's GPU.
+    bound: bool,
+    chosen: Option<Span>,
+    implicit: Option<(Span, Arc<str>)>,
+    /// An NCCL (or default) process group: GPU003 judges the binding.
+    group: bool,
+    child: Option<ChildKind>,
+}
+
+impl Analysis for ImplicitDevice {
+    type Facts = Vec<ImplicitDeviceFact>;
+
+    fn effect(&mut self, effect: &Effect, _: &Context, _: &mut Self::Facts) {
+        match effect {
+            // What a spawned child's re-import placed is module-level state: a pinned global
+            // (GPU002) or a visibility written too late (GPU007), judged there.
+            Effect::ChildStarted(child) => {
+                self.child = Some(child.kind);
+                self.implicit = None;
+            }
+            Effect::DeviceBound { .. } => self.bound = true,
+            Effect::ProcessGroupCreated {
+                backend: Backend::Nccl | Backend::Default,
+                ..
+            } => self.group = true,
+            Effect::CudaObjectCreated { object, what } => match object.index {
+                DeviceIndex::PerWorker => {
+                    self.chosen.get_or_insert(object.site);
+                }
+                DeviceIndex::Current if !self.bound && self.implicit.is_none() => {
+                    self.implicit = Some((object.site, what.clone()));
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+
+    fn join(&mut self, other: Self) {
+        // A binding on either path is taken as made: a finding must hold on every path.
+        self.bound |= other.bound;
+        self.chosen = self.chosen.or(other.chosen);
+        if self.implicit.is_none() {
+            self.implicit = other.implicit;
+        }
+        self.group |= other.group;
+        self.child = self.child.or(other.child);
+    }
+
+    fn finish(self, end: &ProcessEnd, facts: &mut Self::Facts) {
+        // A loader's workers (which get no GPU of their own), a function whose callers may have
+        // bound the device, and ranks with a process group are not judged here.
+        let loader = matches!(
+            self.child,
+            Some(ChildKind::DataLoader | ChildKind::DatasetMap)
+        );
+        if !end.per_worker || end.partial || loader || self.group {
+            return;
+        }
+        let (Some(chosen), Some((span, what))) = (self.chosen, self.implicit) else {
+            return;
+        };
+        // A device index may come from a name alone (`device=device` in a library helper): only
+        // a choice in the same file as the placement shows the code means one GPU per worker.
+        if chosen.file == span.file && !facts.iter().any(|f| f.span == span) {
+            facts.push(ImplicitDeviceFact { span, what, chosen });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::at;
+    use gpulint_core::effect::{Binding, CudaObject};
+
+    fn object(start: u32, index: DeviceIndex) -> Effect {
+        Effect::CudaObjectCreated {
+            object: CudaObject {
+                site: at(start),
+                index,
+                pinned: false,
+                process: 1,
+                global: None,
+            },
+            what: "x".into(),
+        }
+    }
+
+    fn bind() -> Effect {
+        Effect::DeviceBound {
+            span: at(1),
+            binding: Binding::Call,
+            chooses: true,
+        }
+    }
+
+    fn run(effects: &[Effect], per_worker: bool) -> Vec<ImplicitDeviceFact> {
+        let mut a = ImplicitDevice::default();
+        let mut facts = Vec::new();
+        for e in effects {
+            a.effect(e, &Context::default(), &mut facts);
+        }
+        let end = ProcessEnd {
+            per_worker,
+            ..ProcessEnd::default()
+        };
+        a.finish(&end, &mut facts);
+        facts
+    }
+
+    #[test]
+    fn a_current_device_object_beside_a_chosen_one_is_reported() {
+        let facts = run(
+            &[
+                object(3, DeviceIndex::PerWorker),
+                object(5, DeviceIndex::Current),
+            ],
+            true,
+        );
+        assert_eq!(facts.len(), 1);
+        assert_eq!((facts[0].span, facts[0].chosen), (at(5), at(3)));
+    }
+
+    #[test]
+    fn a_bound_worker_or_one_process_is_silent() {
+        let bound = [
+            bind(),
+            object(3, DeviceIndex::PerWorker),
+            object(5, DeviceIndex::Current),
+        ];
+        assert!(run(&bound, true).is_empty());
+        let one = [
+            object(3, DeviceIndex::PerWorker),
+            object(5, DeviceIndex::Current),
+        ];
+        assert!(run(&one, false).is_empty());
+    }
+
+    #[test]
+    fn only_the_current_device_is_not_enough() {
+        assert!(run(&[object(5, DeviceIndex::Current)], true).is_empty());
+    }
+}

@@ -1,0 +1,118 @@
+//! GPU010 implicit-device-in-worker: a worker with a GPU of its own also uses the current device,
+//! which it never bound: GPU 0.
+
+use gpulint_analyses::implicit_device::ImplicitDeviceFact;
+use gpulint_analyses::Facts;
+
+use crate::{Diagnostic, Related, Rule, Severity, Sources};
+
+pub static RULE: Rule = Rule {
+    code: "GPU010",
+    name: "implicit-device-in-worker",
+    severity: Severity::Error,
+    summary: "A worker that uses a GPU of its own also puts tensors on the current device, which it never set: GPU 0 in every worker",
+    docs: DOCS,
+    check: Some(check),
+    // A module-level object on the current device is a pinned global: GPU002 says it better.
+    replaced_by: &["GPU002"],
+};
+
+const DOCS: &str = r#"## What it does
+Finds a worker process (a child started per GPU, a rank of a job) that places some objects on a
+device of its own (`.to(f"cuda:{rank}")`, `torch.device("cuda", gpu)`, `.cuda(rank)`) and others on
+the *current* device (`.cuda()`, `device="cuda"`, `torch.cuda.FloatTensor(...)`), without ever
+making its own device the current one (`torch.cuda.set_device`, `with torch.cuda.device(...)`, or a
+`CUDA_VISIBLE_DEVICES` narrowed before CUDA starts).
+
+## Why is this bad?
+Naming a device in `.to(...)` does not change the current device, which stays GPU 0 in every
+process until it is set. Each worker's bare `"cuda"` objects therefore land on GPU 0: every worker
+creates a context there (hundreds of MB each), GPU 0 runs out of memory first, and in worker 3 a
+model on `cuda:3` meets an input on `cuda:0` ("Expected all tensors to be on the same device").
+
+## When it is not a bug
+- The worker sets its device first (`torch.cuda.set_device(rank)`): `"cuda"` then means its GPU.
+- The parent or the worker narrowed `CUDA_VISIBLE_DEVICES` to one GPU before CUDA started.
+- Only one process runs: a script, not a worker.
+- A rank with an NCCL process group: GPU003 reports a missing binding there.
+- DataLoader workers: they get no GPU of their own.
+
+gpulint reports it where the worker's own GPU is named in the same file as the bare placement.
+It follows processes, not threads: a thread per GPU (the current device is per thread) is not
+checked yet.
+
+## Example
+```python
+import torch
+import torch.multiprocessing as mp
+
+def work(rank):
+    model = torch.nn.Linear(4, 2).to(f"cuda:{rank}")
+    batch = torch.randn(8, 4).cuda()          # cuda:0 in every worker
+    model(batch)
+
+if __name__ == "__main__":
+    mp.spawn(work, nprocs=torch.cuda.device_count())
+```
+
+Use instead:
+```python
+def work(rank):
+    torch.cuda.set_device(rank)               # "cuda" is now this worker's GPU
+    model = torch.nn.Linear(4, 2).cuda()
+    batch = torch.randn(8, 4).cuda()
+    model(batch)
+```
+
+## Fix
+Call `torch.cuda.set_device(rank)` first thing in the worker, or pass the worker's device to every
+placement (`device=f"cuda:{rank}"`, `.to(device)`).
+
+## References
+- GPU-0 pile-up reports in multi-GPU inference and training scripts where the model is moved to
+  the rank's GPU and the inputs with a bare `.cuda()` (the pattern behind many "every process uses
+  GPU 0" threads in the PyTorch forums and issue trackers).
+"#;
+
+fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
+    facts.implicit_devices.iter().map(diagnostic).collect()
+}
+
+fn diagnostic(fact: &ImplicitDeviceFact) -> Diagnostic {
+    Diagnostic {
+        code: RULE.code,
+        name: RULE.name,
+        severity: RULE.severity,
+        message: "This worker uses a GPU of its own, but places this on the current device, which it never set: GPU 0 in every worker".into(),
+        span: fact.span,
+        label: format!("on GPU 0: {}", fact.what),
+        related: vec![Related {
+            span: fact.chosen,
+            message: "the worker's own GPU is named here; it does not change the current device"
+                .into(),
+        }],
+        help: "call `torch.cuda.set_device(rank)` first in the worker, or pass the worker's device here".into(),
+        fix: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{span, Text};
+
+    #[test]
+    fn the_implicit_placement_is_primary_and_the_choice_related() {
+        let facts = Facts {
+            implicit_devices: vec![ImplicitDeviceFact {
+                span: span(20, 30),
+                what: "`cuda()`".into(),
+                chosen: span(0, 5),
+            }],
+            ..Facts::default()
+        };
+        let [d] = check(&facts, &Text("")).try_into().unwrap();
+        assert_eq!((d.span, d.related[0].span), (span(20, 30), span(0, 5)));
+        assert_eq!(d.severity, Severity::Error);
+    }
+}

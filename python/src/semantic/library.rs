@@ -399,7 +399,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let target = match (named, device_map.and_then(|p| args.param(p))) {
             (Some(Some(d)), _) => Some(d),
             (_, Some((v, e))) if !matches!(v, Value::None) => Some(
-                self.device_arg(v, e)
+                self.device_map_target(v, e)
                     .unwrap_or(Device::Cuda(DeviceIndex::Current)),
             ),
             (None, _) if cuda_when_available => Some(Device::Cuda(DeviceIndex::Current)),
@@ -413,6 +413,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
             ),
             _ => Value::Unknown,
         }
+    }
+
+    /// The device a `device_map` names: itself (`"cuda:1"`, `0`), or for a literal dict
+    /// (`{"": gpu_id}`) its first entry's device, read from that entry's expression.
+    fn device_map_target(&self, v: &Value, e: &crate::model::Expr) -> Option<Device> {
+        if let (crate::model::ExprKind::Dict(items), Value::Mapping(entries)) = (&e.kind, v) {
+            let (_, first) = items.first()?;
+            let value = entries.first().map(|(_, v)| v).unwrap_or(&Value::Unknown);
+            return self.device_arg(value, first);
+        }
+        self.device_arg(v, e)
     }
 
     /// `TensorDataset(x, y)`: a dataset holding the CUDA objects among its arguments (and those of

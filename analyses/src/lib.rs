@@ -5,6 +5,7 @@
 //! [`Analyses`] bundles them for the frontends: adding an analysis is one line in the list below.
 
 pub mod fork;
+pub mod global_rank;
 pub mod implicit_device;
 pub mod main_guard;
 pub mod pinned;
@@ -73,4 +74,5 @@ analyses! {
     late_visibility: visible_devices::VisibleDevices,
     unmapped_loads: unmapped_load::UnmappedLoad,
     implicit_devices: implicit_device::ImplicitDevice,
+    global_rank_devices: global_rank::GlobalRankDevice,
 }

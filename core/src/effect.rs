@@ -221,6 +221,9 @@ pub enum Effect {
         what: Arc<str>,
         creates_objects: bool,
     },
+    /// A device index taken from the global rank (`RANK`, `get_rank()`) names the device here:
+    /// past the first node it is not an ordinal of this machine.
+    DeviceFromGlobalRank { span: Span },
     /// A checkpoint load that restores tensors to the devices they were saved from (no
     /// `map_location`): usually cuda:0, whatever device this process uses.
     UnmappedLoad { span: Span, what: Arc<str> },

@@ -318,6 +318,10 @@ fn start_set(method: StartMethod) -> impl Fn(&Effect) -> bool {
     }
 }
 
+fn from_global_rank(e: &Effect) -> bool {
+    matches!(e, Effect::DeviceFromGlobalRank { .. })
+}
+
 fn unmapped(e: &Effect) -> bool {
     matches!(e, Effect::UnmappedLoad { .. })
 }
@@ -617,6 +621,22 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             );
             out
         }
+        Behaviour::ReadsGlobalRank => vec![
+            Probe::new(
+                "a global rank as a device index is reported",
+                p(py(&[&format!("v = {x}()"), "t = torch.zeros(1, device=v)"])),
+            )
+            .has("a tensor on a per-worker device", object(PER_WORKER))
+            .has("a device from the global rank", from_global_rank),
+            Probe::new(
+                "modulo the device count it is a local index",
+                p(py(&[
+                    &format!("v = {x}() % torch.cuda.device_count()"),
+                    "torch.cuda.set_device(v)",
+                ])),
+            )
+            .lacks("a device from the global rank", from_global_rank),
+        ],
         Behaviour::ReadsRank => vec![Probe::new(
             "returns a per-worker rank",
             p(py(&[&format!("v = {x}()"), "t = torch.zeros(1, device=v)"])),
@@ -1805,6 +1825,14 @@ fn env_probes(row: &EnvRow) -> Result<Vec<Probe>, String> {
             ]),
         )
         .has("a tensor on a per-worker device", object(PER_WORKER))],
+        EnvRole::GlobalRank => vec![Probe::new(
+            "a global rank read as a device index is reported",
+            base(&[
+                &format!("v = int(os.environ['{name}'])"),
+                "torch.cuda.set_device(f'cuda:{v}')",
+            ]),
+        )
+        .has("a device from the global rank", from_global_rank)],
         EnvRole::NarrowsVisibility => vec![
             Probe::new(
                 "written before CUDA starts, it binds the device",
@@ -2022,6 +2050,7 @@ fn summary(effect: &Effect) -> String {
         } => format!("StartMethodFixed creates_objects={creates_objects}"),
         Effect::EnvWritten { key, value, .. } => format!("EnvWritten {key}={value:?}"),
         Effect::UnmappedLoad { what, .. } => format!("UnmappedLoad {what}"),
+        Effect::DeviceFromGlobalRank { .. } => "DeviceFromGlobalRank".into(),
     }
 }
 

@@ -9,6 +9,7 @@ mod gpu003_process_group_before_set_device;
 mod gpu004_spawn_without_main_guard;
 mod gpu005_start_method_already_fixed;
 mod gpu007_cuda_visible_devices_after_init;
+mod gpu008_global_rank_as_device;
 mod gpu009_load_without_map_location_per_rank;
 mod gpu010_implicit_device_in_worker;
 mod gpu015_set_device_after_process_group;
@@ -50,6 +51,7 @@ pub static RULES: &[&Rule] = &[
     &gpu004_spawn_without_main_guard::RULE,
     &gpu005_start_method_already_fixed::RULE,
     &gpu007_cuda_visible_devices_after_init::RULE,
+    &gpu008_global_rank_as_device::RULE,
     &gpu009_load_without_map_location_per_rank::RULE,
     &gpu010_implicit_device_in_worker::RULE,
     &gpu015_set_device_after_process_group::RULE,

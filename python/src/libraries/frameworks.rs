@@ -190,8 +190,10 @@ pub const METHODS: &[MethodRow] = &[
     MethodRow {
         name: "initialize",
         on: Receiver::Any,
+        // By keyword only: `initialize` is a common method name (`comm.initialize(size, rank)`)
+        // and the row applies to any receiver.
         does: MethodBehaviour::MovesTo {
-            device: Param::pos(1, "ctx"),
+            device: Param::kw("ctx"),
         },
         reason: "MXNet Gluon: creates the block's parameters on `ctx`",
     },

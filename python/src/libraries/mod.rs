@@ -95,8 +95,10 @@ pub enum Behaviour {
         providers: Param,
         cuda: &'static [&'static str],
     },
-    /// Returns this process's rank.
+    /// Returns this process's rank on its node (or a worker index).
     ReadsRank,
+    /// Returns this process's rank across the whole job.
+    ReadsGlobalRank,
     /// Creates the distributed process group. A `world_size` of 1 is a single process.
     ProcessGroup {
         backend: Param,
@@ -285,8 +287,10 @@ pub struct AttributeRow {
 /// What an environment variable means to the hazards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EnvRole {
-    /// Holds this process's rank.
+    /// Holds this process's rank on its node.
     Rank,
+    /// Holds this process's rank across every node of the job.
+    GlobalRank,
     /// Narrows the GPUs the process sees, when written before CUDA starts.
     NarrowsVisibility,
     /// Changes what a library call does (`InitsCuda::unless_env`).

@@ -214,7 +214,7 @@ pub const ROWS: &[Row] = &[
         Behaviour::Returns("torch.get_device_module()"),
         "the accelerator's module, whose calls are rows of their own",
     ),
-    row("torch.distributed.get_rank", Behaviour::ReadsRank, "the global rank"),
+    row("torch.distributed.get_rank", Behaviour::ReadsGlobalRank, "the global rank"),
     row(
         "torch.distributed.get_node_local_rank",
         Behaviour::ReadsRank,
@@ -463,7 +463,7 @@ pub const ENV: &[EnvRow] = &[
     },
     EnvRow {
         name: "RANK",
-        role: EnvRole::Rank,
+        role: EnvRole::GlobalRank,
         reason: "torchrun's global rank",
     },
     EnvRow {
@@ -473,7 +473,7 @@ pub const ENV: &[EnvRow] = &[
     },
     EnvRow {
         name: "SLURM_PROCID",
-        role: EnvRole::Rank,
+        role: EnvRole::GlobalRank,
         reason: "Slurm's global task index",
     },
     EnvRow {

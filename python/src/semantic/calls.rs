@@ -57,10 +57,15 @@ fn names_a_device(expr: &Expr) -> Option<DeviceIndex> {
 }
 
 impl<'m, A: Analysis> Interp<'m, A> {
-    /// The device an argument names: its value, else what its name says.
-    pub(super) fn device_arg(&self, value: &Value, expr: &Expr) -> Option<Device> {
+    /// The device an argument names: its value, else what its name says. A global rank used
+    /// as one is reported here, where the index is passed.
+    pub(super) fn device_arg(&mut self, value: &Value, expr: &Expr) -> Option<Device> {
         match value {
             Value::Unknown => names_a_device(expr).map(Device::Cuda),
+            Value::GlobalRank => {
+                self.emit(Effect::DeviceFromGlobalRank { span: expr.span });
+                value.device()
+            }
             v => v.device(),
         }
     }

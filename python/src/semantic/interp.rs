@@ -645,8 +645,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         Some(Value::Int(i)) if template == "cuda:{}" => {
                             Value::Str(format!("cuda:{i}"))
                         }
+                        Some(Value::GlobalRank) if template == "cuda:{}" => Value::GlobalRank,
                         _ => Value::Device(Device::Cuda(DeviceIndex::PerWorker)),
                     }
+                } else if template == "{}" && matches!(values[..], [Value::GlobalRank]) {
+                    Value::GlobalRank
                 } else if values.iter().any(|v| matches!(v, Value::Rank)) && template == "{}" {
                     Value::Rank
                 } else {
@@ -748,9 +751,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     /// Reading `os.environ[key]`: a rank variable marks this process as a worker.
     pub(super) fn read_env(&mut self, key: &str) -> Value {
-        if libraries::env_role(key) == Some(EnvRole::Rank) {
-            self.proc().per_worker = true;
-            return Value::Rank;
+        match libraries::env_role(key) {
+            Some(EnvRole::Rank) => {
+                self.proc().per_worker = true;
+                return Value::Rank;
+            }
+            Some(EnvRole::GlobalRank) => {
+                self.proc().per_worker = true;
+                return Value::GlobalRank;
+            }
+            _ => {}
         }
         self.proc_ref()
             .env
@@ -1016,7 +1026,7 @@ fn derived(values: Vec<Value>) -> Value {
     for v in values {
         match v {
             Value::Cuda(obj) => return Value::Cuda(obj.derived()),
-            Value::Rank => rank = true,
+            Value::Rank | Value::GlobalRank => rank = true,
             _ => {}
         }
     }

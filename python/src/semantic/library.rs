@@ -167,9 +167,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             Behaviour::DeviceValue { kind, index } => {
                 let device = match (args.param(kind), args.param(index)) {
-                    (Some((Value::Str(kind), _)), Some((index, _))) if kind == "cuda" => {
+                    (Some((Value::Str(kind), _)), Some((index, e))) if kind == "cuda" => {
                         Some(Device::Cuda(match index {
                             Value::Int(i) => DeviceIndex::Fixed(*i),
+                            Value::GlobalRank => {
+                                self.emit(Effect::DeviceFromGlobalRank { span: e.span });
+                                DeviceIndex::PerWorker
+                            }
                             _ => DeviceIndex::PerWorker,
                         }))
                     }
@@ -182,6 +186,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Value::Device(Device::Cuda(match args.param(index) {
                     None => DeviceIndex::Fixed(0),
                     Some((Value::Int(i), _)) => DeviceIndex::Fixed(*i),
+                    Some((Value::GlobalRank, e)) => {
+                        self.emit(Effect::DeviceFromGlobalRank { span: e.span });
+                        DeviceIndex::PerWorker
+                    }
                     Some(_) => DeviceIndex::PerWorker,
                 }))
             }
@@ -240,6 +248,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Behaviour::ReadsRank => {
                 self.proc().per_worker = true;
                 Value::Rank
+            }
+            Behaviour::ReadsGlobalRank => {
+                self.proc().per_worker = true;
+                Value::GlobalRank
             }
             Behaviour::ProcessGroup {
                 backend,
@@ -362,6 +374,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             Behaviour::Converts { to_int } => match args.pos.first() {
                 Some((Value::Rank, _)) => Value::Rank,
+                Some((Value::GlobalRank, _)) => Value::GlobalRank,
                 Some((Value::Int(i), _)) if to_int => Value::Int(*i),
                 Some((Value::Str(s), _)) if to_int => s.parse().map_or(Value::Unknown, Value::Int),
                 Some((Value::Int(i), _)) => Value::Str(i.to_string()),
@@ -417,7 +430,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     /// The device a `device_map` names: itself (`"cuda:1"`, `0`), or for a literal dict
     /// (`{"": gpu_id}`) its first entry's device, read from that entry's expression.
-    fn device_map_target(&self, v: &Value, e: &crate::model::Expr) -> Option<Device> {
+    fn device_map_target(&mut self, v: &Value, e: &crate::model::Expr) -> Option<Device> {
         if let (crate::model::ExprKind::Dict(items), Value::Mapping(entries)) = (&e.kind, v) {
             let (_, first) = items.first()?;
             let value = entries.first().map(|(_, v)| v).unwrap_or(&Value::Unknown);
@@ -453,7 +466,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// Whether a default-device argument names CUDA: a CUDA device, or a CUDA tensor type.
-    fn names_cuda(&self, arg: Option<(&Value, &'m crate::model::Expr)>) -> bool {
+    fn names_cuda(&mut self, arg: Option<(&Value, &'m crate::model::Expr)>) -> bool {
         match arg {
             Some((Value::Qualified(q) | Value::Str(q), _))
                 if matches!(libraries::lookup(q), Some((Behaviour::CudaTensorType, _))) =>

@@ -63,6 +63,10 @@ pub enum Value {
     None,
     /// An integer that differs per worker: a rank, a `LOCAL_RANK`, a worker index.
     Rank,
+    /// The rank across every node of the job (`RANK`, `get_rank()`), or a device string built
+    /// from it: as a device ordinal, valid on the first node only. Arithmetic on it
+    /// (`% torch.cuda.device_count()`) makes it a plain [`Value::Rank`].
+    GlobalRank,
     Device(Device),
     /// A module or library object, by qualified name (`torch.cuda`, `multiprocessing.Pool`).
     Qualified(String),
@@ -208,7 +212,7 @@ impl Value {
         match self {
             Value::Str(s) => Device::parse(s),
             Value::Int(i) => Some(Device::Cuda(DeviceIndex::Fixed(*i))),
-            Value::Rank => Some(Device::Cuda(DeviceIndex::PerWorker)),
+            Value::Rank | Value::GlobalRank => Some(Device::Cuda(DeviceIndex::PerWorker)),
             Value::Device(d) => Some(*d),
             Value::Cuda(obj) => Some(Device::Cuda(obj.index)),
             _ => None,
@@ -296,6 +300,7 @@ fn same(a: &Value, b: &Value) -> bool {
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::None, Value::None)
         | (Value::Rank, Value::Rank)
+        | (Value::GlobalRank, Value::GlobalRank)
         | (Value::CpuGroup, Value::CpuGroup) => true,
         (Value::Device(x), Value::Device(y)) => x == y,
         (Value::Qualified(x), Value::Qualified(y)) => x == y,

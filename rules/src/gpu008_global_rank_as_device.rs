@@ -1,0 +1,93 @@
+//! GPU008 global-rank-as-device: a device ordinal taken from the rank across all nodes.
+
+use gpulint_analyses::global_rank::GlobalRankFact;
+use gpulint_analyses::Facts;
+
+use crate::{Diagnostic, Rule, Severity, Sources};
+
+pub static RULE: Rule = Rule {
+    code: "GPU008",
+    name: "global-rank-as-device",
+    severity: Severity::Warning,
+    summary: "A device index comes from the global rank (`RANK`, `get_rank()`): on every node but the first it is not a GPU of that machine",
+    docs: DOCS,
+    check: Some(check),
+    replaced_by: &[],
+};
+
+const DOCS: &str = r#"## What it does
+Finds the global rank — `os.environ["RANK"]`, `SLURM_PROCID`, `torch.distributed.get_rank()` —
+used as a device index: `torch.cuda.set_device(rank)`, `.to(rank)`, `.cuda(rank)`,
+`f"cuda:{rank}"`, `torch.device("cuda", rank)`, `device=rank`.
+
+## Why is this bad?
+The global rank numbers the processes of the whole job: on a job of two 8-GPU nodes, the second
+node's processes have ranks 8 to 15, but that machine only has GPUs 0 to 7. They fail with
+"invalid device ordinal" (or, where the index happens to exist, share a GPU with another rank).
+The code works on one node, where global and local ranks coincide, and breaks when the job is
+scaled out.
+
+## When it is not a bug
+- The index is the rank on the node: `LOCAL_RANK`, `SLURM_LOCALID`,
+  `torch.distributed.get_node_local_rank()`, or the index `mp.spawn` passes to its function.
+- The global rank is reduced to this machine: `rank % torch.cuda.device_count()`.
+- A job that is only ever run on one node works, but the same fix costs nothing.
+
+## Example
+```python
+import os
+import torch
+
+rank = int(os.environ["RANK"])
+torch.cuda.set_device(rank)
+```
+
+Use instead:
+```python
+local_rank = int(os.environ["LOCAL_RANK"])
+torch.cuda.set_device(local_rank)
+```
+
+## Fix
+Use the local rank (`LOCAL_RANK`; `get_node_local_rank()` on recent PyTorch) for devices, and
+keep the global rank for what is unique across the job (which shard of data, who writes logs).
+
+## References
+- "invalid device ordinal" reports from multi-node runs of scripts that call
+  `torch.cuda.set_device(dist.get_rank())` or read `RANK` for the device, and the PyTorch
+  torchrun documentation, which distinguishes `LOCAL_RANK` from `RANK`.
+"#;
+
+fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
+    facts.global_rank_devices.iter().map(diagnostic).collect()
+}
+
+fn diagnostic(fact: &GlobalRankFact) -> Diagnostic {
+    Diagnostic {
+        code: RULE.code,
+        name: RULE.name,
+        severity: RULE.severity,
+        message: "The global rank is used as a device index: on every node but the first it names a GPU that machine does not have".into(),
+        span: fact.span,
+        label: "the rank across all nodes, not on this one".into(),
+        related: Vec::new(),
+        help: "use the local rank (`LOCAL_RANK`, `torch.distributed.get_node_local_rank()`), or `rank % torch.cuda.device_count()`".into(),
+        fix: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{span, Text};
+
+    #[test]
+    fn the_index_is_primary() {
+        let facts = Facts {
+            global_rank_devices: vec![GlobalRankFact { span: span(4, 8) }],
+            ..Facts::default()
+        };
+        let [d] = check(&facts, &Text("")).try_into().unwrap();
+        assert_eq!((d.span, d.severity), (span(4, 8), Severity::Warning));
+    }
+}

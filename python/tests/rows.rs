@@ -1746,7 +1746,7 @@ fn method_probes(row: &MethodRow) -> Vec<Probe> {
                 .lacks("CUDA object", any_object)
             },
         ),
-        MethodBehaviour::ToCpu => each(
+        MethodBehaviour::ToCpu | MethodBehaviour::MovesToCpu => each(
             cuda_on,
             "brings the value to the CPU",
             py(&[&format!("y = {m}()"), "print(y)"]),

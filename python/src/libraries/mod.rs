@@ -240,7 +240,9 @@ pub enum MethodBehaviour {
     RunsInWorkers(WorkerCall),
     /// Moves each argument to the owner's per-worker device.
     MovesArgumentsToDevice,
-    /// Moves the receiver to CUDA (`device` names which; none: the current device).
+    /// Moves the receiver to CUDA (`device` names which; none: the current device). This,
+    /// `MovesTo` and `MovesToCpu` move a module in place: as a statement (`model.cuda()`) they
+    /// rebind the receiver.
     MovesToCuda { device: Param },
     /// Moves the receiver to the device `device` names.
     MovesTo { device: Param },
@@ -251,6 +253,8 @@ pub enum MethodBehaviour {
     InitsCuda { level: Init },
     /// Brings the value back to the CPU.
     ToCpu,
+    /// Moves the receiver to the CPU: a module in place (`model.cpu()`), a tensor as a copy.
+    MovesToCpu,
     /// Runs `function` over the dataset, in `num_proc` forked workers when it is above 1.
     MapsDataset {
         function: Param,

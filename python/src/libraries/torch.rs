@@ -368,7 +368,7 @@ pub const METHODS: &[MethodRow] = &[
     MethodRow {
         name: "cpu",
         on: Receiver::Any,
-        does: MethodBehaviour::ToCpu,
+        does: MethodBehaviour::MovesToCpu,
         reason: "brings the data back to the CPU",
     },
     MethodRow {

@@ -154,7 +154,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.eval(target);
             }
             StmtKind::Expr(e) => {
-                self.eval(e);
+                let result = self.eval(e);
+                self.move_in_place(e, result, stmt.span);
             }
             StmtKind::If { test, body, orelse } => return self.exec_if(test, body, orelse),
             StmtKind::For {
@@ -537,6 +538,47 @@ impl<'m, A: Analysis> Interp<'m, A> {
             _ => {
                 self.eval(target);
             }
+        }
+    }
+
+    /// `model.to("cpu")`, `model.cuda()` as a statement: a module moves in place, so the
+    /// receiver (a name or an attribute) now holds what the move returned. (A tensor's move whose
+    /// result is dropped does nothing; rebinding it mis-models only code that is wrong anyway.)
+    fn move_in_place(&mut self, e: &'m Expr, result: Value, span: Span) {
+        let ExprKind::Call { func, .. } = &e.kind else {
+            return;
+        };
+        let ExprKind::Attribute { value: recv, attr } = &func.kind else {
+            return;
+        };
+        // What the receiver holds now, read without using it: a project's own object with a
+        // method of that name is not a module being moved.
+        let before = match &recv.kind {
+            ExprKind::Name(n) => self.lookup(n).unwrap_or_default(),
+            ExprKind::Attribute { value, attr } => match &value.kind {
+                ExprKind::Name(owner) => {
+                    let owner = self.lookup(owner).unwrap_or_default();
+                    self.attribute(&owner, attr)
+                }
+                _ => return,
+            },
+            _ => return,
+        };
+        let moved = matches!(before, Value::Cuda(_))
+            || matches!(result, Value::Cuda(_)) && matches!(before, Value::Unknown);
+        if !moved {
+            return;
+        }
+        let moves = libraries::method(attr, |_, does| {
+            matches!(
+                does,
+                libraries::MethodBehaviour::MovesTo { .. }
+                    | libraries::MethodBehaviour::MovesToCuda { .. }
+                    | libraries::MethodBehaviour::MovesToCpu
+            )
+        });
+        if moves.is_some() {
+            self.assign(recv, result, span);
         }
     }
 

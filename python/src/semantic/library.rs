@@ -651,7 +651,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     _ => Value::Unknown,
                 }
             }
-            MethodBehaviour::ToCpu => Value::Unknown,
+            MethodBehaviour::ToCpu | MethodBehaviour::MovesToCpu => Value::Unknown,
             MethodBehaviour::MapsDataset { .. } => self.dataset_map(span, recv, does, args),
         })
     }

@@ -51,6 +51,10 @@ macro_rules! analyses {
                 Analyses { $($field: self.$field.forked(),)* }
             }
 
+            fn spawned(&self) -> Self {
+                Analyses { $($field: self.$field.spawned(),)* }
+            }
+
             fn imports_like_clean(&self) -> bool {
                 true $(&& self.$field.imports_like_clean())*
             }

@@ -10,7 +10,9 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
-use gpulint_core::effect::{Backend, Binding, ChildKind, DeviceIndex, Effect, Init, StartMethod};
+use gpulint_core::effect::{
+    Backend, Binding, ChildKind, DeviceIndex, Effect, Init, StartMethod, Unserializable,
+};
 use gpulint_python::libraries::processes::{Layer, ProcessApi, WorkerCall};
 use gpulint_python::libraries::{
     self, AttributeBehaviour, AttributeRow, Behaviour, EnvRole, EnvRow, ImportRow, Iteration,
@@ -997,7 +999,47 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                     .lacks("DeviceBound", any_bound),
             ]
         }
+        Behaviour::Unpicklable => {
+            let held_by_target = |method: &str| {
+                p(py(&[
+                    "import multiprocessing",
+                    "class Job:",
+                    "    def __init__(self):",
+                    &format!("        self.held = {x}()"),
+                    "    def run(self):",
+                    "        pass",
+                    &main_guard(&format!(
+                        "multiprocessing.get_context('{method}').Process(target=Job().run).start()"
+                    )),
+                ]))
+            };
+            vec![
+                Probe::new(
+                    "an object holding it cannot be pickled for a spawned child",
+                    held_by_target("spawn"),
+                )
+                .has("the held object, reported at the handover", holds("held")),
+                Probe::new(
+                    "the report says how the child starts (fork: nothing is pickled)",
+                    held_by_target("fork"),
+                )
+                .has(
+                    "the handover, under fork",
+                    |e| matches!(e, Effect::UnserializableSent(s) if s.start_method == StartMethod::Fork),
+                ),
+            ]
+        }
     })
+}
+
+/// A value handed to a child that holds, in attribute `attr`, an object pickle refuses.
+fn holds(attr: &'static str) -> impl Fn(&Effect) -> bool {
+    move |e| match e {
+        Effect::UnserializableSent(sent) => {
+            matches!(&sent.why, Unserializable::Holds { attr: a, .. } if &**a == attr)
+        }
+        _ => false,
+    }
 }
 
 /// Called by the alias's name, the row does what its target does.
@@ -1997,6 +2039,19 @@ fn summary(effect: &Effect) -> String {
             creates_objects, ..
         } => format!("StartMethodFixed creates_objects={creates_objects}"),
         Effect::EnvWritten { key, value, .. } => format!("EnvWritten {key}={value:?}"),
+        Effect::UnserializableSent(sent) => format!(
+            "UnserializableSent {:?} {:?} {:?}: {}",
+            sent.handed, sent.start_method, sent.why, sent.name
+        ),
+        Effect::GlobalWritten {
+            global, in_place, ..
+        } => format!("GlobalWritten {} in_place={in_place}", global.name),
+        Effect::GlobalRead {
+            global,
+            defined,
+            owner,
+            ..
+        } => format!("GlobalRead {} defined={defined} owner={owner}", global.name),
     }
 }
 

@@ -22,6 +22,15 @@ impl Layer {
             Layer::Multiprocess => "multiprocess",
         }
     }
+
+    /// Whether what a child is handed travels by `pickle`, which saves functions and classes by
+    /// their importable name. `multiprocess` uses `dill`, which saves lambdas and closures by value.
+    pub fn pickles_by_name(self) -> bool {
+        match self {
+            Layer::Multiprocessing => true,
+            Layer::Multiprocess => false,
+        }
+    }
 }
 
 /// How a process-creating API is called.

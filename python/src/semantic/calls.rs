@@ -113,6 +113,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
             opaque_kwargs,
         };
         if let (
+            Some((Value::Sequence(_) | Value::Mapping(_), method)),
+            ExprKind::Attribute { value, .. },
+        ) = (&receiver, &func.kind)
+        {
+            if libraries::python::CONTAINER_MUTATORS.contains(method) {
+                self.changed_in_place(value, call.span);
+            }
+        }
+        if let (
             Some((Value::Sequence(items), "append" | "extend")),
             ExprKind::Attribute { value, .. },
         ) = (&receiver, &func.kind)
@@ -387,16 +396,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 target,
                 args: params,
             } => {
-                let target = args
-                    .param(target)
-                    .map(|(v, _)| v.clone())
-                    .unwrap_or_default();
+                let (target, target_span) = match args.param(target) {
+                    Some((v, e)) => (v.clone(), Some(e.span)),
+                    None => (Value::Unknown, None),
+                };
                 let values = match args.param(params) {
                     Some((Value::Sequence(items), _)) => items.to_vec(),
                     _ => Vec::new(),
                 };
                 self.alloc(Object::Process {
                     target,
+                    target_span,
                     args: values,
                     start: context,
                     layer,

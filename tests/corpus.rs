@@ -26,6 +26,7 @@ fn corpus_has_enough_cases_of_each_kind() {
         ("gpu003", 5),
         ("gpu004", 4),
         ("gpu005", 4),
+        ("gpu006", 4),
         ("gpu007", 4),
         ("gpu015", 4),
     ] {

@@ -11,6 +11,7 @@ pub mod process_group;
 pub mod start_method;
 #[cfg(test)]
 mod testing;
+pub mod unserializable;
 pub mod visible_devices;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
@@ -73,4 +74,5 @@ analyses! {
     unguarded: main_guard::MainGuard,
     start_method_fixed: start_method::StartMethodFixed,
     late_visibility: visible_devices::VisibleDevices,
+    unserializable: unserializable::SpawnPickling,
 }

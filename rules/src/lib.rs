@@ -8,6 +8,7 @@ mod gpu002_device_pinned_global;
 mod gpu003_process_group_before_set_device;
 mod gpu004_spawn_without_main_guard;
 mod gpu005_start_method_already_fixed;
+mod gpu006_unpicklable_spawn_callable;
 mod gpu007_cuda_visible_devices_after_init;
 mod gpu015_set_device_after_process_group;
 mod gpu900_unused_noqa;
@@ -47,6 +48,7 @@ pub static RULES: &[&Rule] = &[
     &gpu003_process_group_before_set_device::RULE,
     &gpu004_spawn_without_main_guard::RULE,
     &gpu005_start_method_already_fixed::RULE,
+    &gpu006_unpicklable_spawn_callable::RULE,
     &gpu007_cuda_visible_devices_after_init::RULE,
     &gpu015_set_device_after_process_group::RULE,
     &gpu900_unused_noqa::RULE,

@@ -8,6 +8,7 @@ pub mod fork;
 pub mod main_guard;
 pub mod pinned;
 pub mod process_group;
+pub mod stale_globals;
 pub mod start_method;
 #[cfg(test)]
 mod testing;
@@ -75,4 +76,5 @@ analyses! {
     start_method_fixed: start_method::StartMethodFixed,
     late_visibility: visible_devices::VisibleDevices,
     unserializable: unserializable::SpawnPickling,
+    stale_globals: stale_globals::StaleGlobals,
 }

@@ -10,6 +10,7 @@ mod gpu004_spawn_without_main_guard;
 mod gpu005_start_method_already_fixed;
 mod gpu006_unpicklable_spawn_callable;
 mod gpu007_cuda_visible_devices_after_init;
+mod gpu013_spawn_reads_parent_mutated_global;
 mod gpu015_set_device_after_process_group;
 mod gpu900_unused_noqa;
 mod gpu999_invalid_input;
@@ -50,6 +51,7 @@ pub static RULES: &[&Rule] = &[
     &gpu005_start_method_already_fixed::RULE,
     &gpu006_unpicklable_spawn_callable::RULE,
     &gpu007_cuda_visible_devices_after_init::RULE,
+    &gpu013_spawn_reads_parent_mutated_global::RULE,
     &gpu015_set_device_after_process_group::RULE,
     &gpu900_unused_noqa::RULE,
     &gpu999_invalid_input::RULE,

@@ -1391,13 +1391,22 @@ fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<Probe> {
                 ),
             ]
         }
-        ProcessApi::Executor { context } => {
+        ProcessApi::Executor {
+            context,
+            initializer,
+            initargs,
+        } => {
             let submit = |args: &[(Param, &str)]| {
                 py(&[
                     &format!("ex = {}", call(x, args)),
                     "ex.submit(work, 'cuda:1')",
                 ])
             };
+            let with_init = submit(&[
+                (Param::pos(0, "max_workers"), "2"),
+                (initializer, "init"),
+                (initargs, "('cuda:2',)"),
+            ]);
             let spawn_context = format!(
                 "import multiprocessing\n{}",
                 main_guard(&submit(&[(
@@ -1417,6 +1426,16 @@ fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<Probe> {
                 .has("the child's tensor on cuda:1", object(CUDA_1)),
                 Probe::new(format!("obeys `{}`", context.name), p(spawn_context))
                     .has("a spawned executor child", spawned()),
+                Probe::new(
+                    "each worker runs the initializer before its tasks",
+                    p(main_guard(&with_init)),
+                )
+                .has("a child running `init`", runs("init"))
+                .has("the initializer's tensor on cuda:2", object(CUDA_2))
+                .holds(
+                    "the initializer before the task",
+                    before(runs("init"), runs("work")),
+                ),
                 Probe::new(obeys, spawning(&submit(&[])))
                     .has("a spawned executor child", spawned()),
             ]

@@ -45,8 +45,13 @@ pub enum ProcessApi {
         initargs: Param,
         max_tasks: Param,
     },
-    /// `ProcessPoolExecutor(...)`: forks its workers at the first submit.
-    Executor { context: Param },
+    /// `ProcessPoolExecutor(...)`: forks its workers at the first submit; an initializer runs in
+    /// each.
+    Executor {
+        context: Param,
+        initializer: Param,
+        initargs: Param,
+    },
     /// A raw fork.
     OsFork,
     /// Starts `func(rank, *args)` in new processes: always by spawn, or by `start_method` (spawn
@@ -226,6 +231,8 @@ pub const ROWS: &[Row] = &[
         Behaviour::StartsChildren {
             api: ProcessApi::Executor {
                 context: Param::kw("mp_context"),
+                initializer: Param::pos(2, "initializer"),
+                initargs: Param::pos(3, "initargs"),
             },
             layer: MP,
         },

@@ -5,7 +5,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::{Backend, Binding, DeviceIndex, Effect};
+use gpulint_core::effect::{Backend, Binding, DeviceIndex, Effect, Handed};
 
 use super::value::{Device, Value};
 use super::{Interp, Object};
@@ -413,17 +413,31 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 })
             }
             ProcessApi::Pool { .. } => self.pool(span, layer, api, args, context),
-            ProcessApi::Executor { context: param } => {
+            ProcessApi::Executor {
+                context: param,
+                initializer,
+                initargs,
+            } => {
                 let start = context.or_else(|| {
                     args.param(param).and_then(|(v, e)| match v {
                         Value::Context(_, m) => Some((*m, e.span)),
                         _ => None,
                     })
                 });
+                let initializer = args.param(initializer).map(|(f, e)| {
+                    let resolved = self.resolve_start(layer, start);
+                    self.hand_over(&[(f.clone(), e.span, Handed::Initializer)], layer, resolved);
+                    let initargs = match args.param(initargs) {
+                        Some((Value::Sequence(items), _)) => items.to_vec(),
+                        _ => Vec::new(),
+                    };
+                    (f.clone(), initargs)
+                });
                 self.alloc(Object::Executor {
                     span,
                     start,
                     started_with: None,
+                    initializer,
                 })
             }
             ProcessApi::OsFork => {

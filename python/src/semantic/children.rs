@@ -378,6 +378,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 span: ex_span,
                 start,
                 started_with,
+                initializer,
             } => {
                 let parent = match started_with {
                     Some(parent) => parent,
@@ -393,14 +394,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 if let Some(task) = &task {
                     self.hand_over(task, Layer::Multiprocessing, start);
                 }
-                self.run_child(
-                    ex_span,
-                    ChildKind::Executor,
-                    start,
-                    parent,
-                    vec![(func, values)],
-                    code,
-                );
+                // Each worker ran the initializer before it takes tasks.
+                let entries: Vec<Entry> = initializer.into_iter().chain([(func, values)]).collect();
+                self.run_child(ex_span, ChildKind::Executor, start, parent, entries, code);
                 Some(Value::Unknown)
             }
             _ => None,

@@ -125,6 +125,8 @@ enum Object {
         span: Span,
         start: Option<(StartMethod, Span)>,
         started_with: Option<Option<CudaInitSite>>,
+        /// The initializer each worker runs before its tasks, and its arguments.
+        initializer: Option<(Value, Vec<Value>)>,
     },
     Loader {
         span: Span,

@@ -322,6 +322,17 @@ mod tests {
     use crate::lower::parse;
 
     #[test]
+    fn a_function_writes_the_globals_it_declares_or_changes_in_place() {
+        let src = "def fill(k):\n    global READY\n    READY = True\n    CACHE[k] = 1\n    SEEN.add(k)\n    OPTS.verbose = True\n    return LIMIT\n";
+        let m = parse(src, Default::default()).unwrap().module;
+        let id = FuncId {
+            file: m.file,
+            index: 0,
+        };
+        assert_eq!(written_globals(&m, id), ["CACHE", "OPTS", "READY", "SEEN"]);
+    }
+
+    #[test]
     fn main_guard_is_recognised_in_either_order() {
         for (src, expected) in [
             ("if __name__ == '__main__':\n    pass\n", true),

@@ -197,9 +197,14 @@ pub enum Unserializable {
     /// a child that imports the main module afresh does not define it. Fails only where the child
     /// imports the module itself (spawn, forkserver).
     MainOnly,
-    /// An object held by the value sent (attribute `attr` of an instance) that cannot be
-    /// serialised at all: a lock, an open file, a pool, or one of the kinds above. `what` says what.
-    Holds { attr: Arc<str>, what: Arc<str> },
+    /// Something held by the value sent (attribute `attr` of an instance) that cannot be
+    /// serialised: `what` says what. `resource`: an object refused whatever its name (a lock, an
+    /// open file, a pool); otherwise one of the kinds above.
+    Holds {
+        attr: Arc<str>,
+        what: Arc<str>,
+        resource: bool,
+    },
 }
 
 /// A value a child is handed that its serialiser cannot send.

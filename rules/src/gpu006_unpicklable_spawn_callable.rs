@@ -134,9 +134,17 @@ fn reason(why: &Unserializable) -> (String, String) {
             "it is defined under `if __name__ == \"__main__\":`, which a child importing the script skips (\"Can't get attribute\")".into(),
             "define it at module level, above the `if __name__ == \"__main__\":` block".into(),
         ),
-        Unserializable::Holds { attr, what } => (
+        Unserializable::Holds {
+            attr,
+            what,
+            resource: true,
+        } => (
             format!("its attribute `{attr}` holds {what}, which pickle refuses"),
             format!("create `{attr}` in the child, or leave it out of the pickled state with `__getstate__`"),
+        ),
+        Unserializable::Holds { attr, what, .. } => (
+            format!("its attribute `{attr}` holds {what}, which pickle refuses"),
+            format!("give `{attr}` a module-level function or class instead (bind arguments with `functools.partial`)"),
         ),
     }
 }
@@ -159,7 +167,7 @@ fn diagnostic(fact: &UnserializableSent) -> Diagnostic {
         .map(|span| Related {
             span,
             message: match fact.why {
-                Unserializable::Holds { .. } => "created here".into(),
+                Unserializable::Holds { .. } => "made here".into(),
                 _ => "defined here".into(),
             },
         })
@@ -253,6 +261,7 @@ mod tests {
         let why = Unserializable::Holds {
             attr: "lock".into(),
             what: "`threading.Lock()`".into(),
+            resource: true,
         };
         let [d] = check(
             &facts(Handed::Target, why, StartMethod::Forkserver),

@@ -22,6 +22,18 @@ const PICKLING_HOOKS: [&str; 3] = ["__getstate__", "__reduce__", "__reduce_ex__"
 /// Why a value cannot be pickled, and where the culprit was defined or made.
 type Refusal = (Unserializable, Option<Span>);
 
+/// Something an object holds that pickle refuses.
+struct Held {
+    /// The attribute path below the holder's attribute (for objects held by held objects).
+    path: Option<String>,
+    what: String,
+    /// Where it was made.
+    origin: Option<Span>,
+    /// An object pickle refuses whatever its name (a lock, an open file, a pool), not a definition
+    /// without an importable name.
+    resource: bool,
+}
+
 impl<'m, A: Analysis> Interp<'m, A> {
     /// A child started with `start` through `layer` is handed these values (each with the
     /// argument that gives it): reports those pickle refuses.
@@ -75,9 +87,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Object::Partial { func, args } => self
                     .refusal(func, depth + 1)
                     .or_else(|| args.iter().find_map(|a| self.refusal(a, depth + 1))),
-                Object::Compose(steps) => steps.iter().find_map(|s| self.refusal(s, depth + 1)),
+                Object::Compose(steps) => {
+                    self.held_in(steps.iter().map(|s| ("transforms", s)), depth)
+                }
                 Object::LibraryDataset { transforms } => {
-                    transforms.iter().find_map(|t| self.refusal(t, depth + 1))
+                    self.held_in(transforms.iter().map(|t| ("transform", t)), depth)
                 }
                 Object::Instance { class, attrs } => {
                     if let Some(refusal) = self.class_refusal(*class) {
@@ -90,20 +104,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         return None;
                     }
                     // In name order: the finding must not depend on the map's order.
-                    let mut names: Vec<&String> = attrs.keys().collect();
-                    names.sort();
-                    names.into_iter().find_map(|attr| {
-                        let (inner, what, origin) = self.held(&attrs[attr], depth + 1)?;
-                        let attr = match inner {
-                            Some(inner) => format!("{attr}.{inner}"),
-                            None => attr.clone(),
-                        };
-                        let why = Unserializable::Holds {
-                            attr: attr.into(),
-                            what: what.into(),
-                        };
-                        Some((why, origin))
-                    })
+                    let mut held: Vec<(&str, &Value)> =
+                        attrs.iter().map(|(k, v)| (k.as_str(), v)).collect();
+                    held.sort_by_key(|(k, _)| *k);
+                    self.held_in(held, depth)
                 }
                 _ => None,
             },
@@ -111,54 +115,81 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 
-    /// What pickle refuses in a value an object holds: the attribute path below it (for objects
-    /// held by held objects), what it is, and where it was made.
-    fn held(&self, value: &Value, depth: u32) -> Option<(Option<String>, String, Option<Span>)> {
+    /// The first value an object holds (by attribute) that pickle refuses.
+    fn held_in<'v>(
+        &self,
+        held: impl IntoIterator<Item = (&'v str, &'v Value)>,
+        depth: u32,
+    ) -> Option<Refusal> {
+        held.into_iter().find_map(|(attr, v)| {
+            let held = self.held(v, depth + 1)?;
+            let attr = match held.path {
+                Some(inner) => format!("{attr}.{inner}"),
+                None => attr.to_string(),
+            };
+            let why = Unserializable::Holds {
+                attr: attr.into(),
+                what: held.what.into(),
+                resource: held.resource,
+            };
+            Some((why, held.origin))
+        })
+    }
+
+    /// What pickle refuses in a value an object holds.
+    fn held(&self, value: &Value, depth: u32) -> Option<Held> {
         if depth > MAX_DEPTH {
             return None;
         }
+        let resource = |what: &str, span: &Span| Held {
+            path: None,
+            what: what.to_string(),
+            origin: Some(*span),
+            resource: true,
+        };
         match value {
             Value::Sequence(items) => items.iter().find_map(|v| self.held(v, depth + 1)),
             Value::Mapping(entries) => entries.iter().find_map(|(_, v)| self.held(v, depth + 1)),
             Value::Object(_) => match self.object(value)? {
-                Object::Unpicklable { span, what } => Some((None, what.clone(), Some(*span))),
-                Object::Pool { span, .. } => Some((None, "a process pool".into(), Some(*span))),
-                Object::Executor { span, .. } => {
-                    Some((None, "a process pool executor".into(), Some(*span)))
-                }
+                Object::Unpicklable { span, what } => Some(resource(what, span)),
+                Object::Pool { span, .. } => Some(resource("a process pool", span)),
+                Object::Executor { span, .. } => Some(resource("a process pool executor", span)),
                 _ => self.held_refusal(value, depth),
             },
             _ => self.held_refusal(value, depth),
         }
     }
 
-    fn held_refusal(
-        &self,
-        value: &Value,
-        depth: u32,
-    ) -> Option<(Option<String>, String, Option<Span>)> {
+    /// A held value that has no importable name, or an object holding what pickle refuses.
+    fn held_refusal(&self, value: &Value, depth: u32) -> Option<Held> {
         let (why, origin) = self.refusal(value, depth)?;
         let name = self.sent_name(value);
-        Some(match why {
-            Unserializable::Holds { attr, what } => {
-                (Some(attr.to_string()), what.to_string(), origin)
-            }
-            Unserializable::Anonymous => (None, "a lambda".into(), origin),
+        let (path, what, resource) = match why {
+            Unserializable::Holds {
+                attr,
+                what,
+                resource,
+            } => (Some(attr.to_string()), what.to_string(), resource),
+            Unserializable::Anonymous => (None, "a lambda".into(), false),
             Unserializable::LocalFunction => (
                 None,
                 format!("{name}, a function defined in a function"),
-                origin,
+                false,
             ),
             Unserializable::LocalClass => (
                 None,
                 format!("{name}, of a class defined in a function"),
-                origin,
+                false,
             ),
-            Unserializable::MainOnly => (
-                None,
-                format!("{name}, defined under the main guard"),
-                origin,
-            ),
+            Unserializable::MainOnly => {
+                (None, format!("{name}, defined under the main guard"), false)
+            }
+        };
+        Some(Held {
+            path,
+            what,
+            origin,
+            resource,
         })
     }
 
@@ -196,6 +227,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 format!("a `{}` object", self.class(*class).name)
             }
             Some(Object::Partial { func, .. }) => format!("a partial of {}", self.sent_name(func)),
+            Some(Object::LibraryDataset { .. }) => "the dataset".into(),
+            Some(Object::Compose(_)) => "the transform chain".into(),
             _ => match value.primary() {
                 Value::Class(class) => format!("`{}`", self.class(*class).name),
                 other => self.describe(other),

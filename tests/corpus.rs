@@ -26,10 +26,12 @@ fn corpus_has_enough_cases_of_each_kind() {
         ("gpu003", 5),
         ("gpu004", 4),
         ("gpu005", 4),
+        ("gpu006", 4),
         ("gpu007", 4),
         ("gpu008", 4),
         ("gpu009", 4),
         ("gpu010", 4),
+        ("gpu013", 4),
         ("gpu015", 4),
     ] {
         let count = |prefix: &str| {

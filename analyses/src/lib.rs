@@ -10,10 +10,12 @@ pub mod implicit_device;
 pub mod main_guard;
 pub mod pinned;
 pub mod process_group;
+pub mod stale_globals;
 pub mod start_method;
 #[cfg(test)]
 mod testing;
 pub mod unmapped_load;
+pub mod unserializable;
 pub mod visible_devices;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
@@ -54,6 +56,10 @@ macro_rules! analyses {
                 Analyses { $($field: self.$field.forked(),)* }
             }
 
+            fn spawned(&self) -> Self {
+                Analyses { $($field: self.$field.spawned(),)* }
+            }
+
             fn imports_like_clean(&self) -> bool {
                 true $(&& self.$field.imports_like_clean())*
             }
@@ -75,4 +81,6 @@ analyses! {
     unmapped_loads: unmapped_load::UnmappedLoad,
     implicit_devices: implicit_device::ImplicitDevice,
     global_rank_devices: global_rank::GlobalRankDevice,
+    unserializable: unserializable::SpawnPickling,
+    stale_globals: stale_globals::StaleGlobals,
 }

@@ -46,6 +46,12 @@ pub trait Analysis: Clone + Default + std::fmt::Debug + Send + Sync + 'static {
         Self::default()
     }
 
+    /// The state a child started by spawn or forkserver starts with, before it imports the main
+    /// module: it shares no memory with this process, only what the analysis compares against it.
+    fn spawned(&self) -> Self {
+        Self::default()
+    }
+
     /// Whether an import would leave this state as the cached import (run in a clean process)
     /// describes it: `false` makes the frontend run the module's top level again here.
     fn imports_like_clean(&self) -> bool {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::source::Span;
+use crate::source::{FileId, Span};
 
 /// How far the process's CUDA state has moved (see HAZARDS.md, "The state the analysis tracks").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -156,6 +156,73 @@ pub struct ChildStart {
     pub during_reimport: bool,
 }
 
+/// A module-level binding: the module (by file) and its name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GlobalName {
+    pub module: FileId,
+    pub name: Arc<str>,
+}
+
+/// What a child process is handed, which its start method may serialise to send it there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handed {
+    /// The function a process runs (`target`, the function a launcher starts in each process).
+    Target,
+    /// A process object itself (an instance of a process subclass), sent to the child it starts.
+    ProcessObject,
+    /// A function sent with each task to a pool's or executor's workers: serialised under every
+    /// start method, fork included, since tasks travel through a pipe.
+    Task,
+    /// A pool's initializer.
+    Initializer,
+    /// A data loader's dataset.
+    Dataset,
+    /// A data loader's batch collation function.
+    CollateFn,
+    /// A data loader's per-worker initialisation function.
+    WorkerInitFn,
+}
+
+/// Why the serialiser a child's start uses (Python's `pickle`, which saves functions and classes by
+/// their importable name and objects by their state) cannot send a value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Unserializable {
+    /// An anonymous function (a lambda): it has no name to be looked up by.
+    Anonymous,
+    /// A function defined inside another function: its name is not reachable from its module.
+    LocalFunction,
+    /// An instance, method or the class itself of a class defined inside a function.
+    LocalClass,
+    /// Defined only when the module runs as the main program (under `if __name__ == "__main__":`):
+    /// a child that imports the main module afresh does not define it. Fails only where the child
+    /// imports the module itself (spawn, forkserver).
+    MainOnly,
+    /// Something held by the value sent (attribute `attr` of an instance) that cannot be
+    /// serialised: `what` says what. `resource`: an object refused whatever its name (a lock, an
+    /// open file, a pool); otherwise one of the kinds above.
+    Holds {
+        attr: Arc<str>,
+        what: Arc<str>,
+        resource: bool,
+    },
+}
+
+/// A value a child is handed that its serialiser cannot send.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnserializableSent {
+    /// Where it is handed over: the argument.
+    pub span: Span,
+    pub handed: Handed,
+    /// How messages name it ("a lambda", "`collate`", "`Job.run`").
+    pub name: Arc<str>,
+    pub why: Unserializable,
+    /// Where the thing that cannot be sent was defined or created, when known.
+    pub origin: Option<Span>,
+    pub start_method: StartMethod,
+    /// What chose that start method (`None`: the platform default).
+    pub start_method_source: Option<Span>,
+}
+
 /// What happened, in program order, in one simulated process.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
@@ -234,5 +301,26 @@ pub enum Effect {
         key: Arc<str>,
         value: Option<Arc<str>>,
         narrows_visibility: bool,
+    },
+    /// A value a child is handed (its target, a pool's task, a loader's dataset...) that the
+    /// serialiser of its start cannot send. Reported at the handover, in the parent.
+    UnserializableSent(UnserializableSent),
+    /// A module global was bound at run time: by a function (through `global`) or by the main
+    /// program's guarded block, never while a module is imported, so a fresh interpreter that
+    /// imports the module does not repeat it. `in_place`: the object it holds was changed
+    /// (an item or attribute set, a container's mutating method).
+    GlobalWritten {
+        span: Span,
+        global: GlobalName,
+        in_place: bool,
+    },
+    /// A module global was read by a child that imported the program afresh (spawn, forkserver),
+    /// after its start. `defined`: the child's own import bound it; `owner`: the reading function
+    /// writes it too (a cache or lazy value it fills itself). Reported only in such children.
+    GlobalRead {
+        span: Span,
+        global: GlobalName,
+        defined: bool,
+        owner: bool,
     },
 }

@@ -332,6 +332,10 @@ impl Lower {
             file: self.module.file,
             index: self.module.classes.len() as u32,
         };
+        let local = self.function.is_some()
+            || self
+                .class
+                .is_some_and(|outer| self.module.class(outer).local);
         self.module.classes.push(Class {
             name: c.name.to_string(),
             name_span: self.span(c.name.range),
@@ -340,6 +344,7 @@ impl Lower {
             decorators,
             body: Vec::new(),
             methods: Vec::new(),
+            local,
         });
         let (outer_class, outer_fn) = (self.class.replace(id), self.function.take());
         let body = self.suite(&c.body);

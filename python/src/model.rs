@@ -102,6 +102,9 @@ pub struct Class {
     pub body: Vec<Stmt>,
     /// Methods defined directly in the body, by name.
     pub methods: Vec<(String, FuncId)>,
+    /// Defined inside a function (directly, or in a class that is): its qualified name passes
+    /// through `<locals>`, so nothing can import it by name.
+    pub local: bool,
 }
 
 impl Class {

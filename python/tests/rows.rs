@@ -10,7 +10,9 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
-use gpulint_core::effect::{Backend, Binding, ChildKind, DeviceIndex, Effect, Init, StartMethod};
+use gpulint_core::effect::{
+    Backend, Binding, ChildKind, DeviceIndex, Effect, Init, StartMethod, Unserializable,
+};
 use gpulint_python::libraries::processes::{Layer, ProcessApi, WorkerCall};
 use gpulint_python::libraries::{
     self, AttributeBehaviour, AttributeRow, Behaviour, EnvRole, EnvRow, ImportRow, Iteration,
@@ -1041,7 +1043,47 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                     .lacks("DeviceBound", any_bound),
             ]
         }
+        Behaviour::Unpicklable => {
+            let held_by_target = |method: &str| {
+                p(py(&[
+                    "import multiprocessing",
+                    "class Job:",
+                    "    def __init__(self):",
+                    &format!("        self.held = {x}()"),
+                    "    def run(self):",
+                    "        pass",
+                    &main_guard(&format!(
+                        "multiprocessing.get_context('{method}').Process(target=Job().run).start()"
+                    )),
+                ]))
+            };
+            vec![
+                Probe::new(
+                    "an object holding it cannot be pickled for a spawned child",
+                    held_by_target("spawn"),
+                )
+                .has("the held object, reported at the handover", holds("held")),
+                Probe::new(
+                    "the report says how the child starts (fork: nothing is pickled)",
+                    held_by_target("fork"),
+                )
+                .has(
+                    "the handover, under fork",
+                    |e| matches!(e, Effect::UnserializableSent(s) if s.start_method == StartMethod::Fork),
+                ),
+            ]
+        }
     })
+}
+
+/// A value handed to a child that holds, in attribute `attr`, an object pickle refuses.
+fn holds(attr: &'static str) -> impl Fn(&Effect) -> bool {
+    move |e| match e {
+        Effect::UnserializableSent(sent) => {
+            matches!(&sent.why, Unserializable::Holds { attr: a, .. } if &**a == attr)
+        }
+        _ => false,
+    }
 }
 
 /// Called by the alias's name, the row does what its target does.
@@ -1393,13 +1435,22 @@ fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<Probe> {
                 ),
             ]
         }
-        ProcessApi::Executor { context } => {
+        ProcessApi::Executor {
+            context,
+            initializer,
+            initargs,
+        } => {
             let submit = |args: &[(Param, &str)]| {
                 py(&[
                     &format!("ex = {}", call(x, args)),
                     "ex.submit(work, 'cuda:1')",
                 ])
             };
+            let with_init = submit(&[
+                (Param::pos(0, "max_workers"), "2"),
+                (initializer, "init"),
+                (initargs, "('cuda:2',)"),
+            ]);
             let spawn_context = format!(
                 "import multiprocessing\n{}",
                 main_guard(&submit(&[(
@@ -1419,6 +1470,16 @@ fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<Probe> {
                 .has("the child's tensor on cuda:1", object(CUDA_1)),
                 Probe::new(format!("obeys `{}`", context.name), p(spawn_context))
                     .has("a spawned executor child", spawned()),
+                Probe::new(
+                    "each worker runs the initializer before its tasks",
+                    p(main_guard(&with_init)),
+                )
+                .has("a child running `init`", runs("init"))
+                .has("the initializer's tensor on cuda:2", object(CUDA_2))
+                .holds(
+                    "the initializer before the task",
+                    before(runs("init"), runs("work")),
+                ),
                 Probe::new(obeys, spawning(&submit(&[])))
                     .has("a spawned executor child", spawned()),
             ]
@@ -2051,6 +2112,19 @@ fn summary(effect: &Effect) -> String {
         Effect::EnvWritten { key, value, .. } => format!("EnvWritten {key}={value:?}"),
         Effect::UnmappedLoad { what, .. } => format!("UnmappedLoad {what}"),
         Effect::DeviceFromGlobalRank { .. } => "DeviceFromGlobalRank".into(),
+        Effect::UnserializableSent(sent) => format!(
+            "UnserializableSent {:?} {:?} {:?}: {}",
+            sent.handed, sent.start_method, sent.why, sent.name
+        ),
+        Effect::GlobalWritten {
+            global, in_place, ..
+        } => format!("GlobalWritten {} in_place={in_place}", global.name),
+        Effect::GlobalRead {
+            global,
+            defined,
+            owner,
+            ..
+        } => format!("GlobalRead {} defined={defined} owner={owner}", global.name),
     }
 }
 

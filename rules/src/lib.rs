@@ -8,10 +8,12 @@ mod gpu002_device_pinned_global;
 mod gpu003_process_group_before_set_device;
 mod gpu004_spawn_without_main_guard;
 mod gpu005_start_method_already_fixed;
+mod gpu006_unpicklable_spawn_callable;
 mod gpu007_cuda_visible_devices_after_init;
 mod gpu008_global_rank_as_device;
 mod gpu009_load_without_map_location_per_rank;
 mod gpu010_implicit_device_in_worker;
+mod gpu013_spawn_reads_parent_mutated_global;
 mod gpu015_set_device_after_process_group;
 mod gpu900_unused_noqa;
 mod gpu999_invalid_input;
@@ -50,10 +52,12 @@ pub static RULES: &[&Rule] = &[
     &gpu003_process_group_before_set_device::RULE,
     &gpu004_spawn_without_main_guard::RULE,
     &gpu005_start_method_already_fixed::RULE,
+    &gpu006_unpicklable_spawn_callable::RULE,
     &gpu007_cuda_visible_devices_after_init::RULE,
     &gpu008_global_rank_as_device::RULE,
     &gpu009_load_without_map_location_per_rank::RULE,
     &gpu010_implicit_device_in_worker::RULE,
+    &gpu013_spawn_reads_parent_mutated_global::RULE,
     &gpu015_set_device_after_process_group::RULE,
     &gpu900_unused_noqa::RULE,
     &gpu999_invalid_input::RULE,

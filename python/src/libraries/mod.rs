@@ -172,6 +172,9 @@ pub enum Behaviour {
     Memoises,
     /// A decorator that runs the function in a worker given its own GPUs when `param` is passed.
     NarrowsVisibility { param: &'static str },
+    /// Returns an object `pickle` refuses (a lock, an open file, a connection): an instance that
+    /// holds one cannot be sent to a child that must unpickle it.
+    Unpicklable,
 }
 
 /// What iterating helpers return for their arguments' items.

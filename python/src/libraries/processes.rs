@@ -22,6 +22,15 @@ impl Layer {
             Layer::Multiprocess => "multiprocess",
         }
     }
+
+    /// Whether what a child is handed travels by `pickle`, which saves functions and classes by
+    /// their importable name. `multiprocess` uses `dill`, which saves lambdas and closures by value.
+    pub fn pickles_by_name(self) -> bool {
+        match self {
+            Layer::Multiprocessing => true,
+            Layer::Multiprocess => false,
+        }
+    }
 }
 
 /// How a process-creating API is called.
@@ -36,8 +45,13 @@ pub enum ProcessApi {
         initargs: Param,
         max_tasks: Param,
     },
-    /// `ProcessPoolExecutor(...)`: forks its workers at the first submit.
-    Executor { context: Param },
+    /// `ProcessPoolExecutor(...)`: forks its workers at the first submit; an initializer runs in
+    /// each.
+    Executor {
+        context: Param,
+        initializer: Param,
+        initargs: Param,
+    },
     /// A raw fork.
     OsFork,
     /// Starts `func(rank, *args)` in new processes: always by spawn, or by `start_method` (spawn
@@ -217,6 +231,8 @@ pub const ROWS: &[Row] = &[
         Behaviour::StartsChildren {
             api: ProcessApi::Executor {
                 context: Param::kw("mp_context"),
+                initializer: Param::pos(2, "initializer"),
+                initargs: Param::pos(3, "initargs"),
             },
             layer: MP,
         },

@@ -1,5 +1,6 @@
 //! Python's builtins and standard-library plumbing that values flow through: conversions,
-//! iteration helpers, partials, the environment, memoising decorators, command-line entry helpers.
+//! iteration helpers, partials, the environment, memoising decorators, command-line entry helpers;
+//! the objects `pickle` refuses, and the container methods that change a container in place.
 
 use super::{Behaviour, Iteration, Param, Row};
 
@@ -112,4 +113,79 @@ pub const ROWS: &[Row] = &[
         Behaviour::Memoises,
         "the result is kept for later calls",
     ),
+    row(
+        "threading.Lock",
+        Behaviour::Unpicklable,
+        "\"cannot pickle '_thread.lock' object\"",
+    ),
+    row(
+        "threading.RLock",
+        Behaviour::Unpicklable,
+        "\"cannot pickle '_thread.RLock' object\"",
+    ),
+    row(
+        "threading.Condition",
+        Behaviour::Unpicklable,
+        "holds a lock, which pickle refuses",
+    ),
+    row(
+        "threading.Event",
+        Behaviour::Unpicklable,
+        "holds a lock, which pickle refuses",
+    ),
+    row(
+        "threading.Semaphore",
+        Behaviour::Unpicklable,
+        "holds a lock, which pickle refuses",
+    ),
+    row(
+        "threading.Thread",
+        Behaviour::Unpicklable,
+        "holds locks, which pickle refuses",
+    ),
+    row(
+        "queue.Queue",
+        Behaviour::Unpicklable,
+        "holds a lock, which pickle refuses",
+    ),
+    row(
+        "builtins.open",
+        Behaviour::Unpicklable,
+        "\"cannot pickle '_io.TextIOWrapper' object\" (an open file)",
+    ),
+    row(
+        "io.open",
+        Behaviour::Unpicklable,
+        "an open file, which pickle refuses",
+    ),
+    row(
+        "socket.socket",
+        Behaviour::Unpicklable,
+        "\"cannot pickle 'socket' object\"",
+    ),
+    row(
+        "sqlite3.connect",
+        Behaviour::Unpicklable,
+        "\"cannot pickle 'sqlite3.Connection' object\"",
+    ),
+    row(
+        "h5py.File",
+        Behaviour::Unpicklable,
+        "an open HDF5 file: \"h5py objects cannot be pickled\"",
+    ),
+];
+
+/// Methods of Python's containers that change the container in place (`CONFIG.update(...)`).
+pub const CONTAINER_MUTATORS: &[&str] = &[
+    "append",
+    "extend",
+    "insert",
+    "update",
+    "setdefault",
+    "add",
+    "pop",
+    "popitem",
+    "remove",
+    "discard",
+    "clear",
 ];

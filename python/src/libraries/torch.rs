@@ -309,6 +309,16 @@ pub const ROWS: &[Row] = &[
         },
         "calls each transform in turn",
     ),
+    row(
+        "torchvision.transforms.Lambda",
+        Behaviour::Partial,
+        "calls the function it wraps (and pickles with it)",
+    ),
+    row(
+        "torchvision.transforms.v2.Lambda",
+        Behaviour::Partial,
+        "calls the function it wraps (and pickles with it)",
+    ),
 ];
 
 pub const PREFIXES: &[PrefixRow] = &[

@@ -5,7 +5,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::{Backend, Binding, DeviceIndex, Effect};
+use gpulint_core::effect::{Backend, Binding, DeviceIndex, Effect, Handed};
 
 use super::value::{Device, Value};
 use super::{Interp, Object};
@@ -121,6 +121,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
             opaque_kwargs,
             starred,
         };
+        if let (
+            Some((Value::Sequence(_) | Value::Mapping(_), method)),
+            ExprKind::Attribute { value, .. },
+        ) = (&receiver, &func.kind)
+        {
+            if libraries::python::CONTAINER_MUTATORS.contains(method) {
+                self.changed_in_place(value, call.span);
+            }
+        }
         if let (
             Some((Value::Sequence(items), "append" | "extend")),
             ExprKind::Attribute { value, .. },
@@ -415,33 +424,48 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 target,
                 args: params,
             } => {
-                let target = args
-                    .param(target)
-                    .map(|(v, _)| v.clone())
-                    .unwrap_or_default();
+                let (target, target_span) = match args.param(target) {
+                    Some((v, e)) => (v.clone(), Some(e.span)),
+                    None => (Value::Unknown, None),
+                };
                 let values = match args.param(params) {
                     Some((Value::Sequence(items), _)) => items.to_vec(),
                     _ => Vec::new(),
                 };
                 self.alloc(Object::Process {
                     target,
+                    target_span,
                     args: values,
                     start: context,
                     layer,
                 })
             }
             ProcessApi::Pool { .. } => self.pool(span, layer, api, args, context),
-            ProcessApi::Executor { context: param } => {
+            ProcessApi::Executor {
+                context: param,
+                initializer,
+                initargs,
+            } => {
                 let start = context.or_else(|| {
                     args.param(param).and_then(|(v, e)| match v {
                         Value::Context(_, m) => Some((*m, e.span)),
                         _ => None,
                     })
                 });
+                let initializer = args.param(initializer).map(|(f, e)| {
+                    let resolved = self.resolve_start(layer, start);
+                    self.hand_over(&[(f.clone(), e.span, Handed::Initializer)], layer, resolved);
+                    let initargs = match args.param(initargs) {
+                        Some((Value::Sequence(items), _)) => items.to_vec(),
+                        _ => Vec::new(),
+                    };
+                    (f.clone(), initargs)
+                });
                 self.alloc(Object::Executor {
                     span,
                     start,
                     started_with: None,
+                    initializer,
                 })
             }
             ProcessApi::OsFork => {

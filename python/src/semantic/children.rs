@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::{ChildKind, ChildStart, CudaInitSite, Effect, Init};
+use gpulint_core::effect::{ChildKind, ChildStart, CudaInitSite, Effect, Handed, Init};
 
 use super::calls::Args;
 use super::process::{layer_key, Process};
@@ -75,6 +75,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     default_cuda: parent.default_cuda,
                     env: parent.env.clone(),
                     per_worker: true,
+                    spawned: parent.spawned,
                     analyses: parent.analyses.forked(),
                     ..Process::default()
                 };
@@ -90,6 +91,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     // A new interpreter, but the same environment (`os.environ` is inherited).
                     env: self.proc_ref().env.clone(),
                     start_methods: self.proc_ref().start_methods.clone(),
+                    analyses: self.proc_ref().analyses.spawned(),
                     ..Process::default()
                 };
                 self.procs.push(fresh);
@@ -99,6 +101,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let mut imported = self.procs.pop().unwrap_or_default();
                 imported.exited = false;
                 imported.reimport = false;
+                imported.spawned = true;
                 let server_init = imported.cuda.clone();
                 (
                     imported,
@@ -180,11 +183,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
             self.inherit_visibility(span);
         }
         let mut results = Vec::new();
+        let run_time = std::mem::replace(&mut self.run_time, true);
         for (callee, args) in entries {
             let code = self.describe(&callee);
             self.emit(Effect::ChildRuns { code: code.into() });
             results.push(self.call_plain(&callee, args));
         }
+        self.run_time = run_time;
         let child = self.procs.pop().unwrap_or_default();
         self.finish_process(child.clone());
         self.restore_world(world);
@@ -314,17 +319,23 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let (entry, start, code) = match self.heap.get(*id)?.clone() {
             Object::Process {
                 target,
+                target_span,
                 args,
                 start,
                 layer,
             } => {
                 let code = self.describe(&target);
-                ((target, args), self.resolve_start(layer, start), code)
+                let start = self.resolve_start(layer, start);
+                if let Some(at) = target_span {
+                    self.hand_over(&[(target.clone(), at, Handed::Target)], layer, start);
+                }
+                ((target, args), start, code)
             }
             Object::Instance { class, .. } => {
                 let (layer, explicit) = self.process_base(class)?;
                 let run = self.find_method(class, RUN_METHOD)?;
                 let start = self.resolve_start(layer, explicit.map(|m| (m, span)));
+                self.hand_over(&[(recv.clone(), span, Handed::ProcessObject)], layer, start);
                 let code = format!("`{}.{RUN_METHOD}`", self.class(class).name);
                 let entry = (Value::bound_method(run, recv.clone()), Vec::new());
                 (entry, start, code)
@@ -354,8 +365,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return None;
         };
         let id = *id;
-        let (func, values) = self.pool_call(call, args);
+        let (func, values, func_span) = self.pool_call(call, args);
         let code = self.describe(&func);
+        let task = func_span.map(|at| [(func.clone(), at, Handed::Task)]);
         match self.heap.get(id)?.clone() {
             Object::Pool {
                 span: pool_span,
@@ -363,25 +375,24 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 layer,
                 forked_with,
                 refork,
+                initializer,
             } => {
                 let start = self.resolve_start(layer, start);
+                if let Some(task) = &task {
+                    self.hand_over(task, layer, start);
+                }
                 let parent = if refork {
                     self.proc_ref().cuda.clone()
                 } else {
                     forked_with
                 };
-                let run = self.run_child(
-                    pool_span,
-                    ChildKind::Pool,
-                    start,
-                    parent,
-                    vec![(func, values)],
-                    code,
-                );
+                // Each worker ran the initializer before it takes tasks.
+                let entries: Vec<Entry> = initializer.into_iter().chain([(func, values)]).collect();
+                let run = self.run_child(pool_span, ChildKind::Pool, start, parent, entries, code);
                 Some(
                     run.results
                         .into_iter()
-                        .next()
+                        .last()
                         .map_or(Value::Unknown, |r| Value::seq(vec![r])),
                 )
             }
@@ -389,6 +400,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 span: ex_span,
                 start,
                 started_with,
+                initializer,
             } => {
                 let parent = match started_with {
                     Some(parent) => parent,
@@ -401,27 +413,24 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     }
                 };
                 let start = self.resolve_start(Layer::Multiprocessing, start);
-                self.run_child(
-                    ex_span,
-                    ChildKind::Executor,
-                    start,
-                    parent,
-                    vec![(func, values)],
-                    code,
-                );
+                if let Some(task) = &task {
+                    self.hand_over(task, Layer::Multiprocessing, start);
+                }
+                // Each worker ran the initializer before it takes tasks.
+                let entries: Vec<Entry> = initializer.into_iter().chain([(func, values)]).collect();
+                self.run_child(ex_span, ChildKind::Executor, start, parent, entries, code);
                 Some(Value::Unknown)
             }
             _ => None,
         }
     }
 
-    /// The function a pool method runs and the arguments one call of it gets.
-    fn pool_call(&self, call: WorkerCall, args: &Args<'m>) -> (Value, Vec<Value>) {
-        let func = WORKER_FUNC
-            .iter()
-            .find_map(|p| args.param(*p))
-            .map(|(v, _)| v.clone())
-            .unwrap_or_default();
+    /// The function a pool method runs, the arguments one call of it gets, and where the
+    /// function is given.
+    fn pool_call(&self, call: WorkerCall, args: &Args<'m>) -> (Value, Vec<Value>, Option<Span>) {
+        let given = WORKER_FUNC.iter().find_map(|p| args.param(*p));
+        let func_span = given.map(|(_, e)| e.span);
+        let func = given.map(|(v, _)| v.clone()).unwrap_or_default();
         let values = match call {
             WorkerCall::Submit => args.pos.iter().skip(1).map(|(v, _)| v.clone()).collect(),
             WorkerCall::Apply => match args.param(WORKER_ARGS) {
@@ -442,7 +451,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 _ => vec![Value::Unknown],
             },
         };
-        (func, values)
+        (func, values, func_span)
     }
 
     /// `Pool(...)`: the workers fork now; an `initializer` runs in each.
@@ -465,12 +474,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let start = self.resolve_start(layer, context);
         let parent = self.proc_ref().cuda.clone();
         let refork = matches!(args.param(max_tasks), Some((v, _)) if !matches!(v, Value::None));
-        let initializer = args.param(initializer).map(|(v, _)| v.clone());
+        let given = args.param(initializer);
+        if let Some((f, e)) = given {
+            self.hand_over(&[(f.clone(), e.span, Handed::Initializer)], layer, start);
+        }
+        let initializer = given.map(|(v, _)| v.clone());
         let initargs = match args.param(initargs) {
             Some((Value::Sequence(items), _)) => items.to_vec(),
             _ => Vec::new(),
         };
         let entries = initializer.map(|f| vec![(f, initargs)]).unwrap_or_default();
+        let initializer = entries.first().cloned();
         let code = entries
             .first()
             .map_or_else(|| "its tasks".to_string(), |(f, _)| self.describe(f));
@@ -486,6 +500,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             layer,
             forked_with,
             refork,
+            initializer,
         })
     }
 
@@ -499,7 +514,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
         else {
             return;
         };
-        let func = args.param(func).map(|(v, _)| v.clone()).unwrap_or_default();
+        let given = args.param(func);
+        let func_span = given.map(|(_, e)| e.span);
+        let func = given.map(|(v, _)| v.clone()).unwrap_or_default();
         let mut values = vec![Value::Rank];
         if let Some((Value::Sequence(items), _)) = args.param(params) {
             values.extend(items.iter().cloned());
@@ -514,6 +531,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 _ => (StartMethod::Spawn, None),
             },
         };
+        if let Some(at) = func_span {
+            self.hand_over(
+                &[(func.clone(), at, Handed::Target)],
+                Layer::Multiprocessing,
+                start,
+            );
+        }
         let code = self.describe(&func);
         self.run_child(
             span,
@@ -597,6 +621,18 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Value::Context(_, m) => Some((*m, e.span)),
             _ => None,
         });
+        let handed: Vec<(Value, Span, Handed)> = [
+            (dataset, Handed::Dataset),
+            (collate_fn, Handed::CollateFn),
+            (worker_init_fn, Handed::WorkerInitFn),
+        ]
+        .into_iter()
+        .filter_map(|(p, h)| args.param(p).map(|(v, e)| (v.clone(), e.span, h)))
+        .collect();
+        if workers {
+            let resolved = self.resolve_start(Layer::Multiprocessing, start);
+            self.hand_over(&handed, Layer::Multiprocessing, resolved);
+        }
         let loader = self.alloc(Object::Loader {
             span,
             dataset: value(args.param(dataset)),
@@ -604,6 +640,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             worker_init: value(args.param(worker_init_fn)),
             workers,
             start,
+            handed,
             child: None,
         });
         if workers && self.proc_ref().cuda.is_some() {
@@ -653,6 +690,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             collate,
             worker_init,
             start,
+            handed,
             child,
             ..
         }) = self.heap.get(id).cloned()
@@ -660,6 +698,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return Value::Unknown;
         };
         let start = self.resolve_start(Layer::Multiprocessing, start);
+        if child.is_none() {
+            self.hand_over(&handed, Layer::Multiprocessing, start);
+        }
         let parent = self.proc_ref().cuda.clone();
         if let Some(cached) = child
             .as_ref()

@@ -75,8 +75,11 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         let frames = std::mem::take(&mut self.frames);
         let loop_depth = std::mem::take(&mut self.loop_depth);
         let caller = std::mem::replace(&mut self.cur, file);
+        // A module's top level runs at import, in every interpreter that imports it.
+        let run_time = std::mem::replace(&mut self.run_time, false);
         Arc::make_mut(&mut self.globals).entry(file).or_default();
         self.exec_block(&module.body);
+        self.run_time = run_time;
         self.cur = caller;
         self.loop_depth = loop_depth;
         self.frames = frames;

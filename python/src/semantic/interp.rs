@@ -6,7 +6,9 @@ use std::sync::Arc;
 use super::imports::top_name;
 use super::names::{is_main_guard, is_type_checking};
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::{Binding, CudaInitSite, CudaObject, DeviceIndex, Effect, Init};
+use gpulint_core::effect::{
+    Binding, CudaInitSite, CudaObject, DeviceIndex, Effect, GlobalName, Init,
+};
 
 use super::process::Process;
 use super::value::{Device, Value};
@@ -116,9 +118,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     }
                     Arc::new(all)
                 });
+                if self.defines_main_only() {
+                    self.main_only.insert(super::Definition::Function(*id));
+                }
                 self.store(&func.name, Value::Function(*id, captures), stmt.span);
             }
             StmtKind::Class(id) => {
+                if self.defines_main_only() {
+                    self.main_only.insert(super::Definition::Class(*id));
+                }
                 let class = self.class(*id);
                 self.eval_decorators(&class.decorators);
                 let bases: Vec<Value> = class.bases.iter().map(|b| self.eval(b)).collect();
@@ -323,7 +331,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
         let before = self.snapshot();
         self.unset_guard_depth += u32::from(only_if_unset);
+        // The main program's guarded block runs after every import: the program's run time.
+        let run_time = self.run_time;
+        self.run_time |= is_main_guard(test);
         let flow_body = self.exec_block(body);
+        self.run_time = run_time;
         self.unset_guard_depth -= u32::from(only_if_unset);
         let after_body = self.snapshot();
         self.restore(before);
@@ -475,6 +487,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Some(f) => f.declared_global.contains(name),
         };
         if to_global {
+            if self.run_time {
+                self.global_written(name, span, false);
+            }
             let value = self.as_global(value, name, span);
             self.scope_mut().insert(name.to_string(), value);
         } else if let Some(frame) = self.frames.last_mut() {
@@ -500,8 +515,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let owner = self.eval_quiet(obj);
                 match owner.primary().clone() {
                     Value::Object(id) => {
-                        if let Some(Object::Instance { attrs, .. }) = self.object_mut(id) {
-                            attrs.insert(attr.clone(), value);
+                        let instance = match self.object_mut(id) {
+                            Some(Object::Instance { attrs, .. }) => {
+                                attrs.insert(attr.clone(), value);
+                                true
+                            }
+                            _ => false,
+                        };
+                        if instance {
+                            self.changed_in_place(obj, span);
                         }
                     }
                     Value::Class(id) => {
@@ -523,6 +545,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     if is_environ(q) {
                         self.write_env(k, &value, span);
                     }
+                }
+                if is_container(&owner) {
+                    self.changed_in_place(container, span);
                 }
             }
             ExprKind::Tuple(targets) | ExprKind::List(targets) => {
@@ -613,6 +638,63 @@ impl<'m, A: Analysis> Interp<'m, A> {
         });
     }
 
+    /// A global bound at run time (see `Interp::run_time`), in the running module.
+    fn global_written(&mut self, name: &str, span: Span, in_place: bool) {
+        let global = GlobalName {
+            module: self.cur,
+            name: name.into(),
+        };
+        self.emit(Effect::GlobalWritten {
+            span,
+            global,
+            in_place,
+        });
+    }
+
+    /// `target[k] = v`, `target.a = v` or `target.update(...)`: at run time, on a module global,
+    /// a change to what the global holds.
+    pub(super) fn changed_in_place(&mut self, target: &Expr, span: Span) {
+        if let ExprKind::Name(name) = &target.kind {
+            if self.run_time && self.is_global_name(name) && self.global(name).is_some() {
+                self.global_written(name, span, true);
+            }
+        }
+    }
+
+    /// A read of a global by a child that imported the program afresh. Definitions and imports
+    /// are the same in every interpreter: only data can differ.
+    fn global_read(&mut self, name: &str, span: Span, value: &Value) {
+        if matches!(
+            value,
+            Value::Function(..) | Value::Class(_) | Value::Module(_) | Value::Qualified(_)
+        ) || !self.is_global_name(name)
+        {
+            return;
+        }
+        let owner = match self.frames.last() {
+            Some(f) => {
+                let func = f.func;
+                self.written_globals(func).iter().any(|n| n == name)
+            }
+            None => false,
+        };
+        let defined = self.global(name).is_some();
+        self.emit(Effect::GlobalRead {
+            span,
+            global: GlobalName {
+                module: self.cur,
+                name: name.into(),
+            },
+            defined,
+            owner,
+        });
+    }
+
+    /// A `def` or `class` the main program runs under its main guard, at module level.
+    fn defines_main_only(&self) -> bool {
+        self.frames.is_empty() && self.run_time && self.cur == self.main
+    }
+
     pub(super) fn lookup(&self, name: &str) -> Option<Value> {
         if let Some(frame) = self.frames.last() {
             if !frame.declared_global.contains(name) {
@@ -651,9 +733,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.fuel = self.fuel.saturating_sub(1);
         match &expr.kind {
             ExprKind::Name(name) => {
-                let v = self
-                    .lookup(name)
-                    .unwrap_or_else(|| Value::Qualified(format!("builtins.{name}")));
+                let found = self.lookup(name);
+                if self.proc_ref().spawned {
+                    let read = found.clone().unwrap_or(Value::Unknown);
+                    self.global_read(name, expr.span, &read);
+                }
+                let v = found.unwrap_or_else(|| Value::Qualified(format!("builtins.{name}")));
                 if let Value::Cuda(obj) = &v {
                     // A local holding a global's object (`m = get_model()`) uses that global too.
                     let global = self.is_global_name(name) || obj.global.is_some();
@@ -1088,6 +1173,11 @@ pub(super) fn child_branch_of(ops: &[CmpOp], zero_on_right: bool) -> Option<bool
         [CmpOp::Lt] if !zero_on_right => Some(false),
         _ => None,
     }
+}
+
+/// A value an item assignment changes in place: a list or dict, or one gpulint cannot see into.
+pub(super) fn is_container(v: &Value) -> bool {
+    matches!(v, Value::Sequence(_) | Value::Mapping(_) | Value::Unknown)
 }
 
 /// Whether the qualified name is the process environment (`Behaviour::Environ`).

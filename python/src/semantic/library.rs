@@ -382,6 +382,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 _ => Value::Unknown,
             },
             Behaviour::Iterates(shape) => self.iterate_arguments(shape, args),
+            Behaviour::Unpicklable => self.alloc(Object::Unpicklable {
+                span,
+                what: format!("`{name}()`"),
+            }),
             Behaviour::CallsArgument(param) => match args.param(param) {
                 Some((f, _)) => {
                     let f = f.clone();

@@ -16,6 +16,7 @@ mod imports;
 mod interp;
 mod library;
 mod names;
+mod pickling;
 mod process;
 #[cfg(test)]
 mod tests;
@@ -103,6 +104,8 @@ enum Object {
     },
     Process {
         target: Value,
+        /// The `target` argument, where the child is handed it.
+        target_span: Option<Span>,
         args: Vec<Value>,
         start: Option<(StartMethod, Span)>,
         layer: crate::libraries::processes::Layer,
@@ -115,11 +118,15 @@ enum Object {
         forked_with: Option<CudaInitSite>,
         /// Workers are replaced later (`maxtasksperchild`), forked from the parent as it is then.
         refork: bool,
+        /// The initializer each worker runs before its tasks, and its arguments.
+        initializer: Option<(Value, Vec<Value>)>,
     },
     Executor {
         span: Span,
         start: Option<(StartMethod, Span)>,
         started_with: Option<Option<CudaInitSite>>,
+        /// The initializer each worker runs before its tasks, and its arguments.
+        initializer: Option<(Value, Vec<Value>)>,
     },
     Loader {
         span: Span,
@@ -128,6 +135,9 @@ enum Object {
         worker_init: Value,
         workers: bool,
         start: Option<(StartMethod, Span)>,
+        /// What each worker is handed (the dataset, `collate_fn`, `worker_init_fn`), with the
+        /// argument that gave it.
+        handed: Vec<(Value, Span, gpulint_core::effect::Handed)>,
         /// The child, once run: its final state and the batch it yields. Type-erased so that
         /// objects need not know the analyses; see `children::CachedChild`.
         child: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
@@ -156,6 +166,11 @@ enum Object {
     ForkingDataset,
     /// An object holding the process's per-rank device (`Behaviour::BindsDeviceUnderLauncher`).
     DeviceOwner,
+    /// An object `pickle` refuses (`Behaviour::Unpicklable`): where it was made, and what it is.
+    Unpicklable {
+        span: Span,
+        what: String,
+    },
 }
 
 /// The program's shared state: every module's globals, the objects, the class attributes. A child
@@ -182,6 +197,13 @@ pub struct Cut {
     pub function: String,
     pub span: Span,
     pub reason: &'static str,
+}
+
+/// A function or a class, where it matters which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Definition {
+    Function(FuncId),
+    Class(ClassId),
 }
 
 /// A scope's bindings, shared until written (branches snapshot them).
@@ -260,6 +282,15 @@ struct Interp<'m, A: Analysis> {
     free_names: HashMap<FuncId, Arc<Vec<String>>>,
     /// The `os.fork()` calls evaluated so far.
     fork_calls: HashSet<Span>,
+    /// The running code runs after the program started, not while a module is imported: in a
+    /// function called from the main guard or from an entry point, or in a child's target. What it
+    /// binds globally, a fresh interpreter importing the program does not bind.
+    run_time: bool,
+    /// Functions and classes the main program defines under its main guard: a child that imports
+    /// the main module afresh does not have them.
+    main_only: HashSet<Definition>,
+    /// The module globals each function binds or changes in place, computed once.
+    written_globals: HashMap<FuncId, Arc<Vec<String>>>,
     facts: A::Facts,
 }
 
@@ -294,6 +325,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             start_query_seen: false,
             import_depth: 0,
             fork_calls: HashSet::default(),
+            run_time: false,
+            main_only: HashSet::default(),
+            written_globals: HashMap::default(),
             free_names: HashMap::default(),
             statement_budgets: false,
             calls: HashMap::default(),
@@ -404,6 +438,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             process.per_worker = true;
         }
         self.fuel = ENTRY_FUEL;
+        self.run_time = true;
         // An entry starts where the main program ended, with every function fresh.
         self.calls.clear();
         self.children.clear();
@@ -445,6 +480,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             });
         }
         self.call_function(id, None, receiver, Vec::new(), Vec::new());
+        self.run_time = false;
         let process = self.procs.pop().unwrap_or_default();
         self.finish_process(process);
     }
@@ -474,6 +510,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
             None => Arc::default(),
         };
         self.free_names.insert(id, Arc::clone(&names));
+        names
+    }
+
+    /// The module globals function `id` binds or changes in place (see `names::written_globals`).
+    fn written_globals(&mut self, id: FuncId) -> Arc<Vec<String>> {
+        if let Some(names) = self.written_globals.get(&id) {
+            return Arc::clone(names);
+        }
+        let names = match self.module(id.file) {
+            Some(module) => Arc::new(names::written_globals(module, id)),
+            None => Arc::default(),
+        };
+        self.written_globals.insert(id, Arc::clone(&names));
         names
     }
 

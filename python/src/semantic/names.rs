@@ -245,10 +245,92 @@ pub(super) fn free_names(module: &Module, id: FuncId) -> Vec<String> {
     out.into_iter().map(str::to_string).collect()
 }
 
+/// The module globals a function binds (`global x`) or changes in place (`x[k] = v`, `x.a = v`,
+/// `x.update(...)`): its own state, such as a cache it fills. Nested functions are their own.
+pub(super) fn written_globals(module: &Module, id: FuncId) -> Vec<String> {
+    fn target(e: &Expr, out: &mut Vec<String>) {
+        match &e.kind {
+            ExprKind::Subscript { value, .. } | ExprKind::Attribute { value, .. } => {
+                if let ExprKind::Name(n) = &value.kind {
+                    out.push(n.clone());
+                }
+            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                items.iter().for_each(|i| target(i, out))
+            }
+            ExprKind::Starred(inner) => target(inner, out),
+            _ => {}
+        }
+    }
+    fn calls(e: &Expr, out: &mut Vec<String>) {
+        match &e.kind {
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => {
+                if let ExprKind::Attribute { value, attr } = &func.kind {
+                    if let ExprKind::Name(n) = &value.kind {
+                        if libraries::python::CONTAINER_MUTATORS.contains(&attr.as_str()) {
+                            out.push(n.clone());
+                        }
+                    }
+                }
+                calls(func, out);
+                args.iter().for_each(|a| calls(a, out));
+                keywords.iter().for_each(|k| calls(&k.value, out));
+            }
+            ExprKind::Attribute { value, .. } | ExprKind::Subscript { value, .. } => {
+                calls(value, out)
+            }
+            ExprKind::Tuple(items)
+            | ExprKind::List(items)
+            | ExprKind::Other(items)
+            | ExprKind::BoolOp { values: items } => items.iter().for_each(|i| calls(i, out)),
+            ExprKind::IfExp { test, body, orelse } => {
+                calls(test, out);
+                calls(body, out);
+                calls(orelse, out);
+            }
+            ExprKind::Not(inner) | ExprKind::Starred(inner) => calls(inner, out),
+            ExprKind::Named { value, .. } => calls(value, out),
+            _ => {}
+        }
+    }
+    fn block(stmts: &[Stmt], out: &mut Vec<String>) {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Global(names) => out.extend(names.iter().cloned()),
+                StmtKind::Assign { targets, .. } => targets.iter().for_each(|t| target(t, out)),
+                StmtKind::AugAssign { target: t, .. } => target(t, out),
+                _ => {}
+            }
+            s.kind.expressions().into_iter().for_each(|e| calls(e, out));
+            s.kind.blocks().into_iter().for_each(|b| block(b, out));
+        }
+    }
+    let mut out = Vec::new();
+    block(&module.function(id).body, &mut out);
+    out.sort();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lower::parse;
+
+    #[test]
+    fn a_function_writes_the_globals_it_declares_or_changes_in_place() {
+        let src = "def fill(k):\n    global READY\n    READY = True\n    CACHE[k] = 1\n    SEEN.add(k)\n    OPTS.verbose = True\n    return LIMIT\n";
+        let m = parse(src, Default::default()).unwrap().module;
+        let id = FuncId {
+            file: m.file,
+            index: 0,
+        };
+        assert_eq!(written_globals(&m, id), ["CACHE", "OPTS", "READY", "SEEN"]);
+    }
 
     #[test]
     fn main_guard_is_recognised_in_either_order() {

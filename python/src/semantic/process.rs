@@ -29,6 +29,9 @@ pub struct Process<A> {
     pub per_worker: bool,
     /// A spawned child re-importing the main module: `if __name__ == "__main__":` bodies do not run.
     pub reimport: bool,
+    /// A child that imported the program afresh (spawn, forkserver), or a forked child of one,
+    /// once its start is done: its reads of module globals are reported.
+    pub spawned: bool,
     /// The process ended (`sys.exit`, `os._exit`, an `exec*`): nothing after runs.
     pub exited: bool,
     /// Analysed from a function nobody in the module calls: its caller may still bind the device.

@@ -144,3 +144,46 @@ fn imports_resolve_to_qualified_names_through_aliases() {
         );
     }
 }
+
+const SPAWN_POOL: &str = "import torch\nimport multiprocessing as mp\nimport multiprocess\n\n";
+
+#[test]
+fn a_global_bound_at_import_reaches_a_spawned_child_one_bound_under_the_guard_does_not() {
+    let read = "def work(x):\n    return LIMIT\n\n";
+    let at_import = facts(&format!(
+        "{SPAWN_POOL}LIMIT = 4\n{read}if __name__ == '__main__':\n    mp.get_context('spawn').Pool(2).map(work, [1])\n"
+    ));
+    assert!(at_import.stale_globals.is_empty(), "{at_import:#?}");
+    let guarded = facts(&format!(
+        "{SPAWN_POOL}LIMIT = 4\n{read}if __name__ == '__main__':\n    LIMIT = 8\n    mp.get_context('spawn').Pool(2).map(work, [1])\n"
+    ));
+    let [fact] = guarded.stale_globals.try_into().unwrap();
+    assert!(fact.defined && !fact.in_place);
+}
+
+#[test]
+fn a_function_called_at_import_binds_its_global_at_import() {
+    let src = format!(
+        "{SPAWN_POOL}LIMIT = 4\n\ndef configure():\n    global LIMIT\n    LIMIT = 8\n\nconfigure()\n\ndef work(x):\n    return LIMIT\n\nif __name__ == '__main__':\n    mp.get_context('spawn').Pool(2).map(work, [1])\n"
+    );
+    assert!(facts(&src).stale_globals.is_empty());
+}
+
+#[test]
+fn what_pickle_refuses_is_told_apart_from_what_it_sends() {
+    let src = format!(
+        "{SPAWN_POOL}def top(x):\n    return x\n\ndef make():\n    class Local:\n        def run(self, x):\n            return x\n    return Local()\n\nif __name__ == '__main__':\n    pool = mp.get_context('spawn').Pool(2)\n    pool.map(top, [1])\n    pool.map(make().run, [1])\n"
+    );
+    let [fact] = facts(&src).unserializable.try_into().unwrap();
+    assert_eq!(fact.why, gpulint_core::effect::Unserializable::LocalClass);
+    assert_eq!(&*fact.name, "`Local.run`");
+}
+
+#[test]
+fn the_multiprocess_package_sends_lambdas_with_dill() {
+    let src = format!(
+        "{SPAWN_POOL}if __name__ == '__main__':\n    multiprocess.Pool(2).map(lambda x: x, [1])\n    mp.Pool(2).map(lambda x: x, [1])\n"
+    );
+    let [fact] = facts(&src).unserializable.try_into().unwrap();
+    assert_eq!(fact.handed, gpulint_core::effect::Handed::Task);
+}

@@ -232,6 +232,7 @@ mod tests {
             }),
             child_code: "`Frames.__getitem__`".into(),
             at_module_scope: false,
+            other_layer_start: None,
         }
     }
 

@@ -497,6 +497,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
             ExprKind::Name(name) => self.store(name, value, span),
             ExprKind::Attribute { value: obj, attr } => {
                 let owner = self.eval_quiet(obj);
+                if let Some(Object::Channel(channel)) = self.object(&owner) {
+                    let channel = *channel;
+                    self.send_values(span, channel, &[value], "an attribute assignment");
+                    return;
+                }
                 match owner.primary().clone() {
                     Value::Object(id) => {
                         if let Some(Object::Instance { attrs, .. }) = self.object_mut(id) {
@@ -522,6 +527,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     if is_environ(q) {
                         self.write_env(k, &value, span);
                     }
+                }
+                if let Some(Object::Channel(channel)) = self.object(&owner) {
+                    let channel = *channel;
+                    self.send_values(span, channel, &[value], "an item assignment");
                 }
             }
             ExprKind::Tuple(targets) | ExprKind::List(targets) => {
@@ -829,12 +838,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
         });
     }
 
-    /// Creates a CUDA object in the running process.
+    /// Creates a CUDA object in the running process; `by_handle`: sent to another process, it
+    /// travels as a CUDA IPC handle (see `CudaObject::by_handle`).
     pub(super) fn new_cuda_object(
         &mut self,
         span: Span,
         index: DeviceIndex,
         what: String,
+        by_handle: bool,
     ) -> Value {
         self.cuda_event(span, Init::Context, what.clone(), true);
         let what = if index == DeviceIndex::Current && !what.contains("default device") {
@@ -854,6 +865,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             pinned,
             process: process.id,
             global: None,
+            by_handle,
         };
         self.emit(Effect::CudaObjectCreated {
             object: object.clone(),

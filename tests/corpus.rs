@@ -27,6 +27,7 @@ fn corpus_has_enough_cases_of_each_kind() {
         ("gpu004", 4),
         ("gpu005", 4),
         ("gpu007", 4),
+        ("gpu011", 4),
         ("gpu015", 4),
     ] {
         let count = |prefix: &str| {

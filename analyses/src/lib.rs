@@ -5,6 +5,7 @@
 //! [`Analyses`] bundles them for the frontends: adding an analysis is one line in the list below.
 
 pub mod fork;
+pub mod ipc;
 pub mod main_guard;
 pub mod pinned;
 pub mod process_group;
@@ -69,4 +70,5 @@ analyses! {
     unguarded: main_guard::MainGuard,
     start_method_fixed: start_method::StartMethodFixed,
     late_visibility: visible_devices::VisibleDevices,
+    cuda_sent: ipc::CudaAcrossProcesses,
 }

@@ -28,6 +28,7 @@ fn corpus_has_enough_cases_of_each_kind() {
         ("gpu005", 4),
         ("gpu007", 4),
         ("gpu011", 4),
+        ("gpu012", 4),
         ("gpu015", 4),
     ] {
         let count = |prefix: &str| {

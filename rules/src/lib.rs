@@ -10,6 +10,7 @@ mod gpu004_spawn_without_main_guard;
 mod gpu005_start_method_already_fixed;
 mod gpu007_cuda_visible_devices_after_init;
 mod gpu011_cuda_tensor_across_processes;
+mod gpu012_start_method_wrong_layer;
 mod gpu015_set_device_after_process_group;
 mod gpu900_unused_noqa;
 mod gpu999_invalid_input;
@@ -50,6 +51,7 @@ pub static RULES: &[&Rule] = &[
     &gpu005_start_method_already_fixed::RULE,
     &gpu007_cuda_visible_devices_after_init::RULE,
     &gpu011_cuda_tensor_across_processes::RULE,
+    &gpu012_start_method_wrong_layer::RULE,
     &gpu015_set_device_after_process_group::RULE,
     &gpu900_unused_noqa::RULE,
     &gpu999_invalid_input::RULE,

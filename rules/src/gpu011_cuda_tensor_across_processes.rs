@@ -130,7 +130,7 @@ fn diagnostic(fact: &SentFact) -> Diagnostic {
                 format!(
                     "This child process sends a CUDA tensor or module by CUDA IPC handle ({what}) and then ends without waiting for the receiver: the memory is freed with the sender, and the receiver fails with \"invalid resource handle\""
                 ),
-                "sent by a process that exits right after".to_string(),
+                "sent by a process that then exits without waiting".to_string(),
                 "keep the sender alive until the receiver is done (wait on an `Event` the receiver sets), or send `.cpu()` tensors and move them to the GPU in the receiver".to_string(),
             )
         }

@@ -47,7 +47,8 @@ pub struct CudaAcrossProcesses {
     ends_with_code: Option<Span>,
     /// The code the child runs now.
     running: Option<Arc<str>>,
-    sent: Option<Sent>,
+    /// Boxed: process states are copied at every branch, and most never send.
+    sent: Option<Box<Sent>>,
     /// The process waited for another one after it sent (on some path).
     waited: bool,
 }
@@ -86,12 +87,12 @@ impl CudaAcrossProcesses {
             ),
             Channel::Queue => {
                 if self.sent.is_none() {
-                    self.sent = Some(Sent {
+                    self.sent = Some(Box::new(Sent {
                         span,
                         object: object.site,
                         what: what.clone(),
                         code: self.running.clone(),
-                    });
+                    }));
                 }
             }
         }
@@ -140,6 +141,7 @@ impl Analysis for CudaAcrossProcesses {
 
     fn finish(self, _: &ProcessEnd, facts: &mut Self::Facts) {
         if let (Some(child), Some(sent), false) = (self.ends_with_code, self.sent, self.waited) {
+            let sent = *sent;
             push(
                 facts,
                 SentFact {

@@ -71,7 +71,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         args: &Args<'m>,
     ) -> Option<Value> {
         let short = short(name);
-        let by_handle = libraries::sent_by_handle(name);
+        // Only where the row makes a CUDA object: most rows make none.
+        let by_handle = || libraries::sent_by_handle(name);
         Some(match does {
             Behaviour::Alias(_)
             | Behaviour::Inspects
@@ -91,7 +92,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 };
                 let what = format!("`{short}` {reason}");
                 if level == Init::Context && object {
-                    return Some(self.new_cuda_object(span, DeviceIndex::Current, what, by_handle));
+                    return Some(self.new_cuda_object(
+                        span,
+                        DeviceIndex::Current,
+                        what,
+                        by_handle(),
+                    ));
                 }
                 let fails = level == Init::Context || (level == Init::Driver && !safe_in_child);
                 self.cuda_event(span, level, what, fails);
@@ -148,7 +154,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         span,
                         index,
                         format!("`{short}({}=...)` allocates on CUDA", device.name),
-                        by_handle,
+                        by_handle(),
                     ),
                     Some(_) => Value::Unknown,
                     None if default_device && self.proc_ref().default_cuda.is_some() => self
@@ -156,7 +162,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                             span,
                             DeviceIndex::Current,
                             format!("`{short}` allocates on CUDA, the default device"),
-                            by_handle,
+                            by_handle(),
                         ),
                     None => passthrough(args),
                 }
@@ -167,7 +173,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     span,
                     DeviceIndex::Current,
                     format!("`{short}` creates its parameters on CUDA, the default device"),
-                    by_handle,
+                    by_handle(),
                 )
             }
             Behaviour::DeviceValue { kind, index } => {
@@ -205,7 +211,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         span,
                         index,
                         format!("`{name}` maps the tensors to CUDA"),
-                        by_handle,
+                        by_handle(),
                     ),
                     _ => Value::Unknown,
                 },
@@ -225,7 +231,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                             span,
                             DeviceIndex::Current,
                             format!("`{short}(providers=...)` loads the model onto CUDA"),
-                            by_handle,
+                            by_handle(),
                         ),
                     _ => Value::Unknown,
                 }

@@ -40,6 +40,7 @@ struct Sent {
     code: Option<Arc<str>>,
 }
 
+/// What one process sent, to whom it could still matter, and whether it waited afterwards.
 #[derive(Clone, Debug, Default)]
 pub struct CudaAcrossProcesses {
     /// This process is a child that ends when the code it was started for returns (a `Process`, a

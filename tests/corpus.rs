@@ -31,6 +31,8 @@ fn corpus_has_enough_cases_of_each_kind() {
         ("gpu008", 4),
         ("gpu009", 4),
         ("gpu010", 4),
+        ("gpu011", 4),
+        ("gpu012", 4),
         ("gpu013", 4),
         ("gpu015", 4),
     ] {

@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
-use gpulint_core::effect::{ChildKind, ChildStart, CudaInitSite, CudaUse, Effect, StartMethod};
+use gpulint_core::effect::{
+    ChildKind, ChildStart, CudaInitSite, CudaUse, Effect, OtherLayerStart, StartMethod,
+};
 use gpulint_core::source::Span;
 
 /// A child process created at `span`, with the parent's CUDA state then and the child's CUDA use.
@@ -23,6 +25,8 @@ pub struct ForkFact {
     pub child_code: String,
     /// Some visit created the child from the module's top-level code (not from a function).
     pub at_module_scope: bool,
+    /// A `set_start_method` of another layer that this fork point does not obey.
+    pub other_layer_start: Option<OtherLayerStart>,
 }
 
 impl ForkFact {
@@ -33,6 +37,15 @@ impl ForkFact {
             return None;
         }
         Some((self.parent_init.as_ref()?, self.child_use.as_ref()?))
+    }
+
+    /// GPU012's verdict: the hazard holds, and the program asked for another start method, on a
+    /// layer this fork point does not obey. Returns that `set_start_method`.
+    pub fn wrong_layer(&self) -> Option<&OtherLayerStart> {
+        self.hazard()?;
+        self.other_layer_start
+            .as_ref()
+            .filter(|o| o.method != StartMethod::Fork)
     }
 }
 
@@ -68,6 +81,9 @@ fn add_fork(facts: &mut Vec<ForkFact>, child: &ChildStart) {
                 old.start_method = child.start_method;
                 old.start_method_source = child.start_method_source;
             }
+            if old.other_layer_start.is_none() {
+                old.other_layer_start = child.other_layer_start.clone();
+            }
             // Until a child has used CUDA, the latest visit's child is the one to describe.
             if let (None, Some(code)) = (&old.child_use, &child.code) {
                 old.child_code = code.to_string();
@@ -82,6 +98,7 @@ fn add_fork(facts: &mut Vec<ForkFact>, child: &ChildStart) {
             child_use: None,
             child_code: child.code.as_deref().unwrap_or_default().to_string(),
             at_module_scope: child.at_module_scope,
+            other_layer_start: child.other_layer_start.clone(),
         }),
     }
 }
@@ -161,6 +178,7 @@ mod tests {
             code: Some("its tasks".into()),
             at_module_scope: false,
             during_reimport: false,
+            other_layer_start: None,
         })
     }
 
@@ -209,6 +227,39 @@ mod tests {
         let [fact] = facts.try_into().unwrap();
         assert_eq!(fact.child_use, None);
         assert!(fact.hazard().is_none());
+    }
+
+    #[test]
+    fn another_layers_spawn_is_the_wrong_layer_only_for_a_hazard() {
+        let other = |method| OtherLayerStart {
+            span: at(3),
+            method,
+            set_on: "multiprocessing".into(),
+            forks_through: Some("multiprocess".into()),
+        };
+        let cx = Context::default();
+        let mut facts = Vec::new();
+        for used in [false, true] {
+            let mut child = ForkAfterInit::default();
+            let Effect::ChildStarted(mut started) = start(true) else {
+                unreachable!()
+            };
+            started.span = at(if used { 11 } else { 12 });
+            started.other_layer_start = Some(other(StartMethod::Spawn));
+            child.effect(&Effect::ChildStarted(started), &cx, &mut facts);
+            if used {
+                child.effect(&used_at(20), &cx, &mut facts);
+            }
+            child.finish(&ProcessEnd::default(), &mut facts);
+        }
+        let [unused, used] = facts.try_into().unwrap();
+        assert!(unused.wrong_layer().is_none());
+        assert_eq!(used.wrong_layer().map(|o| o.span), Some(at(3)));
+        let asked_fork = ForkFact {
+            other_layer_start: Some(other(StartMethod::Fork)),
+            ..used
+        };
+        assert!(asked_fork.wrong_layer().is_none());
     }
 
     #[test]

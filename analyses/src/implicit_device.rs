@@ -103,6 +103,7 @@ mod tests {
                 pinned: false,
                 process: 1,
                 global: None,
+                by_handle: true,
             },
             what: "x".into(),
         }

@@ -7,6 +7,7 @@
 pub mod fork;
 pub mod global_rank;
 pub mod implicit_device;
+pub mod ipc;
 pub mod main_guard;
 pub mod pinned;
 pub mod process_group;
@@ -83,4 +84,5 @@ analyses! {
     global_rank_devices: global_rank::GlobalRankDevice,
     unserializable: unserializable::SpawnPickling,
     stale_globals: stale_globals::StaleGlobals,
+    cuda_sent: ipc::CudaAcrossProcesses,
 }

@@ -97,6 +97,7 @@ mod tests {
             code: None,
             at_module_scope: true,
             during_reimport,
+            other_layer_start: None,
         })
     }
 

@@ -113,6 +113,7 @@ mod tests {
                 pinned,
                 process: 0,
                 global: Some(("MODEL".into(), at(1))),
+                by_handle: true,
             },
             span: at(30),
             what: "uses `MODEL`".into(),

@@ -194,6 +194,7 @@ mod tests {
             code: None,
             at_module_scope: false,
             during_reimport: false,
+            other_layer_start: None,
         })
     }
 

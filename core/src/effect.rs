@@ -84,6 +84,10 @@ pub struct CudaObject {
     /// The global binding it was stored under (module variable, `global` name, class attribute,
     /// memoised result): its name and the assignment.
     pub global: Option<(Arc<str>, Span)>,
+    /// Sent to another process, it travels as a CUDA IPC handle to this memory (PyTorch's tensors
+    /// and modules), not as a host copy: the receiver maps the sender's memory, which must stay
+    /// alive until the receiver is done.
+    pub by_handle: bool,
 }
 
 impl CudaObject {
@@ -108,6 +112,29 @@ pub enum ChildKind {
     DatasetMap,
     StartProcesses,
     DaemonContext,
+}
+
+/// How a value travels to another process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Channel {
+    /// A queue or a pipe: pickled here, rebuilt by the process that receives it.
+    Queue,
+    /// A proxy of an object a manager process holds (its queue, dict, list): the manager receives
+    /// the value and pickles it again for whoever reads it.
+    ManagerProxy,
+}
+
+/// A start method set on a process-creating layer that a fork point does not obey: the fork point
+/// belongs to another layer, whose own default is in force, or is a raw fork.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OtherLayerStart {
+    /// The `set_start_method` call.
+    pub span: Span,
+    pub method: StartMethod,
+    /// The package whose default it sets, for messages (`multiprocessing`).
+    pub set_on: Arc<str>,
+    /// The package that creates the child, for messages; `None` for a raw fork.
+    pub forks_through: Option<Arc<str>>,
 }
 
 /// A process group's communication backend, as far as the device binding matters.
@@ -154,6 +181,9 @@ pub struct ChildStart {
     /// The parent was itself a spawned child re-importing the main module when it got here (an
     /// unguarded process creation, run again in every child).
     pub during_reimport: bool,
+    /// A `set_start_method` of another layer in force in the parent, which this child's start
+    /// does not obey (its own layer's method is the default, or it is a raw fork).
+    pub other_layer_start: Option<OtherLayerStart>,
 }
 
 /// A module-level binding: the module (by file) and its name.
@@ -294,6 +324,17 @@ pub enum Effect {
     /// A checkpoint load that restores tensors to the devices they were saved from (no
     /// `map_location`): usually cuda:0, whatever device this process uses.
     UnmappedLoad { span: Span, what: Arc<str> },
+    /// A CUDA object was handed to another process here (`q.put(t)`, `conn.send(t)`, a manager
+    /// proxy's `d[k] = t`); `what`: the call that sends it, for messages.
+    CudaObjectSent {
+        object: CudaObject,
+        span: Span,
+        channel: Channel,
+        what: Arc<str>,
+    },
+    /// The process waited here for other processes (received from a queue, joined a process,
+    /// waited on an event): what it sent before may have been used by now.
+    WaitedForOthers { span: Span },
     /// An environment variable was written here; `narrows_visibility`: it is the variable that
     /// selects the GPUs the process sees, which the driver reads once, at initialisation.
     EnvWritten {

@@ -21,7 +21,7 @@ class ImageEmbedder:
 
 
 def main():
-    multiprocessing.set_start_method("spawn", force=True)
+    multiprocessing.set_start_method("spawn", force=True)  # expect: GPU012
     embedder = ImageEmbedder()
     ds = load_dataset("beans", split="train")
     ds = ds.map(  # expect: GPU001

@@ -11,9 +11,9 @@ use std::fmt::Write as _;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
 use gpulint_core::effect::{
-    Backend, Binding, ChildKind, DeviceIndex, Effect, Init, StartMethod, Unserializable,
+    Backend, Binding, Channel, ChildKind, DeviceIndex, Effect, Init, StartMethod, Unserializable,
 };
-use gpulint_python::libraries::processes::{Layer, ProcessApi, WorkerCall};
+use gpulint_python::libraries::processes::{Carrier, Layer, ProcessApi, WorkerCall};
 use gpulint_python::libraries::{
     self, AttributeBehaviour, AttributeRow, Behaviour, EnvRole, EnvRow, ImportRow, Iteration,
     MethodBehaviour, MethodRow, Param, Receiver, Row,
@@ -226,6 +226,24 @@ fn object(index: DeviceIndex) -> impl Fn(&Effect) -> bool {
 
 fn any_object(e: &Effect) -> bool {
     matches!(e, Effect::CudaObjectCreated { .. })
+}
+
+/// A CUDA object sent to another process through this kind of channel.
+fn sent(channel: Channel) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::CudaObjectSent { channel: c, .. } if *c == channel)
+}
+
+fn waited(e: &Effect) -> bool {
+    matches!(e, Effect::WaitedForOthers { .. })
+}
+
+/// Lines that send the CUDA tensor `t` through what `carrier` makes, bound to `c`.
+fn send_through(carrier: Carrier) -> (&'static str, Channel) {
+    match carrier {
+        Carrier::Queue => ("c.put(t)", Channel::Queue),
+        Carrier::Pipe => ("a, b = c\na.send(t)", Channel::Queue),
+        Carrier::Manager => ("d = c.dict()\nd['k'] = t", Channel::ManagerProxy),
+    }
 }
 
 /// A read of the variable `name` holding a CUDA object.
@@ -732,6 +750,7 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
         Behaviour::FixesStartMethod {
             allow_none,
             creates_objects,
+            makes,
             ..
         } => {
             let fixed = move |e: &Effect| matches!(e, Effect::StartMethodFixed { creates_objects: c, .. } if *c == creates_objects);
@@ -740,6 +759,7 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                 p(format!("import torch\n{}\n", call(x, &[]))),
             )
             .has("StartMethodFixed", fixed)];
+            probes.extend(makes.map(|carrier| carries(c, carrier)));
             if let Some(allow_none) = allow_none {
                 probes.push(
                     Probe::new(
@@ -773,6 +793,13 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                 "a spawned child",
                 child_by(ChildKind::ProcessStart, StartMethod::Spawn),
             )]
+        }
+        Behaviour::MakesCarrier(carrier) => vec![carries(c, carrier)],
+        Behaviour::Waits => {
+            vec![
+                Probe::new("blocks for other processes", p(py(&[&format!("{x}(1)")])))
+                    .has("WaitedForOthers", waited),
+            ]
         }
         Behaviour::EndsProcess => vec![Probe::new(
             "nothing after it runs",
@@ -962,6 +989,16 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                     .has("a tensor on cuda:1", object(CUDA_1)),
             ]
         }
+        Behaviour::ToHost => vec![Probe::new(
+            "copies a tensor's value to the host",
+            p(py(&[
+                "r = torch.zeros(1, device='cuda:1')",
+                &format!("y = {x}(r)"),
+                "print(y)",
+            ])),
+        )
+        .has("a use of `r` (control)", uses("r"))
+        .lacks("use of `y`", uses("y"))],
         Behaviour::Iterates(shape) => {
             let each = match shape {
                 Iteration::Items => format!("for v in {x}(devs):"),
@@ -1087,6 +1124,25 @@ fn holds(attr: &'static str) -> impl Fn(&Effect) -> bool {
 }
 
 /// Called by the alias's name, the row does what its target does.
+/// What `carrier` makes carries a CUDA tensor to another process.
+fn carries(c: &Callee, carrier: Carrier) -> Probe {
+    let (send, channel) = send_through(carrier);
+    Probe::new(
+        format!("makes a {carrier:?}"),
+        program(
+            c,
+            &format!(
+                "import torch\nc = {}()\nt = torch.zeros(1, device='cuda:1')\n{send}\n",
+                c.expr
+            ),
+        ),
+    )
+    .has(
+        &format!("CudaObjectSent through {channel:?}"),
+        sent(channel),
+    )
+}
+
 fn alias(c: &Callee, to: &str) -> Result<Vec<Probe>, String> {
     let target = libraries::rows()
         .find(|r| r.name == to)
@@ -1656,6 +1712,25 @@ fn receivers(on: Receiver) -> Vec<String> {
         ]],
         Receiver::Dataset => &[&["import datasets", "r = datasets.load_dataset('data')"]],
         Receiver::DeviceOwner => &[&["import accelerate", "r = accelerate.Accelerator()"]],
+        Receiver::Channel => &[
+            &["import multiprocessing", "r = multiprocessing.Queue()"],
+            &["import multiprocessing", "r, _ = multiprocessing.Pipe()"],
+            &[
+                "import multiprocessing",
+                "r = multiprocessing.get_context('spawn').SimpleQueue()",
+            ],
+            &[
+                "import multiprocessing",
+                "r = multiprocessing.Manager().dict()",
+            ],
+        ],
+        Receiver::Manager => &[
+            &["import multiprocessing", "r = multiprocessing.Manager()"],
+            &[
+                "import multiprocessing",
+                "r = multiprocessing.get_context('spawn').Manager()",
+            ],
+        ],
     };
     ways.iter().map(|lines| py(lines)).collect()
 }
@@ -1670,7 +1745,9 @@ fn receiver_device(on: Receiver) -> Option<DeviceIndex> {
         | Receiver::Process
         | Receiver::Pool
         | Receiver::Executor
-        | Receiver::Dataset => None,
+        | Receiver::Dataset
+        | Receiver::Channel
+        | Receiver::Manager => None,
     }
 }
 
@@ -1807,6 +1884,15 @@ fn method_probes(row: &MethodRow) -> Vec<Probe> {
                 .lacks("CUDA object", any_object)
             },
         ),
+        MethodBehaviour::Metadata => each(
+            cuda_on,
+            "reads metadata, not a tensor",
+            py(&[&format!("y = {m}()"), "print(y)"]),
+            &|p| {
+                p.has("a use of `r` (control)", uses("r"))
+                    .lacks("use of `y`", uses("y"))
+            },
+        ),
         MethodBehaviour::ToCpu | MethodBehaviour::MovesToCpu => each(
             cuda_on,
             "brings the value to the CPU",
@@ -1814,6 +1900,59 @@ fn method_probes(row: &MethodRow) -> Vec<Probe> {
             &|p| {
                 p.has("a use of `r` (control)", uses("r"))
                     .lacks("use of `y`", uses("y"))
+            },
+        ),
+        MethodBehaviour::Sends => [
+            each(
+                on,
+                "sends a CUDA tensor",
+                py(&[
+                    "t = torch.zeros(1, device='cuda:1')",
+                    &format!("{m}(('label', t))"),
+                ]),
+                &|p| {
+                    p.has("CudaObjectSent", |e| {
+                        matches!(e, Effect::CudaObjectSent { .. })
+                    })
+                },
+            ),
+            each(
+                on,
+                "a CPU copy is no CUDA object",
+                py(&[
+                    "t = torch.zeros(1, device='cuda:1')",
+                    &format!("{m}(t.cpu())"),
+                ]),
+                &|p| {
+                    p.has("a use of `t` (control)", uses("t"))
+                        .lacks("CudaObjectSent", |e| {
+                            matches!(e, Effect::CudaObjectSent { .. })
+                        })
+                },
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
+        MethodBehaviour::Waits => each(
+            on,
+            "waits for another process",
+            py(&[&format!("{m}()")]),
+            &|p| p.has("WaitedForOthers", waited),
+        ),
+        MethodBehaviour::MakesProxy => each(
+            on,
+            "makes a proxy the manager process holds",
+            py(&[
+                &format!("proxy = {m}()"),
+                "t = torch.zeros(1, device='cuda:1')",
+                "proxy['k'] = t",
+            ]),
+            &|p| {
+                p.has(
+                    "CudaObjectSent through the manager",
+                    sent(Channel::ManagerProxy),
+                )
             },
         ),
         MethodBehaviour::MapsDataset {
@@ -2125,6 +2264,16 @@ fn summary(effect: &Effect) -> String {
             owner,
             ..
         } => format!("GlobalRead {} defined={defined} owner={owner}", global.name),
+        Effect::CudaObjectSent {
+            object,
+            channel,
+            what,
+            ..
+        } => format!(
+            "CudaObjectSent {channel:?} by_handle={}: {what}",
+            object.by_handle
+        ),
+        Effect::WaitedForOthers { .. } => "WaitedForOthers".to_string(),
     }
 }
 

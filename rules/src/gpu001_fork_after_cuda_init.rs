@@ -149,6 +149,16 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
             });
         }
     }
+    if let Some(other) = fork.wrong_layer() {
+        related.push(Related {
+            span: other.span,
+            message: format!(
+                "`set_start_method(\"{}\")` here sets `{}`'s default, which this child does not obey (GPU012)",
+                other.method.name(),
+                other.set_on
+            ),
+        });
+    }
     let code = if fork.child_code.is_empty() {
         "the child's code"
     } else {
@@ -176,7 +186,7 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
 }
 
 /// How messages name a fork point: the subject of "... forks".
-fn describe(kind: ChildKind) -> &'static str {
+pub(crate) fn describe(kind: ChildKind) -> &'static str {
     match kind {
         ChildKind::ProcessStart => "This `start()`",
         ChildKind::Pool => "This pool",
@@ -232,6 +242,7 @@ mod tests {
             }),
             child_code: "`Frames.__getitem__`".into(),
             at_module_scope: false,
+            other_layer_start: None,
         }
     }
 

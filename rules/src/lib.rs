@@ -13,6 +13,8 @@ mod gpu007_cuda_visible_devices_after_init;
 mod gpu008_global_rank_as_device;
 mod gpu009_load_without_map_location_per_rank;
 mod gpu010_implicit_device_in_worker;
+mod gpu011_cuda_tensor_across_processes;
+mod gpu012_start_method_wrong_layer;
 mod gpu013_spawn_reads_parent_mutated_global;
 mod gpu015_set_device_after_process_group;
 mod gpu900_unused_noqa;
@@ -57,6 +59,8 @@ pub static RULES: &[&Rule] = &[
     &gpu008_global_rank_as_device::RULE,
     &gpu009_load_without_map_location_per_rank::RULE,
     &gpu010_implicit_device_in_worker::RULE,
+    &gpu011_cuda_tensor_across_processes::RULE,
+    &gpu012_start_method_wrong_layer::RULE,
     &gpu013_spawn_reads_parent_mutated_global::RULE,
     &gpu015_set_device_after_process_group::RULE,
     &gpu900_unused_noqa::RULE,

@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 use rustc_hash::FxHashMap;
 
 pub use gpulint_core::effect::Init;
-use processes::{Layer, ProcessApi, WorkerCall};
+use processes::{Carrier, Layer, ProcessApi, WorkerCall};
 
 /// Where a call's argument is: its position (when it may be passed positionally) and its keyword.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,12 +119,19 @@ pub enum Behaviour {
     /// A multiprocessing context for the start method `method` names.
     GetContext { layer: Layer, method: Param },
     /// Uses the default context of `layer`, which fixes its start method (unless `allow_none` is
-    /// passed true); `creates_objects`: returns an object bound to that context (a lock, a queue).
+    /// passed true); `creates_objects`: returns an object bound to that context (a lock, a queue);
+    /// `makes`: that object carries values to other processes.
     FixesStartMethod {
         layer: Layer,
         allow_none: Option<Param>,
         creates_objects: bool,
+        makes: Option<Carrier>,
     },
+    /// Makes an object that carries values to other processes, without fixing a start method.
+    MakesCarrier(Carrier),
+    /// Blocks until some time passed or another process acted: what the process sent before may
+    /// have been used by now.
+    Waits,
     /// Sets the default start method of `layer`; `force` overrides one already fixed.
     SetStartMethod {
         layer: Layer,
@@ -162,11 +169,13 @@ pub enum Behaviour {
     Environ,
     /// Converts to an int or a string, keeping a per-worker value per-worker.
     Converts { to_int: bool },
+    /// Converts to a plain Python value (`float(t)`): a tensor's value is copied to the host.
+    ToHost,
     /// Iterates its arguments (and with them a loader): each yields items of this shape.
     Iterates(Iteration),
     /// Calls the callable it is given with no arguments (command-line entry helpers).
     CallsArgument(Param),
-    /// Looks at an object without iterating it.
+    /// Looks at an object without iterating it, and returns a plain value.
     Inspects,
     /// A decorator that memoises the function's result: the result is a global.
     Memoises,
@@ -230,6 +239,10 @@ pub enum Receiver {
     Dataset,
     /// What `BindsDeviceUnderLauncher { owner: true }` returned.
     DeviceOwner,
+    /// A queue, a pipe's connection, or a manager's proxy (`Carrier`).
+    Channel,
+    /// A manager (`Carrier::Manager`).
+    Manager,
 }
 
 /// What a method does.
@@ -258,12 +271,20 @@ pub enum MethodBehaviour {
     ToCpu,
     /// Moves the receiver to the CPU: a module in place (`model.cpu()`), a tensor as a copy.
     MovesToCpu,
+    /// Reads host-side metadata (`t.size()`, `t.numel()`): a plain value, not a tensor.
+    Metadata,
     /// Runs `function` over the dataset, in `num_proc` forked workers when it is above 1.
     MapsDataset {
         function: Param,
         num_proc: Param,
         with_rank: Param,
     },
+    /// Pickles its arguments to another process (`q.put(x)`, `conn.send(x)`, `proxy.append(x)`).
+    Sends,
+    /// Blocks until another process acts (`q.get()`, `conn.recv()`, `p.join()`, `event.wait()`).
+    Waits,
+    /// Makes a proxy of an object the manager process holds (`manager.dict()`, `manager.Queue()`).
+    MakesProxy,
 }
 
 #[derive(Debug)]
@@ -407,13 +428,28 @@ pub fn lookup_canonical(name: &str) -> Option<(Behaviour, &'static str)> {
         .map(|r| (r.does, r.reason))
 }
 
+/// The method rows by name, each name's in lookup order, built once: a method call looks up only
+/// the rows of its name.
+fn method_index() -> &'static FxHashMap<&'static str, Vec<&'static MethodRow>> {
+    static INDEX: OnceLock<FxHashMap<&'static str, Vec<&'static MethodRow>>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index: FxHashMap<&'static str, Vec<&'static MethodRow>> = FxHashMap::default();
+        for row in method_rows() {
+            index.entry(row.name).or_default().push(row);
+        }
+        index
+    })
+}
+
 /// The first method row named `name` that `matches` the call (its receiver kind and behaviour).
 pub fn method(
     name: &str,
     matches: impl Fn(Receiver, MethodBehaviour) -> bool,
 ) -> Option<MethodBehaviour> {
-    method_rows()
-        .find(|r| r.name == name && matches(r.on, r.does))
+    method_index()
+        .get(name)?
+        .iter()
+        .find(|r| matches(r.on, r.does))
         .map(|r| r.does)
 }
 
@@ -422,6 +458,14 @@ pub fn attribute(name: &str, on: Receiver) -> Option<AttributeBehaviour> {
     attribute_rows()
         .find(|r| r.name == name && r.on == on)
         .map(|r| r.does)
+}
+
+/// Whether the CUDA objects a library call of `name` returns travel to other processes as CUDA IPC
+/// handles (PyTorch's tensors and modules) rather than as host copies (CuPy, JAX) or not at all
+/// (ONNX Runtime sessions, CTranslate2 models).
+pub fn sent_by_handle(name: &str) -> bool {
+    let package = name.split('.').next().unwrap_or(name);
+    torch::SENT_BY_HANDLE.contains(&package)
 }
 
 /// What the environment variable `name` means.

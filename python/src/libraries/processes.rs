@@ -15,6 +15,9 @@ pub enum Layer {
 }
 
 impl Layer {
+    /// Every layer.
+    pub const ALL: [Layer; 2] = [Layer::Multiprocessing, Layer::Multiprocess];
+
     /// The module whose names a context of this layer offers (`ctx.Process` is `<module>.Process`).
     pub fn module(self) -> &'static str {
         match self {
@@ -31,6 +34,18 @@ impl Layer {
             Layer::Multiprocess => false,
         }
     }
+}
+
+/// An object that carries values to other processes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Carrier {
+    /// A queue: `put` pickles the value to the process that `get`s it.
+    Queue,
+    /// A pipe: a pair of connections; `send` pickles the value to the other end.
+    Pipe,
+    /// A manager: a server process whose proxies (`dict()`, `list()`, `Queue()`) hold values for
+    /// every process that has them.
+    Manager,
 }
 
 /// How a process-creating API is called.
@@ -108,7 +123,17 @@ const FIXES_WITH_OBJECT: Behaviour = Behaviour::FixesStartMethod {
     layer: MP,
     allow_none: None,
     creates_objects: true,
+    makes: None,
 };
+/// A queue or manager made with the default context: fixes its start method, and carries values.
+const fn fixes_with(carrier: Carrier) -> Behaviour {
+    Behaviour::FixesStartMethod {
+        layer: MP,
+        allow_none: None,
+        creates_objects: true,
+        makes: Some(carrier),
+    }
+}
 
 pub const ROWS: &[Row] = &[
     row(
@@ -151,22 +176,22 @@ pub const ROWS: &[Row] = &[
     ),
     row(
         "multiprocessing.Queue",
-        FIXES_WITH_OBJECT,
+        fixes_with(Carrier::Queue),
         "makes a queue with the default context, which fixes its start method",
     ),
     row(
         "multiprocessing.JoinableQueue",
-        FIXES_WITH_OBJECT,
+        fixes_with(Carrier::Queue),
         "makes a queue with the default context, which fixes its start method",
     ),
     row(
         "multiprocessing.SimpleQueue",
-        FIXES_WITH_OBJECT,
+        fixes_with(Carrier::Queue),
         "makes a queue with the default context, which fixes its start method",
     ),
     row(
         "multiprocessing.Manager",
-        FIXES_WITH_OBJECT,
+        fixes_with(Carrier::Manager),
         "makes a manager process with the default context, which fixes its start method",
     ),
     row(
@@ -185,6 +210,7 @@ pub const ROWS: &[Row] = &[
             layer: MP,
             allow_none: Some(Param::pos(0, "allow_none")),
             creates_objects: false,
+            makes: None,
         },
         "fixes the default context's start method unless `allow_none=True`",
     ),
@@ -212,6 +238,31 @@ pub const ROWS: &[Row] = &[
         "torch.multiprocessing.SimpleQueue",
         Behaviour::Alias("multiprocessing.SimpleQueue"),
         "re-exported",
+    ),
+    row(
+        "multiprocessing.Pipe",
+        Behaviour::MakesCarrier(Carrier::Pipe),
+        "two connections; what one sends is pickled to the other (no start method involved)",
+    ),
+    row(
+        "torch.multiprocessing.Pipe",
+        Behaviour::Alias("multiprocessing.Pipe"),
+        "re-exported",
+    ),
+    row(
+        "torch.multiprocessing.JoinableQueue",
+        Behaviour::Alias("multiprocessing.JoinableQueue"),
+        "re-exported",
+    ),
+    row(
+        "multiprocessing.managers.SyncManager",
+        Behaviour::MakesCarrier(Carrier::Manager),
+        "a manager built directly (it is started with `.start()`, not by the default context)",
+    ),
+    row(
+        "time.sleep",
+        Behaviour::Waits,
+        "keeps the process alive for a while: gpulint cannot tell whether long enough",
     ),
     row(
         "torch.multiprocessing.get_start_method",
@@ -418,12 +469,82 @@ const fn worker(name: &'static str, on: Receiver, call: WorkerCall) -> MethodRow
     }
 }
 
+const fn channel(name: &'static str, does: MethodBehaviour, reason: &'static str) -> MethodRow {
+    MethodRow {
+        name,
+        on: Receiver::Channel,
+        does,
+        reason,
+    }
+}
+
+const SENDS: &str = "pickles its arguments to another process: a CUDA tensor as an IPC handle";
+const WAITS: &str = "blocks until another process has sent something";
+const PROXY: &str = "a proxy of an object the manager process holds";
+
 pub const METHODS: &[MethodRow] = &[
     MethodRow {
         name: "start",
         on: Receiver::Process,
         does: MethodBehaviour::StartsProcess,
         reason: "creates the child process",
+    },
+    MethodRow {
+        name: "join",
+        on: Receiver::Process,
+        does: MethodBehaviour::Waits,
+        reason: "waits until the child process ends",
+    },
+    MethodRow {
+        name: "wait",
+        on: Receiver::Any,
+        does: MethodBehaviour::Waits,
+        reason: "an event, barrier or condition: blocks until another process sets or reaches it",
+    },
+    channel("put", MethodBehaviour::Sends, SENDS),
+    channel("put_nowait", MethodBehaviour::Sends, SENDS),
+    channel("send", MethodBehaviour::Sends, SENDS),
+    channel("append", MethodBehaviour::Sends, SENDS),
+    channel("extend", MethodBehaviour::Sends, SENDS),
+    channel("insert", MethodBehaviour::Sends, SENDS),
+    channel("update", MethodBehaviour::Sends, SENDS),
+    channel("setdefault", MethodBehaviour::Sends, SENDS),
+    channel("get", MethodBehaviour::Waits, WAITS),
+    channel("recv", MethodBehaviour::Waits, WAITS),
+    channel(
+        "join",
+        MethodBehaviour::Waits,
+        "a joinable queue: blocks until every item put was marked done",
+    ),
+    MethodRow {
+        name: "Queue",
+        on: Receiver::Manager,
+        does: MethodBehaviour::MakesProxy,
+        reason: PROXY,
+    },
+    MethodRow {
+        name: "JoinableQueue",
+        on: Receiver::Manager,
+        does: MethodBehaviour::MakesProxy,
+        reason: PROXY,
+    },
+    MethodRow {
+        name: "dict",
+        on: Receiver::Manager,
+        does: MethodBehaviour::MakesProxy,
+        reason: PROXY,
+    },
+    MethodRow {
+        name: "list",
+        on: Receiver::Manager,
+        does: MethodBehaviour::MakesProxy,
+        reason: PROXY,
+    },
+    MethodRow {
+        name: "Namespace",
+        on: Receiver::Manager,
+        does: MethodBehaviour::MakesProxy,
+        reason: PROXY,
     },
     worker("map", Receiver::Pool, WorkerCall::Map),
     worker("map_async", Receiver::Pool, WorkerCall::Map),

@@ -65,6 +65,16 @@ pub const ROWS: &[Row] = &[
         "a rank stays a rank",
     ),
     row(
+        "builtins.float",
+        Behaviour::ToHost,
+        "a Python number: a tensor's value comes to the host",
+    ),
+    row(
+        "builtins.bool",
+        Behaviour::ToHost,
+        "a Python bool: a tensor's value comes to the host",
+    ),
+    row(
         "builtins.enumerate",
         Behaviour::Iterates(Iteration::Enumerate),
         "iterates its argument",

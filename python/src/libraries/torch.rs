@@ -45,6 +45,26 @@ pub fn backend(name: &str) -> Backend {
 /// The dataset methods a loader's workers call for items, in the order they are preferred.
 pub const DATASET_ITEM_METHODS: &[&str] = &["__getitem__", "__getitems__", "__iter__"];
 
+/// Packages whose CUDA objects are PyTorch tensors and modules. `import torch` imports
+/// `torch.multiprocessing`, which registers reductions that pickle a CUDA tensor (with every queue,
+/// pipe and manager of `multiprocessing`) as a CUDA IPC handle to the sender's memory: the receiver
+/// maps that memory, which the sender must keep alive (seen on torch 2.11).
+pub const SENT_BY_HANDLE: &[&str] = &[
+    "torch",
+    "torchvision",
+    "torchaudio",
+    "transformers",
+    "diffusers",
+    "peft",
+    "optimum",
+    "sentence_transformers",
+    "accelerate",
+    "timm",
+    "whisper",
+    "lightning",
+    "pytorch_lightning",
+];
+
 /// With this set to 1, `torch.cuda.is_available()` counts through NVML and leaves the driver alone.
 pub const NVML_CHECK_ENV: &str = "PYTORCH_NVML_BASED_CUDA_CHECK";
 
@@ -399,7 +419,26 @@ pub const METHODS: &[MethodRow] = &[
         does: MethodBehaviour::ToCpu,
         reason: "Python numbers",
     },
+    metadata("size"),
+    metadata("numel"),
+    metadata("nelement"),
+    metadata("dim"),
+    metadata("element_size"),
+    metadata("get_device"),
+    metadata("stride"),
+    metadata("is_contiguous"),
+    metadata("data_ptr"),
 ];
+
+/// A tensor method that reads host-side metadata: its result is a plain value.
+const fn metadata(name: &'static str) -> MethodRow {
+    MethodRow {
+        name,
+        on: Receiver::CudaObject,
+        does: MethodBehaviour::Metadata,
+        reason: "host-side metadata, not a tensor",
+    }
+}
 
 pub const ATTRIBUTES: &[AttributeRow] = &[
     AttributeRow {

@@ -454,7 +454,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 });
                 let initializer = args.param(initializer).map(|(f, e)| {
                     let resolved = self.resolve_start(layer, start);
-                    self.hand_over(&[(f.clone(), e.span, Handed::Initializer)], layer, resolved);
+                    self.hand_over(
+                        &[(f.clone(), e.span, Handed::Initializer)],
+                        layer,
+                        (resolved.method, resolved.source),
+                    );
                     let initargs = match args.param(initargs) {
                         Some((Value::Sequence(items), _)) => items.to_vec(),
                         _ => Vec::new(),

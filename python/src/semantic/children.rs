@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::{ChildKind, ChildStart, CudaInitSite, Effect, Handed, Init};
+use gpulint_core::effect::{
+    ChildKind, ChildStart, CudaInitSite, Effect, Handed, Init, OtherLayerStart,
+};
 
 use super::calls::Args;
 use super::process::{layer_key, Process};
@@ -36,20 +38,64 @@ pub(super) struct ChildRun<A> {
     pub results: Vec<Value>,
 }
 
+/// How a fork point starts its child.
+#[derive(Clone, Debug)]
+pub(super) struct Start {
+    pub method: StartMethod,
+    /// What chose the method; `None`: the platform default.
+    pub source: Option<Span>,
+    /// A `set_start_method` of another layer in force, which this start does not obey.
+    pub other_layer: Option<OtherLayerStart>,
+}
+
+impl Start {
+    /// A start method the fork point itself names (a launcher's own, a raw fork).
+    fn explicit(method: StartMethod, source: Option<Span>) -> Start {
+        Start {
+            method,
+            source,
+            other_layer: None,
+        }
+    }
+}
+
 impl<'m, A: Analysis> Interp<'m, A> {
-    /// The start method a fork point uses: explicit, else `set_start_method` so far, else the default.
+    /// The start method a fork point of `layer` uses: explicit, else its layer's `set_start_method`
+    /// so far, else the default (and then another layer's setting, which it ignores, is noted).
     pub(super) fn resolve_start(
         &self,
         layer: Layer,
         explicit: Option<(StartMethod, Span)>,
-    ) -> (StartMethod, Option<Span>) {
+    ) -> Start {
         if let Some((m, span)) = explicit {
-            return (m, Some(span));
+            return Start::explicit(m, Some(span));
         }
         match self.proc_ref().start_methods.get(&layer_key(layer)) {
-            Some((m, span)) => (*m, Some(*span)),
-            None => (self.settings.default_start_method, None),
+            Some((m, span)) => Start::explicit(*m, Some(*span)),
+            None => Start {
+                method: self.settings.default_start_method,
+                source: None,
+                other_layer: self.other_layer_start(Some(layer)),
+            },
         }
+    }
+
+    /// A `set_start_method` in force on a layer other than `layer` (`None`: a raw fork, which obeys
+    /// none).
+    fn other_layer_start(&self, layer: Option<Layer>) -> Option<OtherLayerStart> {
+        let set = &self.proc_ref().start_methods;
+        Layer::ALL
+            .into_iter()
+            .filter(|l| Some(*l) != layer)
+            .find_map(|l| {
+                let (method, span) = set.get(&layer_key(l))?;
+                Some(OtherLayerStart {
+                    span: *span,
+                    method: *method,
+                    set_on: l.module().into(),
+                    forks_through: layer.map(|f| f.module().into()),
+                })
+            })
     }
 
     /// Where the running code creates a child: at module scope or in a function, and whether this
@@ -137,7 +183,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         &mut self,
         span: Span,
         kind: ChildKind,
-        (start, start_source): (StartMethod, Option<Span>),
+        start: Start,
         parent_init: Option<CudaInitSite>,
         entries: Vec<Entry>,
         code: String,
@@ -166,20 +212,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let loop_depth = std::mem::take(&mut self.loop_depth);
         let try_depth = std::mem::take(&mut self.try_depth);
         let unset_guard_depth = std::mem::take(&mut self.unset_guard_depth);
-        let (mut child, parent_init) = self.child_process(start, parent_init);
+        let (mut child, parent_init) = self.child_process(start.method, parent_init);
         child.child_of = Some(span);
         self.procs.push(child);
         self.emit(Effect::ChildStarted(ChildStart {
             span,
             kind,
-            start_method: start,
-            start_method_source: start_source,
+            start_method: start.method,
+            start_method_source: start.source,
             parent_init: parent_init.clone(),
             code: Some(code.into()),
             at_module_scope,
             during_reimport,
+            other_layer_start: start.other_layer,
         }));
-        if start != StartMethod::Fork || parent_init.is_none() {
+        if start.method != StartMethod::Fork || parent_init.is_none() {
             self.inherit_visibility(span);
         }
         let mut results = Vec::new();
@@ -213,6 +260,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
         let parent_init = self.proc_ref().cuda.clone();
         let (at_module_scope, during_reimport) = self.child_context();
+        let other_layer_start = self.other_layer_start(None);
         let (mut child, parent_init) = self.child_process(StartMethod::Fork, parent_init);
         child.child_of = Some(fork_span);
         let world = self.save_world();
@@ -227,6 +275,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             code: Some("the child branch".into()),
             at_module_scope,
             during_reimport,
+            other_layer_start,
         }));
         self.exec_block(body);
         let child = self.procs.pop().unwrap_or_default();
@@ -241,6 +290,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     pub(super) fn become_forked_child(&mut self, fork_span: Span) {
         let parent_init = self.proc_ref().cuda.clone();
         let (at_module_scope, during_reimport) = self.child_context();
+        let other_layer_start = self.other_layer_start(None);
         let id = self.new_process_id();
         let process = self.proc();
         process.id = id;
@@ -256,6 +306,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             code: Some("the code after the parent exits".into()),
             at_module_scope,
             during_reimport,
+            other_layer_start,
         }));
     }
 
@@ -327,7 +378,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let code = self.describe(&target);
                 let start = self.resolve_start(layer, start);
                 if let Some(at) = target_span {
-                    self.hand_over(&[(target.clone(), at, Handed::Target)], layer, start);
+                    self.hand_over(
+                        &[(target.clone(), at, Handed::Target)],
+                        layer,
+                        (start.method, start.source),
+                    );
                 }
                 ((target, args), start, code)
             }
@@ -335,7 +390,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let (layer, explicit) = self.process_base(class)?;
                 let run = self.find_method(class, RUN_METHOD)?;
                 let start = self.resolve_start(layer, explicit.map(|m| (m, span)));
-                self.hand_over(&[(recv.clone(), span, Handed::ProcessObject)], layer, start);
+                self.hand_over(
+                    &[(recv.clone(), span, Handed::ProcessObject)],
+                    layer,
+                    (start.method, start.source),
+                );
                 let code = format!("`{}.{RUN_METHOD}`", self.class(class).name);
                 let entry = (Value::bound_method(run, recv.clone()), Vec::new());
                 (entry, start, code)
@@ -379,7 +438,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             } => {
                 let start = self.resolve_start(layer, start);
                 if let Some(task) = &task {
-                    self.hand_over(task, layer, start);
+                    self.hand_over(task, layer, (start.method, start.source));
                 }
                 let parent = if refork {
                     self.proc_ref().cuda.clone()
@@ -414,7 +473,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 };
                 let start = self.resolve_start(Layer::Multiprocessing, start);
                 if let Some(task) = &task {
-                    self.hand_over(task, Layer::Multiprocessing, start);
+                    self.hand_over(task, Layer::Multiprocessing, (start.method, start.source));
                 }
                 // Each worker ran the initializer before it takes tasks.
                 let entries: Vec<Entry> = initializer.into_iter().chain([(func, values)]).collect();
@@ -476,7 +535,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let refork = matches!(args.param(max_tasks), Some((v, _)) if !matches!(v, Value::None));
         let given = args.param(initializer);
         if let Some((f, e)) = given {
-            self.hand_over(&[(f.clone(), e.span, Handed::Initializer)], layer, start);
+            self.hand_over(
+                &[(f.clone(), e.span, Handed::Initializer)],
+                layer,
+                (start.method, start.source),
+            );
         }
         let initializer = given.map(|(v, _)| v.clone());
         let initargs = match args.param(initargs) {
@@ -488,12 +551,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let code = entries
             .first()
             .map_or_else(|| "its tasks".to_string(), |(f, _)| self.describe(f));
+        let forkserver = start.method == StartMethod::Forkserver;
         let run = self.run_child(span, ChildKind::Pool, start, parent.clone(), entries, code);
-        let forked_with = if start.0 == StartMethod::Forkserver {
-            run.parent_init
-        } else {
-            parent
-        };
+        let forked_with = if forkserver { run.parent_init } else { parent };
         self.alloc(Object::Pool {
             span,
             start: context,
@@ -522,20 +582,20 @@ impl<'m, A: Analysis> Interp<'m, A> {
             values.extend(items.iter().cloned());
         }
         let start = match start_method {
-            None => (StartMethod::Spawn, Some(span)),
+            None => Start::explicit(StartMethod::Spawn, Some(span)),
             Some(param) => match args.param(param) {
-                Some((Value::Str(s), e)) => (
+                Some((Value::Str(s), e)) => Start::explicit(
                     StartMethod::parse(s).unwrap_or(StartMethod::Spawn),
                     Some(e.span),
                 ),
-                _ => (StartMethod::Spawn, None),
+                _ => Start::explicit(StartMethod::Spawn, None),
             },
         };
         if let Some(at) = func_span {
             self.hand_over(
                 &[(func.clone(), at, Handed::Target)],
                 Layer::Multiprocessing,
-                start,
+                (start.method, start.source),
             );
         }
         let code = self.describe(&func);
@@ -631,7 +691,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
         .collect();
         if workers {
             let resolved = self.resolve_start(Layer::Multiprocessing, start);
-            self.hand_over(&handed, Layer::Multiprocessing, resolved);
+            self.hand_over(
+                &handed,
+                Layer::Multiprocessing,
+                (resolved.method, resolved.source),
+            );
         }
         let loader = self.alloc(Object::Loader {
             span,
@@ -699,7 +763,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         let start = self.resolve_start(Layer::Multiprocessing, start);
         if child.is_none() {
-            self.hand_over(&handed, Layer::Multiprocessing, start);
+            self.hand_over(
+                &handed,
+                Layer::Multiprocessing,
+                (start.method, start.source),
+            );
         }
         let parent = self.proc_ref().cuda.clone();
         if let Some(cached) = child
@@ -714,12 +782,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 &Effect::ChildStarted(ChildStart {
                     span,
                     kind: ChildKind::DataLoader,
-                    start_method: start.0,
-                    start_method_source: start.1,
-                    parent_init: (start.0 == StartMethod::Fork).then_some(parent).flatten(),
+                    start_method: start.method,
+                    start_method_source: start.source,
+                    parent_init: (start.method == StartMethod::Fork)
+                        .then_some(parent)
+                        .flatten(),
                     code: None,
                     at_module_scope: self.frames.is_empty(),
                     during_reimport: self.proc_ref().reimport,
+                    other_layer_start: start.other_layer,
                 }),
                 &Default::default(),
                 &mut self.facts,

@@ -513,6 +513,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
             ExprKind::Name(name) => self.store(name, value, span),
             ExprKind::Attribute { value: obj, attr } => {
                 let owner = self.eval_quiet(obj);
+                if let Some(Object::Channel(channel)) = self.object(&owner) {
+                    let channel = *channel;
+                    self.send_values(span, channel, &[value], "an attribute assignment");
+                    return;
+                }
                 match owner.primary().clone() {
                     Value::Object(id) => {
                         let instance = match self.object_mut(id) {
@@ -546,7 +551,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         self.write_env(k, &value, span);
                     }
                 }
-                if is_container(&owner) {
+                if let Some(Object::Channel(channel)) = self.object(&owner) {
+                    let channel = *channel;
+                    self.send_values(span, channel, &[value], "an item assignment");
+                } else if is_container(&owner) {
                     self.changed_in_place(container, span);
                 }
             }
@@ -966,12 +974,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
         });
     }
 
-    /// Creates a CUDA object in the running process.
+    /// Creates a CUDA object in the running process; `by_handle`: sent to another process, it
+    /// travels as a CUDA IPC handle (see `CudaObject::by_handle`).
     pub(super) fn new_cuda_object(
         &mut self,
         span: Span,
         index: DeviceIndex,
         what: String,
+        by_handle: bool,
     ) -> Value {
         self.cuda_event(span, Init::Context, what.clone(), true);
         let what = if index == DeviceIndex::Current && !what.contains("default device") {
@@ -991,6 +1001,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             pinned,
             process: process.id,
             global: None,
+            by_handle,
         };
         self.emit(Effect::CudaObjectCreated {
             object: object.clone(),

@@ -3,12 +3,12 @@
 //! a new row of an existing kind needs no code.
 
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::{Backend, DeviceIndex, Effect, Init};
+use gpulint_core::effect::{Backend, Channel, CudaObject, DeviceIndex, Effect, Init};
 
 use super::calls::{passthrough, Args};
 use super::value::{Device, Value};
 use super::{Interp, Object};
-use crate::libraries::processes::{Layer, StartMethod};
+use crate::libraries::processes::{Carrier, Layer, StartMethod};
 use crate::libraries::{
     self, torch, AttributeBehaviour, Behaviour, Iteration, MethodBehaviour, Param, Receiver,
 };
@@ -36,7 +36,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
     pub(super) fn call_library(&mut self, span: Span, name: &str, args: &Args<'m>) -> Value {
         let name = libraries::canonical(name);
         let applied = match libraries::lookup_canonical(name) {
-            Some((Behaviour::Inspects, _)) => return passthrough(args),
+            // `len(x)` is a number, not a value on the argument's device.
+            Some((Behaviour::Inspects, _)) => return Value::Unknown,
             Some((does, reason)) => self.apply_row(span, name, does, reason, args),
             None => None,
         };
@@ -70,6 +71,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         args: &Args<'m>,
     ) -> Option<Value> {
         let short = short(name);
+        // Only where the row makes a CUDA object: most rows make none.
+        let by_handle = || libraries::sent_by_handle(name);
         Some(match does {
             Behaviour::Alias(_)
             | Behaviour::Inspects
@@ -89,16 +92,24 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 };
                 let what = format!("`{short}` {reason}");
                 if level == Init::Context && object {
-                    return Some(self.new_cuda_object(span, DeviceIndex::Current, what));
+                    return Some(self.new_cuda_object(
+                        span,
+                        DeviceIndex::Current,
+                        what,
+                        by_handle(),
+                    ));
                 }
                 let fails = level == Init::Context || (level == Init::Driver && !safe_in_child);
                 self.cuda_event(span, level, what, fails);
                 Value::Unknown
             }
             // Called, it allocates a tensor on the current device.
-            Behaviour::CudaTensorType => {
-                self.new_cuda_object(span, DeviceIndex::Current, format!("`{short}` {reason}"))
-            }
+            Behaviour::CudaTensorType => self.new_cuda_object(
+                span,
+                DeviceIndex::Current,
+                format!("`{short}` {reason}"),
+                by_handle(),
+            ),
             Behaviour::BindsDevice { device } => {
                 let arg = args.param(device);
                 let index = arg
@@ -146,6 +157,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         span,
                         index,
                         format!("`{short}({}=...)` allocates on CUDA", device.name),
+                        by_handle(),
                     ),
                     Some(_) => Value::Unknown,
                     None if default_device && self.proc_ref().default_cuda.is_some() => self
@@ -153,6 +165,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                             span,
                             DeviceIndex::Current,
                             format!("`{short}` allocates on CUDA, the default device"),
+                            by_handle(),
                         ),
                     None => passthrough(args),
                 }
@@ -163,6 +176,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     span,
                     DeviceIndex::Current,
                     format!("`{short}` creates its parameters on CUDA, the default device"),
+                    by_handle(),
                 )
             }
             Behaviour::DeviceValue { kind, index } => {
@@ -222,11 +236,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         span,
                         index,
                         format!("`{name}` maps the tensors to CUDA"),
+                        by_handle(),
                     ),
                     _ => Value::Unknown,
                 },
             },
-            Behaviour::LoadsModel { .. } => self.load_model(span, short, does, args),
+            Behaviour::LoadsModel { .. } => self.load_model(span, name, does, args),
             Behaviour::LoadsOnProviders { providers, cuda } => {
                 let named = |v: &Value| {
                     let name = match v {
@@ -241,6 +256,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                             span,
                             DeviceIndex::Current,
                             format!("`{short}(providers=...)` loads the model onto CUDA"),
+                            by_handle(),
                         ),
                     _ => Value::Unknown,
                 }
@@ -283,13 +299,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             Behaviour::GetContext { layer, method } => {
                 let start = start_method(args.param(method))
-                    .unwrap_or_else(|| self.resolve_start(layer, None).0);
+                    .unwrap_or_else(|| self.resolve_start(layer, None).method);
                 Value::Context(layer, start)
             }
             Behaviour::FixesStartMethod {
                 layer,
                 allow_none,
                 creates_objects,
+                makes,
             } => {
                 let asks_none = allow_none
                     .and_then(|p| args.param(p))
@@ -304,7 +321,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         creates_objects,
                     });
                 }
-                Value::Unknown
+                self.carrier(makes)
+            }
+            Behaviour::MakesCarrier(carrier) => self.carrier(Some(carrier)),
+            Behaviour::Waits => {
+                self.emit(Effect::WaitedForOthers { span });
+                Value::None
             }
             Behaviour::SetStartMethod {
                 layer,
@@ -381,6 +403,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some((Value::Str(s), _)) => Value::Str(s.clone()),
                 _ => Value::Unknown,
             },
+            Behaviour::ToHost => Value::Unknown,
             Behaviour::Iterates(shape) => self.iterate_arguments(shape, args),
             Behaviour::Unpicklable => self.alloc(Object::Unpicklable {
                 span,
@@ -398,7 +421,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     /// A model loader: onto the device its arguments name, else CUDA when `device_map` is given or
     /// the loader picks CUDA when it is available.
-    fn load_model(&mut self, span: Span, short: &str, does: Behaviour, args: &Args<'m>) -> Value {
+    fn load_model(&mut self, span: Span, name: &str, does: Behaviour, args: &Args<'m>) -> Value {
+        let short = short(name);
         let Behaviour::LoadsModel {
             device,
             device_map,
@@ -427,6 +451,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 span,
                 index,
                 format!("`{short}(...)` loads the model onto CUDA"),
+                libraries::sent_by_handle(name),
             ),
             _ => Value::Unknown,
         }
@@ -544,6 +569,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some((Behaviour::StartsChildren { api, layer }, _)) => {
                     self.call_process_api(span, &name, api, layer, args, Some((*start, span)))
                 }
+                // The context's own queue or manager: it fixes no default context.
+                Some((Behaviour::FixesStartMethod { makes, .. }, _)) => self.carrier(makes),
+                Some((Behaviour::MakesCarrier(carrier), _)) => self.carrier(Some(carrier)),
                 _ => passthrough(args),
             });
         }
@@ -563,6 +591,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Receiver::Pool => matches!(object, Some(Object::Pool { .. })),
             Receiver::Executor => matches!(object, Some(Object::Executor { .. })),
             Receiver::DeviceOwner => matches!(object, Some(Object::DeviceOwner)),
+            Receiver::Channel => matches!(object, Some(Object::Channel(_))),
+            Receiver::Manager => matches!(object, Some(Object::Manager)),
             Receiver::Dataset => {
                 matches!(object, Some(Object::ForkingDataset))
                     || matches!(does, MethodBehaviour::MapsDataset { num_proc, .. }
@@ -602,11 +632,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
             MethodBehaviour::RunsInWorkers(call) => return self.run_in_workers(recv, call, args),
             MethodBehaviour::MovesArgumentsToDevice => {
                 let mut out = Vec::new();
-                for (_, e) in &args.pos {
+                for (v, e) in &args.pos {
+                    let by_handle = moved_by_handle(v);
                     out.push(self.new_cuda_object(
                         e.span,
                         DeviceIndex::PerWorker,
                         format!("`{method}` moves it to CUDA"),
+                        by_handle,
                     ));
                 }
                 if out.len() == 1 {
@@ -623,7 +655,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         .and_then(Device::cuda_index)
                         .unwrap_or(DeviceIndex::PerWorker),
                 };
-                self.new_cuda_object(span, index, format!("`.{method}()` creates a CUDA context"))
+                self.new_cuda_object(
+                    span,
+                    index,
+                    format!("`.{method}()` creates a CUDA context"),
+                    moved_by_handle(recv),
+                )
             }
             MethodBehaviour::MovesTo { device } => {
                 match args.param(device).and_then(|(v, e)| self.device_arg(v, e)) {
@@ -631,6 +668,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         span,
                         index,
                         format!("`.{method}(...)` a CUDA device creates a CUDA context"),
+                        moved_by_handle(recv),
                     ),
                     Some(_) => Value::Unknown,
                     None => match recv {
@@ -639,10 +677,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     },
                 }
             }
+            // A context handle, not a tensor: it cannot be sent to another process.
             MethodBehaviour::CreatesContext => self.new_cuda_object(
                 span,
                 DeviceIndex::Current,
                 format!("`{method}()` creates a CUDA context"),
+                false,
             ),
             MethodBehaviour::InitsCuda { level } => {
                 let what = match level {
@@ -655,9 +695,65 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     _ => Value::Unknown,
                 }
             }
-            MethodBehaviour::ToCpu | MethodBehaviour::MovesToCpu => Value::Unknown,
+            MethodBehaviour::ToCpu | MethodBehaviour::MovesToCpu | MethodBehaviour::Metadata => {
+                Value::Unknown
+            }
             MethodBehaviour::MapsDataset { .. } => self.dataset_map(span, recv, does, args),
+            MethodBehaviour::Sends => {
+                if let Some(Object::Channel(channel)) = self.object(recv) {
+                    let channel = *channel;
+                    let values: Vec<Value> = args
+                        .pos
+                        .iter()
+                        .map(|(v, _)| v.clone())
+                        .chain(args.kw.iter().map(|(_, v, _)| v.clone()))
+                        .collect();
+                    self.send_values(span, channel, &values, &format!("`{method}`"));
+                }
+                Value::None
+            }
+            MethodBehaviour::Waits => {
+                self.emit(Effect::WaitedForOthers { span });
+                Value::Unknown
+            }
+            MethodBehaviour::MakesProxy => self.alloc(Object::Channel(Channel::ManagerProxy)),
         })
+    }
+
+    /// A queue, a pipe (its two connections) or a manager, as `carrier` says; else an unknown value.
+    fn carrier(&mut self, carrier: Option<Carrier>) -> Value {
+        match carrier {
+            None => Value::Unknown,
+            Some(Carrier::Queue) => self.alloc(Object::Channel(Channel::Queue)),
+            Some(Carrier::Pipe) => {
+                let ends = vec![
+                    self.alloc(Object::Channel(Channel::Queue)),
+                    self.alloc(Object::Channel(Channel::Queue)),
+                ];
+                Value::seq(ends)
+            }
+            Some(Carrier::Manager) => self.alloc(Object::Manager),
+        }
+    }
+
+    /// `values` are pickled to another process through `channel` at `span`: the first CUDA object
+    /// among them (or in the tuples, lists and dicts they are) is reported.
+    pub(super) fn send_values(
+        &mut self,
+        span: Span,
+        channel: Channel,
+        values: &[Value],
+        what: &str,
+    ) {
+        let Some(object) = values.iter().find_map(|v| cuda_inside(v, 2)).cloned() else {
+            return;
+        };
+        self.emit(Effect::CudaObjectSent {
+            object,
+            span,
+            channel,
+            what: what.into(),
+        });
     }
 
     /// `owner.attr` for library receivers: `None` when no row says.
@@ -679,5 +775,26 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }),
             _ => None,
         }
+    }
+}
+
+/// A CUDA object `value` is, or holds in its items (`depth` levels of tuples, lists and dicts).
+fn cuda_inside(value: &Value, depth: u32) -> Option<&CudaObject> {
+    match value {
+        Value::Cuda(obj) => Some(obj),
+        _ if depth == 0 => None,
+        Value::Sequence(items) => items.iter().find_map(|v| cuda_inside(v, depth - 1)),
+        Value::Mapping(entries) => entries.iter().find_map(|(_, v)| cuda_inside(v, depth - 1)),
+        _ => None,
+    }
+}
+
+/// Whether what a method moves to CUDA travels between processes by handle: the receiver's kind
+/// when it is a known CUDA object, else PyTorch's (the methods that move values to CUDA are
+/// `.cuda()`, `.to(...)` and a launcher's `prepare`; MXNet's copies are not told apart).
+fn moved_by_handle(recv: &Value) -> bool {
+    match recv {
+        Value::Cuda(obj) => obj.by_handle,
+        _ => true,
     }
 }

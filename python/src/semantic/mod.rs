@@ -171,6 +171,11 @@ enum Object {
         span: Span,
         what: String,
     },
+    /// A queue, a pipe's connection or a manager's proxy: what is put in it goes to another
+    /// process.
+    Channel(gpulint_core::effect::Channel),
+    /// A manager, whose methods make proxies.
+    Manager,
 }
 
 /// The program's shared state: every module's globals, the objects, the class attributes. A child

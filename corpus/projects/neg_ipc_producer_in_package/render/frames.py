@@ -1,0 +1,8 @@
+import torch
+
+
+def render_frames(queue, count, finished):
+    for index in range(count):
+        frame = torch.rand(3, 256, 256, device="cuda") * index
+        queue.put((index, frame))
+    finished.get()

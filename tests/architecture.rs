@@ -201,3 +201,19 @@ fn string_literals(code: &str) -> Vec<String> {
     }
     out
 }
+
+/// A merge that leaves its conflict markers in prose compiles and passes every other test.
+#[test]
+fn no_document_holds_merge_conflict_markers() {
+    let mut docs = vec![root().join("README.md"), root().join("ARCHITECTURE.md")];
+    docs.extend(files_with_extension(&root().join("docs"), "md"));
+    docs.extend(files_with_extension(&root().join("corpus"), "md"));
+    for doc in docs {
+        let text = std::fs::read_to_string(&doc).expect("readable");
+        for (i, line) in text.lines().enumerate() {
+            let marker =
+                line.starts_with("<<<<<<< ") || line.starts_with(">>>>>>> ") || line == "=======";
+            assert!(!marker, "{}:{}: {line}", doc.display(), i + 1);
+        }
+    }
+}

@@ -134,6 +134,13 @@ const MAP: MethodBehaviour = MethodBehaviour::MapsDataset {
 };
 
 pub const METHODS: &[MethodRow] = &[
+    // Precision over recall: `encode(..., convert_to_tensor=True)` does return a CUDA tensor.
+    MethodRow {
+        name: "encode",
+        on: Receiver::CudaObject,
+        does: MethodBehaviour::Metadata,
+        reason: "sentence-transformers' `encode` returns NumPy arrays unless `convert_to_tensor=True`; a tokenizer's returns lists",
+    },
     MethodRow {
         name: "prepare",
         on: Receiver::DeviceOwner,

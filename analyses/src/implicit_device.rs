@@ -92,7 +92,7 @@ impl Analysis for ImplicitDevice {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::at;
+    use crate::testing::{at, facts_of, worker_end};
     use gpulint_core::effect::{Binding, CudaObject};
 
     fn object(start: u32, index: DeviceIndex) -> Effect {
@@ -118,17 +118,7 @@ mod tests {
     }
 
     fn run(effects: &[Effect], per_worker: bool) -> Vec<ImplicitDeviceFact> {
-        let mut a = ImplicitDevice::default();
-        let mut facts = Vec::new();
-        for e in effects {
-            a.effect(e, &Context::default(), &mut facts);
-        }
-        let end = ProcessEnd {
-            per_worker,
-            ..ProcessEnd::default()
-        };
-        a.finish(&end, &mut facts);
-        facts
+        facts_of::<ImplicitDevice>(effects, worker_end(per_worker))
     }
 
     #[test]

@@ -162,21 +162,11 @@ impl Analysis for CudaAcrossProcesses {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::at;
-    use gpulint_core::effect::{ChildStart, DeviceIndex, StartMethod};
+    use crate::testing::{at, child_started};
+    use gpulint_core::effect::{DeviceIndex, StartMethod};
 
     fn start(kind: ChildKind) -> Effect {
-        Effect::ChildStarted(ChildStart {
-            span: at(1),
-            kind,
-            start_method: StartMethod::Spawn,
-            start_method_source: None,
-            parent_init: None,
-            code: None,
-            at_module_scope: false,
-            during_reimport: false,
-            other_layer_start: None,
-        })
+        child_started(kind, StartMethod::Spawn, 1)
     }
 
     fn send(span: u32, channel: Channel, by_handle: bool) -> Effect {

@@ -156,8 +156,8 @@ impl Analysis for StaleGlobals {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::at;
-    use gpulint_core::effect::{ChildKind, ChildStart};
+    use crate::testing::{at, child_started};
+    use gpulint_core::effect::ChildKind;
     use gpulint_core::source::FileId;
 
     fn global(name: &str) -> GlobalName {
@@ -185,17 +185,7 @@ mod tests {
     }
 
     fn started(method: StartMethod) -> Effect {
-        Effect::ChildStarted(ChildStart {
-            span: at(50),
-            kind: ChildKind::Pool,
-            start_method: method,
-            start_method_source: None,
-            parent_init: None,
-            code: None,
-            at_module_scope: false,
-            during_reimport: false,
-            other_layer_start: None,
-        })
+        child_started(ChildKind::Pool, method, 50)
     }
 
     fn run(parent: &[Effect], child: &[Effect], spawn: bool) -> Vec<StaleGlobalFact> {

@@ -1,8 +1,44 @@
 //! What the analyses' unit tests share.
 
+use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
+use gpulint_core::effect::{ChildKind, ChildStart, Effect, StartMethod};
 use gpulint_core::source::{FileId, Span};
 
 /// A one-byte span at `start` in file 0.
 pub fn at(start: u32) -> Span {
     Span::new(FileId(0), start, start + 1)
+}
+
+/// The facts one process of analysis `A` emits for `effects`, ended as `end` says.
+pub fn facts_of<A: Analysis>(effects: &[Effect], end: ProcessEnd) -> A::Facts {
+    let mut a = A::default();
+    let mut facts = A::Facts::default();
+    for e in effects {
+        a.effect(e, &Context::default(), &mut facts);
+    }
+    a.finish(&end, &mut facts);
+    facts
+}
+
+/// A worker's end: `per_worker` as given, nothing else.
+pub fn worker_end(per_worker: bool) -> ProcessEnd {
+    ProcessEnd {
+        per_worker,
+        ..ProcessEnd::default()
+    }
+}
+
+/// The first effect of a child of `kind` started by `method` at `start`, from a clean parent.
+pub fn child_started(kind: ChildKind, method: StartMethod, start: u32) -> Effect {
+    Effect::ChildStarted(ChildStart {
+        span: at(start),
+        kind,
+        start_method: method,
+        start_method_source: None,
+        parent_init: None,
+        code: None,
+        at_module_scope: false,
+        during_reimport: false,
+        other_layer_start: None,
+    })
 }

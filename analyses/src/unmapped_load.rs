@@ -120,7 +120,7 @@ impl Analysis for UnmappedLoad {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::at;
+    use crate::testing::{at, facts_of, worker_end};
     use gpulint_core::effect::Binding;
 
     fn load(start: u32) -> Effect {
@@ -131,17 +131,7 @@ mod tests {
     }
 
     fn run(effects: &[Effect], per_worker: bool) -> Vec<UnmappedLoadFact> {
-        let mut a = UnmappedLoad::default();
-        let mut facts = Vec::new();
-        for e in effects {
-            a.effect(e, &Context::default(), &mut facts);
-        }
-        let end = ProcessEnd {
-            per_worker,
-            ..ProcessEnd::default()
-        };
-        a.finish(&end, &mut facts);
-        facts
+        facts_of::<UnmappedLoad>(effects, worker_end(per_worker))
     }
 
     fn chooses() -> Effect {

@@ -70,6 +70,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 
+    /// A device ordinal argument (`torch.device("cuda", i)`): a constant, else per worker. A
+    /// global rank used as one is reported, as in `device_arg`.
+    pub(super) fn ordinal_arg(&mut self, value: &Value, expr: &Expr) -> DeviceIndex {
+        match value {
+            Value::Int(i) => DeviceIndex::Fixed(*i),
+            Value::GlobalRank => {
+                self.emit(Effect::DeviceFromGlobalRank { span: expr.span });
+                DeviceIndex::PerWorker
+            }
+            _ => DeviceIndex::PerWorker,
+        }
+    }
+
     pub(super) fn eval_call(
         &mut self,
         call: &'m Expr,

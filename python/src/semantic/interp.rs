@@ -584,6 +584,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let ExprKind::Attribute { value: recv, attr } = &func.kind else {
             return;
         };
+        // Every expression statement that calls a method comes here: the row lookup, cheaper
+        // than reading the receiver, goes first.
+        let moves = libraries::method(attr, |_, does| {
+            matches!(
+                does,
+                libraries::MethodBehaviour::MovesTo { .. }
+                    | libraries::MethodBehaviour::MovesToCuda { .. }
+                    | libraries::MethodBehaviour::MovesToCpu
+            )
+        });
+        if moves.is_none() {
+            return;
+        }
         // What the receiver holds now, read without using it: a project's own object with a
         // method of that name is not a module being moved.
         let before = match &recv.kind {
@@ -599,18 +612,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         let moved = matches!(before, Value::Cuda(_))
             || matches!(result, Value::Cuda(_)) && matches!(before, Value::Unknown);
-        if !moved {
-            return;
-        }
-        let moves = libraries::method(attr, |_, does| {
-            matches!(
-                does,
-                libraries::MethodBehaviour::MovesTo { .. }
-                    | libraries::MethodBehaviour::MovesToCuda { .. }
-                    | libraries::MethodBehaviour::MovesToCpu
-            )
-        });
-        if moves.is_some() {
+        if moved {
             self.assign(recv, result, span);
         }
     }

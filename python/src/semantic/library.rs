@@ -182,14 +182,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Behaviour::DeviceValue { kind, index } => {
                 let device = match (args.param(kind), args.param(index)) {
                     (Some((Value::Str(kind), _)), Some((index, e))) if kind == "cuda" => {
-                        Some(Device::Cuda(match index {
-                            Value::Int(i) => DeviceIndex::Fixed(*i),
-                            Value::GlobalRank => {
-                                self.emit(Effect::DeviceFromGlobalRank { span: e.span });
-                                DeviceIndex::PerWorker
-                            }
-                            _ => DeviceIndex::PerWorker,
-                        }))
+                        Some(Device::Cuda(self.ordinal_arg(index, e)))
                     }
                     (Some((v, e)), None) => self.device_arg(v, e),
                     _ => None,
@@ -199,12 +192,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Behaviour::CudaDevice { index } => {
                 Value::Device(Device::Cuda(match args.param(index) {
                     None => DeviceIndex::Fixed(0),
-                    Some((Value::Int(i), _)) => DeviceIndex::Fixed(*i),
-                    Some((Value::GlobalRank, e)) => {
-                        self.emit(Effect::DeviceFromGlobalRank { span: e.span });
-                        DeviceIndex::PerWorker
-                    }
-                    Some(_) => DeviceIndex::PerWorker,
+                    Some((v, e)) => self.ordinal_arg(v, e),
                 }))
             }
             Behaviour::SetsDefaultDevice { device } => {

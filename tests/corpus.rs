@@ -34,6 +34,7 @@ fn corpus_has_enough_cases_of_each_kind() {
         ("gpu011", 4),
         ("gpu012", 4),
         ("gpu013", 4),
+        ("gpu014", 4),
         ("gpu015", 4),
     ] {
         let count = |prefix: &str| {

@@ -21,6 +21,8 @@ pub struct ForkFact {
     pub parent_init: Option<CudaInitSite>,
     /// The first CUDA use in code the child runs.
     pub child_use: Option<CudaUse>,
+    /// That use is only memory the child holds and frees at its exit (torch 2.11 and later).
+    pub child_only_holds: bool,
     /// What the child runs, for messages: "`embed`", "`FrameDataset.__getitem__`".
     pub child_code: String,
     /// Some visit created the child from the module's top-level code (not from a function).
@@ -57,6 +59,9 @@ pub struct ForkAfterInit {
     /// The code the child was running when it first used CUDA, and the code it runs now.
     user: Option<Arc<str>>,
     running: Option<Arc<str>>,
+    /// CUDA memory the child inherited through what it was handed and frees at exit: a use when
+    /// the child uses nothing else.
+    held: Option<CudaUse>,
 }
 
 impl ForkAfterInit {
@@ -96,6 +101,7 @@ fn add_fork(facts: &mut Vec<ForkFact>, child: &ChildStart) {
             start_method_source: child.start_method_source,
             parent_init: child.parent_init.clone(),
             child_use: None,
+            child_only_holds: false,
             child_code: child.code.as_deref().unwrap_or_default().to_string(),
             at_module_scope: child.at_module_scope,
             other_layer_start: child.other_layer_start.clone(),
@@ -121,6 +127,12 @@ impl Analysis for ForkAfterInit {
                 fails_in_child: true,
             } => self.used(site.span, &site.what),
             Effect::CudaUsed { span, what, .. } => self.used(*span, what),
+            Effect::CudaHeld { span, what } if self.held.is_none() => {
+                self.held = Some(CudaUse {
+                    span: *span,
+                    what: what.clone(),
+                });
+            }
             _ => {}
         }
     }
@@ -135,6 +147,9 @@ impl Analysis for ForkAfterInit {
         if becomes_child || self.first_use.is_none() {
             self.first_use = other.first_use;
             self.user = other.user;
+        }
+        if self.held.is_none() {
+            self.held = other.held;
         }
     }
 
@@ -153,7 +168,8 @@ impl Analysis for ForkAfterInit {
                 if let Some(user) = self.user {
                     fact.child_code = user.to_string();
                 }
-                fact.child_use = self.first_use;
+                fact.child_only_holds = self.first_use.is_none() && self.held.is_some();
+                fact.child_use = self.first_use.or(self.held);
             }
         }
     }

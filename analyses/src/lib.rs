@@ -15,6 +15,7 @@ pub mod stale_globals;
 pub mod start_method;
 #[cfg(test)]
 mod testing;
+pub mod threadpool;
 pub mod unmapped_load;
 pub mod unserializable;
 pub mod visible_devices;
@@ -85,4 +86,5 @@ analyses! {
     unserializable: unserializable::SpawnPickling,
     stale_globals: stale_globals::StaleGlobals,
     cuda_sent: ipc::CudaAcrossProcesses,
+    threadpool_forks: threadpool::ForkAfterThreads,
 }

@@ -346,6 +346,16 @@ pub enum Effect {
     /// A value a child is handed (its target, a pool's task, a loader's dataset...) that the
     /// serialiser of its start cannot send. Reported at the handover, in the parent.
     UnserializableSent(UnserializableSent),
+    /// A forked child holds a CUDA object or pinned host memory it inherited through what it was
+    /// handed (an attribute of its dataset, a variable of a closure, an argument): it frees it when
+    /// it exits. `span`: where that object was made; `what`: what it is and where the child holds it.
+    CudaHeld { span: Span, what: Arc<str> },
+    /// An operation on host tensors that the library may run on its intra-op thread pool (OpenMP):
+    /// the pool's threads exist from here on, in this process only.
+    HostCompute { span: Span, what: Arc<str> },
+    /// The process limited that intra-op pool to one thread (`torch.set_num_threads(1)`, a data
+    /// loader worker's start): its operations start no pool.
+    HostThreadsLimited { span: Span },
     /// A module global was bound at run time: by a function (through `global`) or by the main
     /// program's guarded block, never while a module is imported, so a fresh interpreter that
     /// imports the module does not repeat it. `in_place`: the object it holds was changed

@@ -512,6 +512,9 @@ impl Lower {
                 Some(key) => self.comprehension(&c.generators, &[key, &c.value]),
                 None => self.comprehension(&c.generators, &[&c.value]),
             },
+            E::BinOp(b) if b.op == ast::Operator::MatMult => {
+                ExprKind::MatMul(vec![self.expr(&b.left), self.expr(&b.right)])
+            }
             other => ExprKind::Other(self.children(other)),
         }
     }

@@ -276,6 +276,8 @@ pub enum ExprKind {
         generators: Vec<Generator>,
         elements: Vec<Expr>,
     },
+    /// `left @ right`: the operator that multiplies matrices.
+    MatMul(Vec<Expr>),
     /// Any other expression, reduced to its sub-expressions in source order.
     Other(Vec<Expr>),
 }

@@ -224,6 +224,14 @@ fn object(index: DeviceIndex) -> impl Fn(&Effect) -> bool {
     move |e| matches!(e, Effect::CudaObjectCreated { object, .. } if object.index == index)
 }
 
+fn host_compute(e: &Effect) -> bool {
+    matches!(e, Effect::HostCompute { .. })
+}
+
+fn threads_limited(e: &Effect) -> bool {
+    matches!(e, Effect::HostThreadsLimited { .. })
+}
+
 fn any_object(e: &Effect) -> bool {
     matches!(e, Effect::CudaObjectCreated { .. })
 }
@@ -436,6 +444,7 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             device,
             pin_memory,
             default_device,
+            host_tensor,
         } => {
             let on_default = Probe::new(
                 "the default device",
@@ -482,8 +491,38 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                     .lacks("CudaInit", any_init),
                 );
             }
+            let product = Probe::new(
+                "a product of what it makes, on the CPU",
+                p(py(&[&format!("t = {x}()"), "u = t @ t"])),
+            );
+            out.push(if host_tensor {
+                product.has("HostCompute", host_compute)
+            } else {
+                product.lacks("HostCompute", host_compute)
+            });
             out
         }
+        Behaviour::Computes => vec![
+            Probe::new(
+                "computes on host tensors",
+                p(py(&["a = torch.ones(2)", &format!("y = {x}(a, a)")])),
+            )
+            .has("HostCompute", host_compute),
+            Probe::new(
+                "not on CUDA tensors",
+                p(py(&[
+                    "a = torch.zeros(2, device='cuda:1')",
+                    &format!("y = {x}(a, a)"),
+                ])),
+            )
+            .lacks("HostCompute", host_compute),
+        ],
+        Behaviour::LimitsHostThreads { count } => vec![
+            Probe::new("one thread", p(py(&[&call(x, &[(count, "1")])])))
+                .has("HostThreadsLimited", threads_limited),
+            Probe::new("four threads", p(py(&[&call(x, &[(count, "4")])])))
+                .lacks("HostThreadsLimited", threads_limited),
+        ],
         Behaviour::CreatesParameters => vec![
             Probe::new(
                 "creates its parameters on a CUDA default device",
@@ -817,7 +856,16 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             collate_fn,
             worker_init_fn,
             context,
-        } => loader(c, dataset, num_workers, collate_fn, worker_init_fn, context),
+            one_thread,
+        } => loader(
+            c,
+            dataset,
+            num_workers,
+            collate_fn,
+            worker_init_fn,
+            context,
+            one_thread,
+        ),
         Behaviour::LibraryDataset { transforms } => {
             if transforms.is_empty() {
                 return Err("a library dataset with no transform keywords".into());
@@ -1612,6 +1660,7 @@ fn loader(
     collate_fn: Param,
     worker_init_fn: Param,
     context: Param,
+    one_thread: bool,
 ) -> Vec<Probe> {
     let run = |extra: &[(Param, &str)]| {
         let mut args = vec![(dataset, "Items()")];
@@ -1626,7 +1675,13 @@ fn loader(
         ]);
         program(c, &format!("{DATASET}{}", main_guard(&body)))
     };
+    let limited = Probe::new("its workers' thread pool", run(&[]));
     vec![
+        if one_thread {
+            limited.has("HostThreadsLimited", threads_limited)
+        } else {
+            limited.lacks("HostThreadsLimited", threads_limited)
+        },
         Probe::new("forks workers that fetch the dataset's items", run(&[]))
             .has(
                 "a forked loader child",
@@ -1883,6 +1938,24 @@ fn method_probes(row: &MethodRow) -> Vec<Probe> {
                 )
                 .lacks("CUDA object", any_object)
             },
+        ),
+        MethodBehaviour::PinsHostMemory => each(
+            on,
+            "pins host memory",
+            py(&[&format!("y = {m}()"), "print(y)"]),
+            &|p| {
+                p.has(
+                    "CudaInit at Context, fails_in_child true",
+                    init_failing(Init::Context, true),
+                )
+                .lacks("CUDA object (pinned memory is host memory)", any_object)
+            },
+        ),
+        MethodBehaviour::Computes => each(
+            on,
+            "computes on host tensors",
+            py(&[&format!("y = {m}(r)"), "print(y)"]),
+            &|p| p.has("HostCompute", host_compute),
         ),
         MethodBehaviour::Metadata => each(
             cuda_on,
@@ -2274,6 +2347,9 @@ fn summary(effect: &Effect) -> String {
             object.by_handle
         ),
         Effect::WaitedForOthers { .. } => "WaitedForOthers".to_string(),
+        Effect::CudaHeld { what, .. } => format!("CudaHeld: {what}"),
+        Effect::HostCompute { what, .. } => format!("HostCompute: {what}"),
+        Effect::HostThreadsLimited { .. } => "HostThreadsLimited".to_string(),
     }
 }
 

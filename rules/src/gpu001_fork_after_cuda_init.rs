@@ -135,7 +135,12 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
         span: init.span,
         message: format!("{state} here: {}", init.what),
     }];
-    if child.span != init.span {
+    if fork.child_only_holds {
+        related.push(Related {
+            span: child.span,
+            message: child.what.to_string(),
+        });
+    } else if child.span != init.span {
         related.push(Related {
             span: child.span,
             message: format!("the child uses CUDA here: {}", child.what),
@@ -164,13 +169,16 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
     } else {
         &fork.child_code
     };
+    let uses = if fork.child_only_holds {
+        "the child holds CUDA memory it frees when it exits".to_string()
+    } else {
+        format!("{code} uses CUDA in the child")
+    };
     Some(Diagnostic {
         code: RULE.code,
         name: RULE.name,
         severity: RULE.severity,
-        message: format!(
-            "{subject} starts a child process {how} after {state}, and {code} uses CUDA in the child"
-        ),
+        message: format!("{subject} starts a child process {how} after {state}, and {uses}"),
         span: fork.span,
         label: match fork.start_method {
             StartMethod::Forkserver => format!("the child is forked here, {how}"),
@@ -236,6 +244,7 @@ mod tests {
                 level: Init::Driver,
                 what: "`is_available` calls `cuInit`".into(),
             }),
+            child_only_holds: false,
             child_use: used.then(|| CudaUse {
                 span: span(20, 22),
                 what: "uses `ds`, a CUDA object".into(),

@@ -158,6 +158,7 @@ mod tests {
                 level: Init::Context,
                 what: "`.cuda()` creates a CUDA context".into(),
             }),
+            child_only_holds: false,
             child_use: used.then(|| CudaUse {
                 span: span(30, 35),
                 what: "uses `encoder`".into(),

@@ -16,6 +16,7 @@ mod gpu010_implicit_device_in_worker;
 mod gpu011_cuda_tensor_across_processes;
 mod gpu012_start_method_wrong_layer;
 mod gpu013_spawn_reads_parent_mutated_global;
+mod gpu014_fork_after_threadpool;
 mod gpu015_set_device_after_process_group;
 mod gpu900_unused_noqa;
 mod gpu999_invalid_input;
@@ -62,6 +63,7 @@ pub static RULES: &[&Rule] = &[
     &gpu011_cuda_tensor_across_processes::RULE,
     &gpu012_start_method_wrong_layer::RULE,
     &gpu013_spawn_reads_parent_mutated_global::RULE,
+    &gpu014_fork_after_threadpool::RULE,
     &gpu015_set_device_after_process_group::RULE,
     &gpu900_unused_noqa::RULE,
     &gpu999_invalid_input::RULE,

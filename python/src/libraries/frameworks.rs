@@ -20,6 +20,7 @@ const fn mxnet_array(ctx: Param) -> Behaviour {
         device: ctx,
         pin_memory: None,
         default_device: false,
+        host_tensor: false,
     }
 }
 

@@ -64,12 +64,20 @@ pub enum Behaviour {
     BindsDeviceUnderLauncher { init: Init, owner: bool },
     /// Allocates a tensor on the device `device` names, else (`default_device`) on the default
     /// device `SetsDefaultDevice` chose. `pin_memory=True` pins host memory through the CUDA host
-    /// allocator, which creates a context.
+    /// allocator, which creates a context. `host_tensor`: without a CUDA device the result is a
+    /// tensor in host memory, whose operations may run on the intra-op thread pool.
     Factory {
         device: Param,
         pin_memory: Option<Param>,
         default_device: bool,
+        host_tensor: bool,
     },
+    /// Computes on its tensor arguments (`torch.matmul`): on host tensors, through the intra-op
+    /// thread pool, which starts its threads.
+    Computes,
+    /// Sets how many threads the intra-op pool uses (`torch.set_num_threads(n)`); one thread means
+    /// no pool.
+    LimitsHostThreads { count: Param },
     /// A layer whose parameters are created on the default device.
     CreatesParameters,
     /// A device value built from a type and an index.
@@ -140,13 +148,15 @@ pub enum Behaviour {
     },
     /// Ends the process or replaces its program: nothing after it runs.
     EndsProcess,
-    /// A data loader whose workers are forked at each iteration.
+    /// A data loader whose workers are forked at each iteration. `one_thread`: each worker limits
+    /// the intra-op thread pool to one thread before it runs anything.
     Loader {
         dataset: Param,
         num_workers: Param,
         collate_fn: Param,
         worker_init_fn: Param,
         context: Param,
+        one_thread: bool,
     },
     /// A library dataset whose transforms (these keywords) run in the loader's workers.
     LibraryDataset { transforms: &'static [&'static str] },
@@ -264,9 +274,15 @@ pub enum MethodBehaviour {
     MovesTo { device: Param },
     /// Creates a CUDA context (returns an object on the current device).
     CreatesContext,
-    /// Moves the process's CUDA state to `level` and returns no CUDA object (`x.pin_memory()`: a
-    /// host tensor, allocated through the CUDA host allocator).
+    /// Moves the process's CUDA state to `level` and returns no CUDA object.
     InitsCuda { level: Init },
+    /// Copies the receiver into pinned host memory (`x.pin_memory()`), which the CUDA host
+    /// allocator provides: it creates a context, and the copy is host memory that only CUDA can
+    /// free.
+    PinsHostMemory,
+    /// Computes on the receiver and its arguments (`x.matmul(y)`): on host tensors, through the
+    /// intra-op thread pool.
+    Computes,
     /// Brings the value back to the CPU.
     ToCpu,
     /// Moves the receiver to the CPU: a module in place (`model.cpu()`), a tensor as a copy.

@@ -18,13 +18,24 @@ const FACTORY: Behaviour = Behaviour::Factory {
     device: Param::kw("device"),
     pin_memory: Some(Param::kw("pin_memory")),
     default_device: true,
+    host_tensor: true,
 };
-/// A factory without `pin_memory` (`torch.as_tensor`, `torch.Generator`).
+/// A factory without `pin_memory` (`torch.as_tensor`).
 const UNPINNED_FACTORY: Behaviour = Behaviour::Factory {
     device: Param::kw("device"),
     pin_memory: None,
     default_device: true,
+    host_tensor: true,
 };
+/// `torch.Generator`: made on a device, but not a tensor.
+const GENERATOR: Behaviour = Behaviour::Factory {
+    device: Param::kw("device"),
+    pin_memory: None,
+    default_device: true,
+    host_tensor: false,
+};
+/// An operation that the intra-op thread pool runs on host tensors.
+const COMPUTES: &str = "on host tensors it runs on torch's intra-op thread pool (OpenMP), whose threads a forked child does not have";
 /// A dataset of tensors: a loader's workers index them for every item.
 const TENSOR_DATASET: Behaviour = Behaviour::IndexesArguments;
 const COLLECTIVE: Behaviour = Behaviour::Collective {
@@ -191,10 +202,27 @@ pub const ROWS: &[Row] = &[
     row("torch.rand_like", FACTORY, "allocates on `device`"),
     row("torch.randn_like", FACTORY, "allocates on `device`"),
     row("torch.randint_like", FACTORY, "allocates on `device`"),
-    row("torch.Generator", UNPINNED_FACTORY, "a CUDA generator lives in a context"),
+    row("torch.Generator", GENERATOR, "a CUDA generator lives in a context"),
     row("torch.empty_strided", FACTORY, "allocates on `device`"),
     row("torch.sparse_coo_tensor", FACTORY, "allocates on `device`"),
     row("torch.normal", FACTORY, "allocates on `device`"),
+    row("torch.matmul", Behaviour::Computes, COMPUTES),
+    row("torch.mm", Behaviour::Computes, COMPUTES),
+    row("torch.bmm", Behaviour::Computes, COMPUTES),
+    row("torch.addmm", Behaviour::Computes, COMPUTES),
+    row("torch.einsum", Behaviour::Computes, COMPUTES),
+    row("torch.cdist", Behaviour::Computes, COMPUTES),
+    row("torch.nn.functional.linear", Behaviour::Computes, COMPUTES),
+    row("torch.nn.functional.conv1d", Behaviour::Computes, COMPUTES),
+    row("torch.nn.functional.conv2d", Behaviour::Computes, COMPUTES),
+    row("torch.nn.functional.conv3d", Behaviour::Computes, COMPUTES),
+    row(
+        "torch.set_num_threads",
+        Behaviour::LimitsHostThreads {
+            count: Param::pos(0, "int"),
+        },
+        "sets the intra-op pool's thread count; at one, operations run on the calling thread and start no pool",
+    ),
     row(
         "torch.device",
         Behaviour::DeviceValue {
@@ -297,6 +325,7 @@ pub const ROWS: &[Row] = &[
             collate_fn: Param::pos(6, "collate_fn"),
             worker_init_fn: Param::pos(10, "worker_init_fn"),
             context: Param::pos(11, "multiprocessing_context"),
+            one_thread: true,
         },
         "forks `num_workers` workers at each iteration under the default context",
     ),
@@ -364,6 +393,24 @@ pub const PREFIXES: &[PrefixRow] = &[
 
 pub const METHODS: &[MethodRow] = &[
     MethodRow {
+        name: "matmul",
+        on: Receiver::Any,
+        does: MethodBehaviour::Computes,
+        reason: COMPUTES,
+    },
+    MethodRow {
+        name: "mm",
+        on: Receiver::Any,
+        does: MethodBehaviour::Computes,
+        reason: COMPUTES,
+    },
+    MethodRow {
+        name: "bmm",
+        on: Receiver::Any,
+        does: MethodBehaviour::Computes,
+        reason: COMPUTES,
+    },
+    MethodRow {
         name: "set_device",
         on: Receiver::Opaque,
         does: MethodBehaviour::BindsDevice { device: DEVICE },
@@ -390,9 +437,7 @@ pub const METHODS: &[MethodRow] = &[
     MethodRow {
         name: "pin_memory",
         on: Receiver::Any,
-        does: MethodBehaviour::InitsCuda {
-            level: Init::Context,
-        },
+        does: MethodBehaviour::PinsHostMemory,
         reason: "pinned host memory comes from the CUDA host allocator, which creates a context (a forked child's CUDA use then fails, seen on torch 2.11)",
     },
     MethodRow {

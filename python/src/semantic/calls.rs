@@ -70,6 +70,29 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 
+    /// An operation on tensors (`a @ b`, `torch.matmul(a, b)`): on host tensors, torch runs it on
+    /// its intra-op thread pool, whose threads start here. `None` when no operand is known to be a
+    /// host tensor, or one is on CUDA.
+    pub(super) fn host_compute(
+        &mut self,
+        span: Span,
+        op: &str,
+        operands: &[Value],
+    ) -> Option<Value> {
+        let on_host = |v: &Value| matches!(v, Value::HostTensor { .. });
+        if operands.iter().any(|v| matches!(v, Value::Cuda(_))) || !operands.iter().any(on_host) {
+            return None;
+        }
+        self.emit(Effect::HostCompute {
+            span,
+            what: format!(
+                "{op} computes on host tensors with torch's intra-op thread pool (OpenMP)"
+            )
+            .into(),
+        });
+        Some(Value::HostTensor { pinned: None })
+    }
+
     /// A device ordinal argument (`torch.device("cuda", i)`): a constant, else per worker. A
     /// global rank used as one is reported, as in `device_arg`.
     pub(super) fn ordinal_arg(&mut self, value: &Value, expr: &Expr) -> DeviceIndex {
@@ -238,6 +261,18 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     None => Value::Unknown,
                 },
                 _ => Value::Unknown,
+            },
+            // A library function handed over to be called (`initializer=torch.set_num_threads`):
+            // only the thread limit matters here; its place is the child's start.
+            Value::Qualified(name) => match crate::libraries::lookup(name) {
+                Some((crate::libraries::Behaviour::LimitsHostThreads { .. }, _))
+                    if matches!(values.first(), Some(Value::Int(1))) =>
+                {
+                    let span = self.proc_ref().child_of?;
+                    self.emit(Effect::HostThreadsLimited { span });
+                    Value::None
+                }
+                _ => return None,
             },
             _ => return None,
         })

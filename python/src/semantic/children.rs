@@ -23,6 +23,10 @@ use crate::source::Span;
 /// One call a child makes: the callable and its positional arguments.
 type Entry = (Value, Vec<Value>);
 
+/// How deep, and through how many values, a child's handed values are searched for what it holds.
+const HELD_DEPTH: u32 = 3;
+const HELD_VALUES: usize = 64;
+
 /// A loader's workers as first run: their process at its end (before the analyses finished it),
 /// and the batch they yield. Iterating the loader again forks them again with the same code.
 struct CachedChild<A> {
@@ -46,6 +50,8 @@ pub(super) struct Start {
     pub source: Option<Span>,
     /// A `set_start_method` of another layer in force, which this start does not obey.
     pub other_layer: Option<OtherLayerStart>,
+    /// The child limits the intra-op thread pool to one thread first (a data loader's worker).
+    pub one_thread: bool,
 }
 
 impl Start {
@@ -55,6 +61,7 @@ impl Start {
             method,
             source,
             other_layer: None,
+            one_thread: false,
         }
     }
 }
@@ -76,6 +83,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 method: self.settings.default_start_method,
                 source: None,
                 other_layer: self.other_layer_start(Some(layer)),
+                one_thread: false,
             },
         }
     }
@@ -212,6 +220,20 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let loop_depth = std::mem::take(&mut self.loop_depth);
         let try_depth = std::mem::take(&mut self.try_depth);
         let unset_guard_depth = std::mem::take(&mut self.unset_guard_depth);
+        // What a forked child inherits through what it is handed, and frees at its exit.
+        let held = match (start.method, kind) {
+            (StartMethod::Fork, ChildKind::ProcessStart | ChildKind::DataLoader)
+                if parent_init.is_some() =>
+            {
+                entries.iter().find_map(|(callee, args)| {
+                    std::iter::once(callee)
+                        .chain(args)
+                        .find_map(|v| self.held_inside(v, HELD_DEPTH, &mut 0))
+                })
+            }
+            _ => None,
+        };
+        let one_thread = start.one_thread;
         let (mut child, parent_init) = self.child_process(start.method, parent_init);
         child.child_of = Some(span);
         self.procs.push(child);
@@ -228,6 +250,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }));
         if start.method != StartMethod::Fork || parent_init.is_none() {
             self.inherit_visibility(span);
+        }
+        if one_thread {
+            self.emit(Effect::HostThreadsLimited { span });
+        }
+        if let Some((site, what)) = held {
+            self.emit(Effect::CudaHeld {
+                span: site,
+                what: format!(
+                    "the child holds {what} from its parent and frees it when it exits \
+                     (since torch 2.11 that aborts a forked child)"
+                )
+                .into(),
+            });
         }
         let mut results = Vec::new();
         let run_time = std::mem::replace(&mut self.run_time, true);
@@ -666,6 +701,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             collate_fn,
             worker_init_fn,
             context,
+            one_thread,
         } = does
         else {
             return Value::Unknown;
@@ -705,6 +741,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             workers,
             start,
             handed,
+            one_thread,
             child: None,
         });
         if workers && self.proc_ref().cuda.is_some() {
@@ -755,13 +792,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
             worker_init,
             start,
             handed,
+            one_thread,
             child,
             ..
         }) = self.heap.get(id).cloned()
         else {
             return Value::Unknown;
         };
-        let start = self.resolve_start(Layer::Multiprocessing, start);
+        let start = Start {
+            one_thread,
+            ..self.resolve_start(Layer::Multiprocessing, start)
+        };
         if child.is_none() {
             self.hand_over(
                 &handed,
@@ -856,6 +897,57 @@ impl<'m, A: Analysis> Interp<'m, A> {
             entries.push((collate.clone(), vec![Value::Unknown]));
         }
         entries
+    }
+
+    /// A CUDA object or pinned host memory that `value` is or holds (in its items, attributes, a
+    /// closure's variables, a partial's arguments), `depth` levels down, looking at `seen` values
+    /// at most: where it was made, and what it is.
+    fn held_inside(&self, value: &Value, depth: u32, seen: &mut usize) -> Option<(Span, String)> {
+        *seen += 1;
+        if *seen > HELD_VALUES {
+            return None;
+        }
+        let inner = |v: &Value, seen: &mut usize| {
+            if depth == 0 {
+                None
+            } else {
+                self.held_inside(v, depth - 1, seen)
+            }
+        };
+        match value {
+            Value::Cuda(obj) => Some((obj.site, "a CUDA tensor or module".into())),
+            Value::HostTensor { pinned: Some(site) } => Some((*site, "pinned host memory".into())),
+            Value::Sequence(items) => items.iter().find_map(|v| inner(v, seen)),
+            Value::OneOf(items) => items.iter().find_map(|v| inner(v, seen)),
+            Value::Mapping(entries) => entries.iter().find_map(|(_, v)| inner(v, seen)),
+            Value::BoundMethod(_, receiver) => inner(receiver, seen),
+            Value::Function(_, Some(captures)) => {
+                let mut names: Vec<&String> = captures.keys().collect();
+                names.sort();
+                names.into_iter().find_map(|n| {
+                    let (site, what) = inner(&captures[n], seen)?;
+                    Some((site, format!("{what} (through `{n}`)")))
+                })
+            }
+            Value::Object(_) => match self.object(value)? {
+                Object::Instance { attrs, .. } => {
+                    let mut names: Vec<&String> = attrs.keys().collect();
+                    names.sort();
+                    names.into_iter().find_map(|n| {
+                        let (site, what) = inner(&attrs[n], seen)?;
+                        Some((site, format!("{what} (in `.{n}`)")))
+                    })
+                }
+                Object::Partial { func, args } => std::iter::once(func)
+                    .chain(args)
+                    .find_map(|v| inner(v, seen)),
+                Object::Compose(items) | Object::LibraryDataset { transforms: items } => {
+                    items.iter().find_map(|v| inner(v, seen))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// How messages name the code a child runs.

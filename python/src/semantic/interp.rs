@@ -865,6 +865,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let items: Vec<Value> = elements.iter().map(|e| self.eval(e)).collect();
                 Value::seq(items)
             }
+            ExprKind::MatMul(operands) => {
+                let values: Vec<Value> = operands.iter().map(|e| self.eval(e)).collect();
+                self.host_compute(expr.span, "`@`", &values)
+                    .unwrap_or_else(|| derived(values))
+            }
             ExprKind::Other(children) => {
                 let values: Vec<Value> = children.iter().map(|e| self.eval(e)).collect();
                 derived(values)
@@ -1162,16 +1167,20 @@ fn join_scope(current: &mut Scope, other: &Scope) {
 
 /// The value of an expression built from others (arithmetic, slicing): CUDA in, CUDA out.
 fn derived(values: Vec<Value>) -> Value {
-    let mut rank = false;
+    let (mut rank, mut host) = (false, false);
     for v in values {
         match v {
             Value::Cuda(obj) => return Value::Cuda(obj.derived()),
             Value::Rank | Value::GlobalRank => rank = true,
+            Value::HostTensor { .. } => host = true,
             _ => {}
         }
     }
     if rank {
         Value::Rank
+    } else if host {
+        // Arithmetic on a host tensor makes a new one, in ordinary memory.
+        Value::HostTensor { pinned: None }
     } else {
         Value::Unknown
     }

@@ -141,6 +141,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 device,
                 pin_memory,
                 default_device,
+                host_tensor,
             } => {
                 let pinned =
                     pin_memory.filter(|p| matches!(args.param(*p), Some((Value::Bool(true), _))));
@@ -152,6 +153,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     );
                     self.cuda_event(span, Init::Context, what, true);
                 }
+                let host = || match host_tensor {
+                    true => Value::HostTensor {
+                        pinned: pinned.map(|_| span),
+                    },
+                    false => Value::Unknown,
+                };
                 match args.param(device).and_then(|(v, e)| self.device_arg(v, e)) {
                     Some(Device::Cuda(index)) => self.new_cuda_object(
                         span,
@@ -159,6 +166,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         format!("`{short}({}=...)` allocates on CUDA", device.name),
                         by_handle(),
                     ),
+                    Some(Device::Cpu) => host(),
                     Some(_) => Value::Unknown,
                     None if default_device && self.proc_ref().default_cuda.is_some() => self
                         .new_cuda_object(
@@ -167,8 +175,25 @@ impl<'m, A: Analysis> Interp<'m, A> {
                             format!("`{short}` allocates on CUDA, the default device"),
                             by_handle(),
                         ),
-                    None => passthrough(args),
+                    None => match passthrough(args) {
+                        Value::Cuda(obj) => Value::Cuda(obj),
+                        _ => host(),
+                    },
                 }
+            }
+            Behaviour::Computes => {
+                let operands: Vec<Value> = args.pos.iter().map(|(v, _)| v.clone()).collect();
+                let op = format!("`{short}`");
+                return Some(
+                    self.host_compute(span, &op, &operands)
+                        .unwrap_or_else(|| passthrough(args)),
+                );
+            }
+            Behaviour::LimitsHostThreads { count } => {
+                if let Some((Value::Int(1), _)) = args.param(count) {
+                    self.emit(Effect::HostThreadsLimited { span });
+                }
+                Value::None
             }
             Behaviour::CreatesParameters => {
                 self.proc_ref().default_cuda?;
@@ -683,9 +708,31 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     _ => Value::Unknown,
                 }
             }
-            MethodBehaviour::ToCpu | MethodBehaviour::MovesToCpu | MethodBehaviour::Metadata => {
-                Value::Unknown
+            MethodBehaviour::PinsHostMemory => {
+                let what =
+                    format!("`.{method}()` creates a CUDA context (the CUDA host allocator)");
+                self.cuda_event(span, Init::Context, what, true);
+                match recv {
+                    Value::Cuda(obj) => Value::Cuda(obj.derived()),
+                    _ => Value::HostTensor { pinned: Some(span) },
+                }
             }
+            MethodBehaviour::Computes => {
+                let operands: Vec<Value> = std::iter::once(recv.clone())
+                    .chain(args.pos.iter().map(|(v, _)| v.clone()))
+                    .collect();
+                return self
+                    .host_compute(span, &format!("`.{method}()`"), &operands)
+                    .or_else(|| match recv {
+                        Value::Cuda(obj) => Some(Value::Cuda(obj.derived())),
+                        _ => None,
+                    });
+            }
+            MethodBehaviour::ToCpu | MethodBehaviour::MovesToCpu => match recv {
+                Value::Cuda(_) | Value::HostTensor { .. } => Value::HostTensor { pinned: None },
+                _ => Value::Unknown,
+            },
+            MethodBehaviour::Metadata => Value::Unknown,
             MethodBehaviour::MapsDataset { .. } => self.dataset_map(span, recv, does, args),
             MethodBehaviour::Sends => {
                 if let Some(Object::Channel(channel)) = self.object(recv) {

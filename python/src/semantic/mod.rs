@@ -138,6 +138,8 @@ enum Object {
         /// What each worker is handed (the dataset, `collate_fn`, `worker_init_fn`), with the
         /// argument that gave it.
         handed: Vec<(Value, Span, gpulint_core::effect::Handed)>,
+        /// Each worker limits the intra-op thread pool to one thread first.
+        one_thread: bool,
         /// The child, once run: its final state and the batch it yields. Type-erased so that
         /// objects need not know the analyses; see `children::CachedChild`.
         child: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,

@@ -82,6 +82,7 @@ fn expr<'a>(e: &'a Expr, out: &mut HashSet<&'a str>) {
         ExprKind::FString { parts: items, .. }
         | ExprKind::Tuple(items)
         | ExprKind::List(items)
+        | ExprKind::MatMul(items)
         | ExprKind::Other(items) => items.iter().for_each(|a| expr(a, out)),
         ExprKind::IfExp { test, body, orelse } => {
             expr(test, out);
@@ -285,6 +286,7 @@ pub(super) fn written_globals(module: &Module, id: FuncId) -> Vec<String> {
             }
             ExprKind::Tuple(items)
             | ExprKind::List(items)
+            | ExprKind::MatMul(items)
             | ExprKind::Other(items)
             | ExprKind::BoolOp { values: items } => items.iter().for_each(|i| calls(i, out)),
             ExprKind::IfExp { test, body, orelse } => {

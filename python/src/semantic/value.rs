@@ -77,6 +77,11 @@ pub enum Value {
     Class(ClassId),
     Object(ObjId),
     Cuda(CudaObject),
+    /// A tensor in host memory; `pinned`: copied into pinned memory there (`x.pin_memory()`), which
+    /// only the CUDA host allocator can free.
+    HostTensor {
+        pinned: Option<crate::source::Span>,
+    },
     /// A tuple or list.
     Sequence(Items),
     /// A dict with string keys (`dict(num_workers=4)`, `{"num_workers": 4}`), for `**kwargs`.
@@ -223,6 +228,9 @@ impl Value {
     pub fn join(self, other: Value) -> Value {
         match (self, other) {
             (a @ Value::Cuda(_), _) | (_, a @ Value::Cuda(_)) => a,
+            (Value::HostTensor { pinned: a }, Value::HostTensor { pinned: b }) => {
+                Value::HostTensor { pinned: a.or(b) }
+            }
             // A list grown on one path only (appends in a loop body): keep what it may hold.
             (Value::Sequence(a), Value::Sequence(b)) if a.same(&b) => Value::Sequence(a),
             (Value::Sequence(a), Value::Sequence(b)) if a.len() == b.len() => Value::seq(

@@ -1,0 +1,147 @@
+//! GPU014 fork-after-threadpool: a child forked after the parent's host-tensor operations started
+//! torch's intra-op thread pool, and the child runs such operations itself.
+
+use gpulint_analyses::threadpool::ThreadpoolFact;
+use gpulint_analyses::Facts;
+
+use crate::gpu001_fork_after_cuda_init::describe;
+use crate::{Diagnostic, Related, Rule, Severity, Sources};
+
+pub static RULE: Rule = Rule {
+    code: "GPU014",
+    name: "fork-after-threadpool",
+    severity: Severity::Warning,
+    summary: "A child is forked after torch's CPU operations started their thread pool, and the child runs such operations: it can hang",
+    docs: DOCS,
+    check: Some(check),
+    replaced_by: &[],
+};
+
+const DOCS: &str = r#"## What it does
+Finds a child process created by `fork` after the parent ran a torch operation on host (CPU)
+tensors that torch parallelises over its intra-op thread pool — a matrix product (`a @ b`,
+`torch.matmul`, `mm`, `bmm`, `einsum`), a linear layer or convolution — when the child runs such
+an operation too: a `Process` target, a pool's function, the `os.fork() == 0` branch.
+
+## Why is this bad?
+Torch's CPU kernels run on an OpenMP thread pool, whose threads start at the first parallel
+operation. `fork` copies only the calling thread: the child inherits the pool's bookkeeping,
+which says its threads exist, but none of the threads. With GNU OpenMP (the default in Linux
+builds of PyTorch), the child's first parallel region waits for them and never returns: the child
+hangs at 0% CPU, without an error. Python 3.12 warns about it ("This process is multi-threaded, use
+of fork() may lead to deadlocks in the child"). On an H100 host with torch 2.11, a 512 × 512 matrix
+product in a forked child hung after the parent had run one.
+
+## When it is not a bug
+- The child limits the pool to one thread before its first operation
+  (`torch.set_num_threads(1)`): one thread needs no pool. DataLoader workers do this themselves,
+  so they are not reported.
+- The child is started by spawn or forkserver: a fresh interpreter, with a pool of its own.
+- The parent ran no such operation before the fork (create the pool first), or ran only on CUDA
+  tensors (GPU001 covers CUDA in forked children).
+- gpulint only knows tensors it saw created (`torch.randn(...)`, `torch.tensor(...)`, `x.cpu()`):
+  a model's forward pass on the CPU is not followed yet, so some hangs go unreported.
+
+## Example
+```python
+import multiprocessing as mp
+import torch
+
+def embed(rows):
+    basis = torch.randn(128, 128)
+    return rows @ basis                 # waits for pool threads the child does not have
+
+if __name__ == "__main__":
+    weights = torch.randn(2048, 2048)
+    gram = weights @ weights.T          # starts the intra-op thread pool in the parent
+    with mp.Pool(4) as pool:            # forked workers inherit a pool without threads
+        pool.map(embed, chunks)
+```
+
+Use instead:
+```python
+def embed(rows):
+    torch.set_num_threads(1)            # or start the pool from a spawn context
+    basis = torch.randn(128, 128)
+    return rows @ basis
+```
+
+## Fix
+Start the workers by spawn or forkserver (`multiprocessing.get_context("spawn")`); or call
+`torch.set_num_threads(1)` first thing in each child (as a pool `initializer`); or create the
+pool before the parent's first CPU operation.
+
+## References
+- pytorch/pytorch issues about forked children hanging in `matmul`/`mm` after the parent used
+  torch on the CPU (GNU OpenMP is not fork-safe), and the DataLoader worker loop, which sets one
+  thread per worker for this reason.
+- Python 3.12's `DeprecationWarning` on `fork()` in a multi-threaded process.
+"#;
+
+fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
+    facts.threadpool_forks.iter().map(diagnostic).collect()
+}
+
+fn diagnostic(fact: &ThreadpoolFact) -> Diagnostic {
+    let subject = describe(fact.kind);
+    let code = if fact.child_code.is_empty() {
+        "the child"
+    } else {
+        &fact.child_code
+    };
+    Diagnostic {
+        code: RULE.code,
+        name: RULE.name,
+        severity: RULE.severity,
+        message: format!(
+            "{subject} forks a child after torch's CPU thread pool started, and {code} runs a parallel CPU operation in the child: it can hang"
+        ),
+        span: fact.span,
+        label: "the child process is forked here, without the pool's threads".into(),
+        related: vec![
+            Related {
+                span: fact.parent_compute.span,
+                message: format!("the pool starts here: {}", fact.parent_compute.what),
+            },
+            Related {
+                span: fact.child_compute.span,
+                message: format!(
+                    "the child waits here for threads it does not have: {}",
+                    fact.child_compute.what
+                ),
+            },
+        ],
+        help: "call `torch.set_num_threads(1)` first in the child (a pool `initializer`), or start it by spawn (`multiprocessing.get_context(\"spawn\")`)".into(),
+        fix: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{span, Text};
+    use gpulint_core::effect::{ChildKind, CudaUse};
+
+    #[test]
+    fn the_fork_is_primary_with_both_operations_related() {
+        let op = |s, e| CudaUse {
+            span: span(s, e),
+            what: "`@` computes".into(),
+        };
+        let facts = Facts {
+            threadpool_forks: vec![ThreadpoolFact {
+                span: span(40, 50),
+                kind: ChildKind::Pool,
+                parent_compute: op(0, 5),
+                child_compute: op(60, 65),
+                child_code: "`work`".into(),
+            }],
+            ..Facts::default()
+        };
+        let [d] = check(&facts, &Text("")).try_into().unwrap();
+        assert_eq!((d.span, d.severity), (span(40, 50), Severity::Warning));
+        let related: Vec<_> = d.related.iter().map(|r| r.span).collect();
+        assert_eq!(related, [span(0, 5), span(60, 65)]);
+        assert!(d.message.contains("`work`"), "{}", d.message);
+    }
+}

@@ -112,6 +112,9 @@ pub enum ChildKind {
     DatasetMap,
     StartProcesses,
     DaemonContext,
+    /// A task queue's worker, which imports the module that defines the task and then forks its
+    /// pool of children that run it (Celery's prefork pool).
+    TaskWorker,
 }
 
 /// How a value travels to another process.

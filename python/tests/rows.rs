@@ -834,6 +834,32 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             )]
         }
         Behaviour::MakesCarrier(carrier) => vec![carries(c, carrier)],
+        Behaviour::ForkedTask => vec![
+            Probe::new(
+                "runs the task in a child forked after the module's import",
+                p(py(&[
+                    "torch.cuda.init()",
+                    &format!("@{x}"),
+                    "def work():",
+                    "    return torch.zeros(1, device='cuda:1')",
+                ])),
+            )
+            .has(
+                "a forked task worker child inheriting CUDA",
+                inheriting(ChildKind::TaskWorker),
+            ),
+            Probe::new(
+                "a function defined in a function is not a task of the module",
+                p(py(&[
+                    "def outer():",
+                    &format!("    @{x}"),
+                    "    def work():",
+                    "        return 1",
+                    "    return work",
+                ])),
+            )
+            .lacks("task worker child", child(ChildKind::TaskWorker)),
+        ],
         Behaviour::Waits => {
             vec![
                 Probe::new("blocks for other processes", p(py(&[&format!("{x}(1)")])))

@@ -180,8 +180,12 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
         severity: RULE.severity,
         message: format!("{subject} starts a child process {how} after {state}, and {uses}"),
         span: fork.span,
-        label: match fork.start_method {
-            StartMethod::Forkserver => format!("the child is forked here, {how}"),
+        label: match (fork.start_method, fork.kind) {
+            (StartMethod::Forkserver, _) => format!("the child is forked here, {how}"),
+            (_, ChildKind::TaskWorker) => {
+                "a task: the worker imports this module, then forks the children that run it"
+                    .to_string()
+            }
             _ => "the child process is forked here".to_string(),
         },
         related,
@@ -204,6 +208,7 @@ pub(crate) fn describe(kind: ChildKind) -> &'static str {
         ChildKind::DatasetMap => "This `num_proc` dataset operation",
         ChildKind::StartProcesses => "`start_processes`",
         ChildKind::DaemonContext => "This daemon context",
+        ChildKind::TaskWorker => "The worker that runs this task",
     }
 }
 
@@ -219,6 +224,9 @@ fn spawn_help(kind: ChildKind) -> &'static str {
             "call `multiprocess.set_start_method(\"spawn\")` under the main guard (datasets forks through `multiprocess`)"
         }
         ChildKind::StartProcesses => "pass `start_method=\"spawn\"`",
+        ChildKind::TaskWorker => {
+            "initialise CUDA in the worker's children (lazily in the task, or in a `worker_process_init` handler), not at import; or run the worker with `--pool solo` or `--pool threads`"
+        }
         ChildKind::OsFork | ChildKind::DaemonContext => {
             "fork before CUDA is initialised, or start the child with `subprocess`/spawn"
         }

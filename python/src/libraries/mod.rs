@@ -122,6 +122,9 @@ pub enum Behaviour {
     },
     /// Returns the module or object named here (`torch.get_device_module()`).
     Returns(&'static str),
+    /// A decorator that makes the function a task of a worker which imports the module and then
+    /// forks the children that run its tasks (Celery's `@app.task`, prefork pool by default).
+    ForkedTask,
     /// Creates processes.
     StartsChildren { api: ProcessApi, layer: Layer },
     /// A multiprocessing context for the start method `method` names.

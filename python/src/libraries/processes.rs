@@ -135,7 +135,17 @@ const fn fixes_with(carrier: Carrier) -> Behaviour {
     }
 }
 
+/// Why a task decorator's function runs in forked children.
+const PREFORK: &str = "the worker process imports the module that defines the task, then forks its prefork pool (Celery's default), whose children run it";
+
 pub const ROWS: &[Row] = &[
+    row(
+        "celery.Celery",
+        Behaviour::Returns("celery.Celery()"),
+        "a Celery application: its `task` decorator registers tasks",
+    ),
+    row("celery.Celery().task", Behaviour::ForkedTask, PREFORK),
+    row("celery.shared_task", Behaviour::ForkedTask, PREFORK),
     row(
         "multiprocessing.Process",
         Behaviour::StartsChildren {

@@ -692,6 +692,26 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.alloc(Object::ForkingDataset)
     }
 
+    /// The tasks the main module registered with a task worker, each run in a child forked from
+    /// the process as the module's import left it.
+    pub(super) fn run_forked_tasks(&mut self) {
+        let tasks = std::mem::take(&mut self.forked_tasks);
+        for (id, span) in tasks.into_iter().take(super::MAX_FORKED_TASKS) {
+            let parent = self.proc_ref().cuda.clone();
+            let task = Value::Function(id, None);
+            let code = self.describe(&task);
+            let start = Start::explicit(StartMethod::Fork, None);
+            self.run_child(
+                span,
+                ChildKind::TaskWorker,
+                start,
+                parent,
+                vec![(task, Vec::new())],
+                code,
+            );
+        }
+    }
+
     /// `DataLoader(...)`: workers fork at each iteration; checked now if CUDA is already initialised
     /// (the state only moves forward), and again wherever it is iterated.
     pub(super) fn dataloader(&mut self, span: Span, does: Behaviour, args: &Args<'m>) -> Value {

@@ -102,6 +102,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             StmtKind::Def(id) => {
                 let func = self.func(*id);
                 self.eval_decorators(&func.decorators);
+                self.register_task(*id, &func.decorators);
                 // Only the names the closure reads: copying every enclosing local into every
                 // nested function would make a function of many nested defs quadratic.
                 let free = self.free_names(*id);
@@ -261,6 +262,26 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
         }
         Flow::Normal
+    }
+
+    /// A module-level function of the main module that a task decorator registers (`@app.task`):
+    /// a worker that imports this module forks the children that run it.
+    fn register_task(&mut self, id: FuncId, decorators: &'m [Expr]) {
+        if !self.frames.is_empty() || self.cur != self.main || self.procs.len() != 1 {
+            return;
+        }
+        for d in decorators {
+            let callee = match &d.kind {
+                ExprKind::Call { func, .. } => func,
+                _ => d,
+            };
+            if let Value::Qualified(name) = self.eval(callee) {
+                if let Some((libraries::Behaviour::ForkedTask, _)) = libraries::lookup(&name) {
+                    self.forked_tasks.push((id, d.span));
+                    return;
+                }
+            }
+        }
     }
 
     /// Decorator arguments run when the definition does (`@skipIf(not torch.cuda.is_available())`).

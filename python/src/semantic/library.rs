@@ -78,6 +78,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             | Behaviour::Inspects
             | Behaviour::Environ
             | Behaviour::Memoises
+            | Behaviour::ForkedTask
             | Behaviour::NarrowsVisibility { .. } => return None,
             Behaviour::InitsCuda {
                 level,

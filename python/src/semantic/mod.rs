@@ -235,6 +235,8 @@ const CHILD_FUEL: u64 = 100_000;
 /// How often one fork point starts its child in one process (a loop's second pass is the one that
 /// matters: epoch 2 forks after epoch 1 initialised CUDA).
 const CHILDREN_PER_FORK_POINT: u32 = 4;
+/// How many of the main module's registered tasks are run in a task worker's children.
+const MAX_FORKED_TASKS: usize = 16;
 /// How often one function is analysed in one process; later calls take its last result (their
 /// effects are not seen again). Bounds call trees, fans and recursion cliques.
 const CALLS_PER_FUNCTION: u32 = 32;
@@ -296,6 +298,9 @@ struct Interp<'m, A: Analysis> {
     /// Functions and classes the main program defines under its main guard: a child that imports
     /// the main module afresh does not have them.
     main_only: HashSet<Definition>,
+    /// The main module's functions a task worker runs in the children it forks after importing
+    /// the module, with the decorator that registers each.
+    forked_tasks: Vec<(FuncId, Span)>,
     /// The module globals each function binds or changes in place, computed once.
     written_globals: HashMap<FuncId, Arc<Vec<String>>>,
     facts: A::Facts,
@@ -334,6 +339,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             fork_calls: HashSet::default(),
             run_time: false,
             main_only: HashSet::default(),
+            forked_tasks: Vec::new(),
             written_globals: HashMap::default(),
             free_names: HashMap::default(),
             statement_budgets: false,
@@ -401,6 +407,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.statement_budgets = true;
         self.exec_module(self.main);
         self.statement_budgets = false;
+        self.run_forked_tasks();
         let main = self.procs.pop().unwrap_or_default();
         let mut base = EntryBase {
             world: self.save_world(),

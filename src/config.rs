@@ -181,6 +181,7 @@ pub struct Resolver {
     fixed: Option<Arc<Config>>,
     by_dir: HashMap<PathBuf, Arc<Config>>,
     requires_python: HashMap<PathBuf, Option<PythonVersion>>,
+    servers: crate::servers::Servers,
 }
 
 impl Resolver {
@@ -199,6 +200,7 @@ impl Resolver {
             fixed,
             by_dir: HashMap::new(),
             requires_python: HashMap::new(),
+            servers: Default::default(),
         })
     }
 
@@ -272,6 +274,7 @@ impl Resolver {
             .unwrap_or(Platform::Linux);
         Ok(Settings {
             default_start_method: default_start_method(version, platform),
+            server_preloads: self.servers.preloads(&normalize(file)),
         })
     }
 

@@ -7,6 +7,7 @@ mod discover;
 mod fixes;
 mod noqa;
 mod output;
+mod servers;
 
 use std::io::Write;
 use std::path::PathBuf;

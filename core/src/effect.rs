@@ -115,6 +115,9 @@ pub enum ChildKind {
     /// A task queue's worker, which imports the module that defines the task and then forks its
     /// pool of children that run it (Celery's prefork pool).
     TaskWorker,
+    /// A web server that imports the application in its master process and then forks the
+    /// workers that handle requests (gunicorn with `--preload`).
+    ServerWorker,
 }
 
 /// How a value travels to another process.

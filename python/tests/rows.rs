@@ -55,6 +55,7 @@ struct Probe {
     /// and run with its import cache built, as gpulint runs it.
     modules: Vec<(&'static str, String)>,
     expect: Vec<(String, Check)>,
+    settings: Settings,
 }
 
 impl Probe {
@@ -64,7 +65,13 @@ impl Probe {
             text,
             modules: Vec::new(),
             expect: Vec::new(),
+            settings: Settings::default(),
         }
+    }
+
+    fn settings(mut self, settings: Settings) -> Probe {
+        self.settings = settings;
+        self
     }
 
     fn module(mut self, file: &'static str, text: String) -> Probe {
@@ -834,6 +841,33 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             )]
         }
         Behaviour::MakesCarrier(carrier) => vec![carries(c, carrier)],
+        Behaviour::HandlesRequests => {
+            let handler = || {
+                p(py(&[
+                    "torch.cuda.init()",
+                    &format!("@{x}('/score')"),
+                    "def score():",
+                    "    return torch.zeros(1, device='cuda:1')",
+                ]))
+            };
+            let preloading = Settings {
+                server_preloads: true,
+                ..Settings::default()
+            };
+            vec![
+                Probe::new("a preloading server forks the handler's workers", handler())
+                    .settings(preloading)
+                    .has(
+                        "a forked server worker inheriting CUDA",
+                        inheriting(ChildKind::ServerWorker),
+                    ),
+                Probe::new(
+                    "a server that imports in each worker forks nothing",
+                    handler(),
+                )
+                .lacks("server worker child", child(ChildKind::ServerWorker)),
+            ]
+        }
         Behaviour::ForkedTask => vec![
             Probe::new(
                 "runs the task in a child forked after the module's import",
@@ -2281,7 +2315,7 @@ fn effects(probe: &Probe) -> Result<Vec<Effect>, String> {
             return Err("the program is not interpreted".into());
         }
     }
-    let settings = Settings::default();
+    let settings = probe.settings;
     let cache = if probe.modules.is_empty() {
         ImportCache::<Log>::default()
     } else {

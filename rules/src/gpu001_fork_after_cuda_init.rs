@@ -26,6 +26,17 @@ target, a Pool or executor function, a `Process` subclass's `run`, a Dataset's `
 its transforms, `collate_fn`, `worker_init_fn`, a `datasets` `map` function, the `os.fork() == 0`
 branch, or a CUDA tensor or model the child inherited.
 
+Two fork points are not in the code: a Celery worker imports the module that defines its tasks
+(`@app.task`, `@shared_task`) and then forks its prefork pool, whose children run them; and a web
+server that preloads the application (gunicorn's `preload_app = True` in `gunicorn.conf.py`, or
+`--preload` on the command line in a Procfile, Dockerfile or shell script next to the code)
+imports the module in its master, then forks the workers that run its request handlers (Flask
+and FastAPI routes). CUDA initialised by that import is inherited by every child.
+
+Since torch 2.11 a child that merely holds CUDA or pinned memory it inherited — a dataset's
+attribute, a variable of a `collate_fn` closure, a `Process` argument — and frees it when it
+exits aborts too; such a child is reported even if its code never uses CUDA.
+
 ## Why is this bad?
 A forked child gets a copy of the parent's memory, but not a working CUDA driver: the driver state does
 not survive `fork`. Once the parent has called `cuInit` (directly, or through `torch.cuda.is_available()`,
@@ -35,8 +46,13 @@ libraries hang instead of failing. Nothing in the child can repair it: `set_devi
 context manager in the child fails the same way.
 
 ## When it is not a bug
-- The child never touches CUDA: `model.cuda()` followed by a DataLoader whose workers decode and
-  augment on the CPU is the standard training loop, and stays silent.
+- The child never touches CUDA and holds nothing CUDA-backed: `model.cuda()` followed by a
+  DataLoader whose workers decode and augment on the CPU is the standard training loop, and stays
+  silent.
+- A Celery worker whose tasks load their model lazily, or in a `worker_process_init` handler, or
+  that runs with `--pool solo`/`threads` (gpulint does not read the worker's command line: add a
+  `# noqa: GPU001` on the task); a gunicorn server without `--preload`, or whose model is loaded in
+  the `post_fork`/`post_worker_init` hook.
 - The fork happens before the first initialisation in that process (a Pool forks its workers when it
   is constructed; a DataLoader at each `iter()`, so a loop that initialises CUDA in epoch 1 does fork
   after initialisation in epoch 2, and is reported).
@@ -84,6 +100,10 @@ callables (no lambdas or closures) and re-import the main module, so keep proces
 - pytorch/pytorch#40403, #17359 (DataLoader workers after CUDA init, epoch 2), #15734, #2517.
 - pytorch/pytorch PR 84879 (`device_count` through NVML) and PR 85951 (`PYTORCH_NVML_BASED_CUDA_CHECK`).
 - huggingface/datasets#6435 (`map(num_proc=...)` forks through `multiprocess`).
+- celery/celery#3402 and reports of "Cannot re-initialize CUDA in forked subprocess" from Celery
+  task modules that load a model at import; gunicorn `--preload` reports of the same error.
+- vllm-project/speculators#887 and NVIDIA/recsys-examples#352: forked loader workers that only
+  held pinned memory, aborting at exit on torch 2.11.
 "#;
 
 fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
@@ -186,6 +206,10 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
                 "a task: the worker imports this module, then forks the children that run it"
                     .to_string()
             }
+            (_, ChildKind::ServerWorker) => {
+                "a handler: the server imports this module, then forks the workers that run it"
+                    .to_string()
+            }
             _ => "the child process is forked here".to_string(),
         },
         related,
@@ -209,6 +233,7 @@ pub(crate) fn describe(kind: ChildKind) -> &'static str {
         ChildKind::StartProcesses => "`start_processes`",
         ChildKind::DaemonContext => "This daemon context",
         ChildKind::TaskWorker => "The worker that runs this task",
+        ChildKind::ServerWorker => "The preloading server that runs this handler",
     }
 }
 
@@ -226,6 +251,9 @@ fn spawn_help(kind: ChildKind) -> &'static str {
         ChildKind::StartProcesses => "pass `start_method=\"spawn\"`",
         ChildKind::TaskWorker => {
             "initialise CUDA in the worker's children (lazily in the task, or in a `worker_process_init` handler), not at import; or run the worker with `--pool solo` or `--pool threads`"
+        }
+        ChildKind::ServerWorker => {
+            "load the model in each worker (gunicorn's `post_fork` or `post_worker_init` hook, or lazily on the first request), not at import; or drop `--preload`/`preload_app`"
         }
         ChildKind::OsFork | ChildKind::DaemonContext => {
             "fork before CUDA is initialised, or start the child with `subprocess`/spawn"

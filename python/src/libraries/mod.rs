@@ -125,6 +125,10 @@ pub enum Behaviour {
     /// A decorator that makes the function a task of a worker which imports the module and then
     /// forks the children that run its tasks (Celery's `@app.task`, prefork pool by default).
     ForkedTask,
+    /// A decorator that makes the function a request handler of a web application: it runs in the
+    /// server's workers, forked after the module's import where the server preloads the
+    /// application (`Settings::server_preloads`).
+    HandlesRequests,
     /// Creates processes.
     StartsChildren { api: ProcessApi, layer: Layer },
     /// A multiprocessing context for the start method `method` names.

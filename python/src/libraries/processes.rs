@@ -138,6 +138,9 @@ const fn fixes_with(carrier: Carrier) -> Behaviour {
 /// Why a task decorator's function runs in forked children.
 const PREFORK: &str = "the worker process imports the module that defines the task, then forks its prefork pool (Celery's default), whose children run it";
 
+/// Why a route decorator's function can run in forked children.
+const SERVED: &str = "the handler runs in the web server's workers; a server that preloads the application (gunicorn's `--preload`) imports this module in its master and forks the workers after";
+
 pub const ROWS: &[Row] = &[
     row(
         "celery.Celery",
@@ -146,6 +149,108 @@ pub const ROWS: &[Row] = &[
     ),
     row("celery.Celery().task", Behaviour::ForkedTask, PREFORK),
     row("celery.shared_task", Behaviour::ForkedTask, PREFORK),
+    row(
+        "flask.Flask",
+        Behaviour::Returns("flask.Flask()"),
+        "a Flask application: its route decorators register request handlers",
+    ),
+    row("flask.Flask().route", Behaviour::HandlesRequests, SERVED),
+    row("flask.Flask().get", Behaviour::HandlesRequests, SERVED),
+    row("flask.Flask().post", Behaviour::HandlesRequests, SERVED),
+    row("flask.Flask().put", Behaviour::HandlesRequests, SERVED),
+    row("flask.Flask().delete", Behaviour::HandlesRequests, SERVED),
+    row("flask.Flask().patch", Behaviour::HandlesRequests, SERVED),
+    row(
+        "flask.Blueprint",
+        Behaviour::Returns("flask.Blueprint()"),
+        "a Flask blueprint: its route decorators register request handlers",
+    ),
+    row(
+        "flask.Blueprint().route",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
+    row("flask.Blueprint().get", Behaviour::HandlesRequests, SERVED),
+    row("flask.Blueprint().post", Behaviour::HandlesRequests, SERVED),
+    row("flask.Blueprint().put", Behaviour::HandlesRequests, SERVED),
+    row(
+        "flask.Blueprint().delete",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
+    row(
+        "flask.Blueprint().patch",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
+    row(
+        "fastapi.FastAPI",
+        Behaviour::Returns("fastapi.FastAPI()"),
+        "a FastAPI application: its route decorators register request handlers",
+    ),
+    row("fastapi.FastAPI().get", Behaviour::HandlesRequests, SERVED),
+    row("fastapi.FastAPI().post", Behaviour::HandlesRequests, SERVED),
+    row("fastapi.FastAPI().put", Behaviour::HandlesRequests, SERVED),
+    row(
+        "fastapi.FastAPI().delete",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
+    row(
+        "fastapi.FastAPI().patch",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
+    row(
+        "fastapi.FastAPI().api_route",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
+    row(
+        "fastapi.FastAPI().websocket",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
+    row(
+        "fastapi.APIRouter",
+        Behaviour::Returns("fastapi.APIRouter()"),
+        "a FastAPI router: its route decorators register request handlers",
+    ),
+    row(
+        "fastapi.APIRouter().get",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
+    row(
+        "fastapi.APIRouter().post",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
+    row(
+        "fastapi.APIRouter().put",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
+    row(
+        "fastapi.APIRouter().delete",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
+    row(
+        "fastapi.APIRouter().patch",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
+    row(
+        "fastapi.APIRouter().api_route",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
+    row(
+        "fastapi.APIRouter().websocket",
+        Behaviour::HandlesRequests,
+        SERVED,
+    ),
     row(
         "multiprocessing.Process",
         Behaviour::StartsChildren {

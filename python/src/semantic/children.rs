@@ -696,19 +696,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// the process as the module's import left it.
     pub(super) fn run_forked_tasks(&mut self) {
         let tasks = std::mem::take(&mut self.forked_tasks);
-        for (id, span) in tasks.into_iter().take(super::MAX_FORKED_TASKS) {
+        for (id, span, kind) in tasks.into_iter().take(super::MAX_FORKED_TASKS) {
             let parent = self.proc_ref().cuda.clone();
             let task = Value::Function(id, None);
             let code = self.describe(&task);
-            let start = Start::explicit(StartMethod::Fork, None);
-            self.run_child(
-                span,
-                ChildKind::TaskWorker,
-                start,
-                parent,
-                vec![(task, Vec::new())],
-                code,
-            );
+            // A fork of its own, which obeys no `set_start_method`.
+            let start = Start {
+                other_layer: self.other_layer_start(None),
+                ..Start::explicit(StartMethod::Fork, None)
+            };
+            self.run_child(span, kind, start, parent, vec![(task, Vec::new())], code);
         }
     }
 

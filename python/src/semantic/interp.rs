@@ -264,8 +264,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
         Flow::Normal
     }
 
-    /// A module-level function of the main module that a task decorator registers (`@app.task`):
-    /// a worker that imports this module forks the children that run it.
+    /// A module-level function of the main module that a task decorator registers (`@app.task`),
+    /// or a request handler under a preloading server: a worker that imports this module forks the
+    /// children that run it.
     fn register_task(&mut self, id: FuncId, decorators: &'m [Expr]) {
         if !self.frames.is_empty() || self.cur != self.main || self.procs.len() != 1 {
             return;
@@ -275,12 +276,22 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 ExprKind::Call { func, .. } => func,
                 _ => d,
             };
-            if let Value::Qualified(name) = self.eval(callee) {
-                if let Some((libraries::Behaviour::ForkedTask, _)) = libraries::lookup(&name) {
-                    self.forked_tasks.push((id, d.span));
-                    return;
+            let Value::Qualified(name) = self.eval(callee) else {
+                continue;
+            };
+            let kind = match libraries::lookup(&name) {
+                Some((libraries::Behaviour::ForkedTask, _)) => {
+                    gpulint_core::effect::ChildKind::TaskWorker
                 }
-            }
+                Some((libraries::Behaviour::HandlesRequests, _))
+                    if self.settings.server_preloads =>
+                {
+                    gpulint_core::effect::ChildKind::ServerWorker
+                }
+                _ => continue,
+            };
+            self.forked_tasks.push((id, d.span, kind));
+            return;
         }
     }
 

@@ -79,6 +79,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             | Behaviour::Environ
             | Behaviour::Memoises
             | Behaviour::ForkedTask
+            | Behaviour::HandlesRequests
             | Behaviour::NarrowsVisibility { .. } => return None,
             Behaviour::InitsCuda {
                 level,

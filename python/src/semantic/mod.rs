@@ -45,12 +45,17 @@ use value::{Captures, ObjId, Value};
 pub struct Settings {
     /// The start method a default context uses (Linux before Python 3.14: fork).
     pub default_start_method: StartMethod,
+    /// The project runs its web application under a server that imports it in the master and
+    /// then forks the workers (gunicorn's `preload_app = True` or `--preload`): request handlers
+    /// run in children forked after the application module's import.
+    pub server_preloads: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
         Settings {
             default_start_method: StartMethod::Fork,
+            server_preloads: false,
         }
     }
 }
@@ -300,7 +305,7 @@ struct Interp<'m, A: Analysis> {
     main_only: HashSet<Definition>,
     /// The main module's functions a task worker runs in the children it forks after importing
     /// the module, with the decorator that registers each.
-    forked_tasks: Vec<(FuncId, Span)>,
+    forked_tasks: Vec<(FuncId, Span, gpulint_core::effect::ChildKind)>,
     /// The module globals each function binds or changes in place, computed once.
     written_globals: HashMap<FuncId, Arc<Vec<String>>>,
     facts: A::Facts,

@@ -1,0 +1,150 @@
+//! How a project serves its web application, as far as forking goes: a server that imports the
+//! application in its master process and then forks the workers (gunicorn's `preload_app = True`
+//! in its configuration file, or `--preload` on a command line in a Procfile or script). These are
+//! facts about how the code runs, like its imports, so they are read under `--isolated` too.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// gunicorn's configuration files, by the names gunicorn and projects use for them.
+const CONFIG_FILES: &[&str] = &["gunicorn.conf.py", "gunicorn_config.py", "gunicorn.py"];
+/// Files whose lines start servers.
+const LAUNCH_FILES: &[&str] = &[
+    "Procfile",
+    "Dockerfile",
+    "Makefile",
+    "docker-compose.yml",
+    "docker-compose.yaml",
+    "supervisord.conf",
+];
+/// What is read of one file, and how many of a folder's shell scripts.
+const MAX_READ: u64 = 256 * 1024;
+const MAX_SCRIPTS: usize = 32;
+/// How many folders up from a checked file are searched, at most to the project's root.
+const MAX_LEVELS: usize = 8;
+
+/// Answers, per folder, whether the project around it preloads its application in a forking
+/// server; each folder is read once.
+#[derive(Default)]
+pub struct Servers {
+    by_dir: HashMap<PathBuf, bool>,
+}
+
+impl Servers {
+    /// Whether the project `file` belongs to declares a preloading server: in the file's folder or
+    /// one above it, up to the folder that holds `pyproject.toml`.
+    pub fn preloads(&mut self, file: &Path) -> bool {
+        let mut dir = file.parent();
+        for _ in 0..MAX_LEVELS {
+            let Some(d) = dir else { break };
+            if self.dir_preloads(d) {
+                return true;
+            }
+            if d.join("pyproject.toml").is_file() || d.join(".git").exists() {
+                break;
+            }
+            dir = d.parent();
+        }
+        false
+    }
+
+    fn dir_preloads(&mut self, dir: &Path) -> bool {
+        if let Some(&known) = self.by_dir.get(dir) {
+            return known;
+        }
+        let found = CONFIG_FILES
+            .iter()
+            .any(|name| read(&dir.join(name)).is_some_and(|t| config_preloads(&t)))
+            || LAUNCH_FILES
+                .iter()
+                .map(|name| dir.join(name))
+                .chain(scripts(dir))
+                .any(|path| read(&path).is_some_and(|t| command_preloads(&t)));
+        self.by_dir.insert(dir.to_path_buf(), found);
+        found
+    }
+}
+
+/// The folder's shell scripts, a bounded number of them.
+fn scripts(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sh"))
+        .take(MAX_SCRIPTS)
+        .collect()
+}
+
+/// A regular file's start, as text; `None` for anything else (a FIFO is never opened).
+fn read(path: &Path) -> Option<String> {
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_READ)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text)
+}
+
+/// A gunicorn configuration file that sets `preload_app = True`.
+fn config_preloads(text: &str) -> bool {
+    text.lines().any(|line| {
+        let code = line.split('#').next().unwrap_or_default();
+        let compact: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+        compact == "preload_app=True"
+    })
+}
+
+/// A command line that starts gunicorn with `--preload`.
+fn command_preloads(text: &str) -> bool {
+    text.lines().any(|line| {
+        let code = line.trim_start();
+        !code.starts_with('#')
+            && code.contains("gunicorn")
+            && code.split_whitespace().any(|w| w == "--preload")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_file_or_a_command_line_preloads() {
+        assert!(config_preloads(
+            "workers = 2\npreload_app = True  # share memory\n"
+        ));
+        assert!(!config_preloads(
+            "# preload_app = True\npreload_app = False\n"
+        ));
+        assert!(command_preloads("web: gunicorn --preload -w 4 app:app\n"));
+        assert!(!command_preloads(
+            "web: gunicorn -w 4 app:app\n# gunicorn --preload\n"
+        ));
+        assert!(!command_preloads("web: uvicorn app:app --preload\n"));
+    }
+
+    #[test]
+    fn the_project_folder_is_searched_from_the_file_up() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("pyproject.toml"), "[project]\n").unwrap();
+        std::fs::create_dir(root.path().join("service")).unwrap();
+        let file = root.path().join("service").join("app.py");
+        let mut servers = Servers::default();
+        assert!(!servers.preloads(&file));
+        std::fs::write(
+            root.path().join("Procfile"),
+            "web: gunicorn --preload service.app:app\n",
+        )
+        .unwrap();
+        let mut servers = Servers::default();
+        assert!(servers.preloads(&file));
+    }
+}

@@ -228,7 +228,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 entries.iter().find_map(|(callee, args)| {
                     std::iter::once(callee)
                         .chain(args)
-                        .find_map(|v| self.held_inside(v, HELD_DEPTH, &mut 0))
+                        .find_map(|v| self.held_inside(v, HELD_DEPTH, true, &mut 0))
                 })
             }
             _ => None,
@@ -916,33 +916,43 @@ impl<'m, A: Analysis> Interp<'m, A> {
         entries
     }
 
-    /// A CUDA object or pinned host memory that `value` is or holds (in its items, attributes, a
-    /// closure's variables, a partial's arguments), `depth` levels down, looking at `seen` values
-    /// at most: where it was made, and what it is.
-    fn held_inside(&self, value: &Value, depth: u32, seen: &mut usize) -> Option<(Span, String)> {
+    /// Pinned host memory that `value` is or holds (in its items, attributes, a closure's
+    /// variables, a partial's arguments), or a CUDA object it is or holds in its items, `depth`
+    /// levels down, looking at `seen` values at most: where it was made, and what it is. CUDA
+    /// objects are not looked for inside objects and closures: the values that reach an object's
+    /// attributes include every result of a call gpulint does not model that took a CUDA argument,
+    /// which a child does not hold (a trainer's collator holds the trainer, whose attributes look
+    /// CUDA); pinned memory only comes from an explicit `pin_memory`.
+    fn held_inside(
+        &self,
+        value: &Value,
+        depth: u32,
+        cuda: bool,
+        seen: &mut usize,
+    ) -> Option<(Span, String)> {
         *seen += 1;
         if *seen > HELD_VALUES {
             return None;
         }
-        let inner = |v: &Value, seen: &mut usize| {
+        let inner = |v: &Value, cuda: bool, seen: &mut usize| {
             if depth == 0 {
                 None
             } else {
-                self.held_inside(v, depth - 1, seen)
+                self.held_inside(v, depth - 1, cuda, seen)
             }
         };
         match value {
-            Value::Cuda(obj) => Some((obj.site, "a CUDA tensor or module".into())),
+            Value::Cuda(obj) if cuda => Some((obj.site, "a CUDA tensor or module".into())),
             Value::HostTensor { pinned: Some(site) } => Some((*site, "pinned host memory".into())),
-            Value::Sequence(items) => items.iter().find_map(|v| inner(v, seen)),
-            Value::OneOf(items) => items.iter().find_map(|v| inner(v, seen)),
-            Value::Mapping(entries) => entries.iter().find_map(|(_, v)| inner(v, seen)),
-            Value::BoundMethod(_, receiver) => inner(receiver, seen),
+            Value::Sequence(items) => items.iter().find_map(|v| inner(v, cuda, seen)),
+            Value::OneOf(items) => items.iter().find_map(|v| inner(v, cuda, seen)),
+            Value::Mapping(entries) => entries.iter().find_map(|(_, v)| inner(v, cuda, seen)),
+            Value::BoundMethod(_, receiver) => inner(receiver, false, seen),
             Value::Function(_, Some(captures)) => {
                 let mut names: Vec<&String> = captures.keys().collect();
                 names.sort();
                 names.into_iter().find_map(|n| {
-                    let (site, what) = inner(&captures[n], seen)?;
+                    let (site, what) = inner(&captures[n], false, seen)?;
                     Some((site, format!("{what} (through `{n}`)")))
                 })
             }
@@ -951,15 +961,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     let mut names: Vec<&String> = attrs.keys().collect();
                     names.sort();
                     names.into_iter().find_map(|n| {
-                        let (site, what) = inner(&attrs[n], seen)?;
+                        let (site, what) = inner(&attrs[n], false, seen)?;
                         Some((site, format!("{what} (in `.{n}`)")))
                     })
                 }
                 Object::Partial { func, args } => std::iter::once(func)
                     .chain(args)
-                    .find_map(|v| inner(v, seen)),
+                    .find_map(|v| inner(v, false, seen)),
                 Object::Compose(items) | Object::LibraryDataset { transforms: items } => {
-                    items.iter().find_map(|v| inner(v, seen))
+                    items.iter().find_map(|v| inner(v, false, seen))
                 }
                 _ => None,
             },

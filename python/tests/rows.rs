@@ -910,22 +910,7 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
         )
         .has("the CudaInit before it (control)", init_at(Init::Context))
         .lacks("CUDA object", any_object)],
-        Behaviour::Loader {
-            dataset,
-            num_workers,
-            collate_fn,
-            worker_init_fn,
-            context,
-            one_thread,
-        } => loader(
-            c,
-            dataset,
-            num_workers,
-            collate_fn,
-            worker_init_fn,
-            context,
-            one_thread,
-        ),
+        Behaviour::Loader { .. } => loader(c, does),
         Behaviour::LibraryDataset { transforms } => {
             if transforms.is_empty() {
                 return Err("a library dataset with no transform keywords".into());
@@ -1713,15 +1698,18 @@ fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<Probe> {
     }
 }
 
-fn loader(
-    c: &Callee,
-    dataset: Param,
-    num_workers: Param,
-    collate_fn: Param,
-    worker_init_fn: Param,
-    context: Param,
-    one_thread: bool,
-) -> Vec<Probe> {
+fn loader(c: &Callee, does: Behaviour) -> Vec<Probe> {
+    let Behaviour::Loader {
+        dataset,
+        num_workers,
+        collate_fn,
+        worker_init_fn,
+        context,
+        one_thread,
+    } = does
+    else {
+        unreachable!("only loader rows are probed here")
+    };
     let run = |extra: &[(Param, &str)]| {
         let mut args = vec![(dataset, "Items()")];
         if !extra.iter().any(|(p, _)| *p == num_workers) {

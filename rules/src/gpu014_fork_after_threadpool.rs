@@ -39,8 +39,9 @@ product in a forked child hung after the parent had run one.
 - The child is started by spawn or forkserver: a fresh interpreter, with a pool of its own.
 - The parent ran no such operation before the fork (create the pool first), or ran only on CUDA
   tensors (GPU001 covers CUDA in forked children).
-- gpulint only knows tensors it saw created (`torch.randn(...)`, `torch.tensor(...)`, `x.cpu()`):
-  a model's forward pass on the CPU is not followed yet, so some hangs go unreported.
+- gpulint only knows tensors it saw created (`torch.randn(...)`, `torch.tensor(...)`, `x.cpu()`)
+  and `torch.nn` layers built on the CPU (calling one is a forward pass); the `forward` of a
+  project's own `nn.Module` subclass is not followed yet, so some hangs go unreported.
 
 ## Example
 ```python

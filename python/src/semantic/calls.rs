@@ -93,6 +93,18 @@ impl<'m, A: Analysis> Interp<'m, A> {
         Some(Value::HostTensor { pinned: None })
     }
 
+    /// Calling a layer or model whose parameters are in host memory runs its forward pass on the
+    /// intra-op thread pool.
+    fn call_host_module(&mut self, callee: &Value, span: Span, name: &str) {
+        if let Value::HostTensor { .. } = callee {
+            self.host_compute(
+                span,
+                &format!("calling `{name}`"),
+                std::slice::from_ref(callee),
+            );
+        }
+    }
+
     /// A device ordinal argument (`torch.device("cuda", i)`): a constant, else per worker. A
     /// global rank used as one is reported, as in `device_arg`.
     pub(super) fn ordinal_arg(&mut self, value: &Value, expr: &Expr) -> DeviceIndex {
@@ -120,6 +132,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 if let Value::Cuda(obj) = &callee {
                     self.use_cuda_object(obj, func.span, attr, obj.global.is_some());
                 }
+                self.call_host_module(&callee, func.span, attr);
                 (Some((recv, attr.as_str())), callee)
             }
             _ => {
@@ -133,6 +146,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         obj.global.is_some(),
                     );
                 }
+                self.call_host_module(&callee, func.span, "the model");
                 (None, callee)
             }
         };

@@ -643,7 +643,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             _ => return,
         };
         let moved = matches!(before, Value::Cuda(_))
-            || matches!(result, Value::Cuda(_)) && matches!(before, Value::Unknown);
+            || matches!(result, Value::Cuda(_))
+                && matches!(before, Value::Unknown | Value::HostTensor { .. });
         if moved {
             self.assign(recv, result, span);
         }

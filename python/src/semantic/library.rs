@@ -197,15 +197,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 }
                 Value::None
             }
-            Behaviour::CreatesParameters => {
-                self.proc_ref().default_cuda?;
-                self.new_cuda_object(
-                    span,
-                    DeviceIndex::Current,
-                    format!("`{short}` creates its parameters on CUDA, the default device"),
-                    by_handle(),
-                )
+            // On the CPU, a layer computes on host tensors when called, as a tensor operation does.
+            Behaviour::CreatesParameters if self.proc_ref().default_cuda.is_none() => {
+                Value::HostTensor { pinned: None }
             }
+            Behaviour::CreatesParameters => self.new_cuda_object(
+                span,
+                DeviceIndex::Current,
+                format!("`{short}` creates its parameters on CUDA, the default device"),
+                by_handle(),
+            ),
             Behaviour::DeviceValue { kind, index } => {
                 let device = match (args.param(kind), args.param(index)) {
                     (Some((Value::Str(kind), _)), Some((index, e))) if kind == "cuda" => {

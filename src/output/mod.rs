@@ -11,7 +11,7 @@ mod sarif;
 use std::io::{IsTerminal, Write};
 
 use gpulint_python::program::Program;
-use gpulint_python::source::{LineCol, Span};
+use gpulint_python::source::{LineCol, Location, Span};
 use gpulint_rules::{Diagnostic, Severity};
 
 use crate::check::Checked;
@@ -195,7 +195,13 @@ fn path(program: &Program, span: Span) -> &std::path::Path {
     &program.file(span.file).path
 }
 
-/// Where a span starts.
+/// Where `offset` of the span's file is, as users count (a notebook's in its cell): the one
+/// place every format takes positions from.
+fn location(program: &Program, span: Span, offset: u32) -> Location {
+    program.file(span.file).location(offset)
+}
+
+/// Where a span starts in its file's text (for ordering; notebooks' cells are in order).
 fn at(program: &Program, span: Span) -> LineCol {
     let file = program.file(span.file);
     file.lines.line_col(&file.text, span.start)

@@ -25,6 +25,8 @@ pub struct Options {
     pub quiet: bool,
     /// Counts per rule instead of findings.
     pub statistics: bool,
+    /// The paths searched, named when no file to check was found under them.
+    pub paths: Vec<std::path::PathBuf>,
 }
 
 pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyhow::Result<()> {
@@ -33,6 +35,7 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         color,
         quiet,
         statistics,
+        ..
     } = *options;
     let program = &checked.program;
     let mut ordered: Vec<&Diagnostic> = checked.diagnostics.iter().collect();
@@ -59,7 +62,25 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         OutputFormat::Sarif => sarif::write(out, program, &ordered)?,
         OutputFormat::Junit => junit::write(out, program, &ordered)?,
     }
-    if matches!(format, OutputFormat::Full | OutputFormat::Concise) && !quiet {
+    let human = matches!(format, OutputFormat::Full | OutputFormat::Concise) && !quiet;
+    if !program.files().any(|(_, f)| f.checked) {
+        // Nothing was checked: "All checks passed!" would claim too much.
+        let paths: Vec<String> = options
+            .paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let nothing = format!(
+            "No Python files or notebooks found under {}",
+            paths.join(", ")
+        );
+        match human {
+            true => writeln!(out, "{nothing}.")?,
+            false => eprintln!("gpulint: {nothing}"),
+        }
+        return Ok(());
+    }
+    if human {
         summary(out, program, &ordered, checked.suppressed)?;
         fix_summary(out, checked, &ordered)?;
     }

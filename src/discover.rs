@@ -21,8 +21,8 @@ pub enum Found {
     Error(PathBuf, String),
 }
 
-/// Every Python file and notebook under `paths`, sorted and de-duplicated. A path given explicitly is checked
-/// whatever its extension.
+/// Every Python file and notebook under `paths`, sorted and de-duplicated. A path given
+/// explicitly is checked whatever its extension.
 pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
     let mut found = Vec::new();
     for root in paths {
@@ -31,8 +31,8 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
                 found.push(Found::Error(root.clone(), err.to_string()));
                 continue;
             }
-            // Rust sources are named by hooks (`types_or: [python, pyi, rust]`) but not analysed yet:
-            // say so rather than report them as Python syntax errors.
+            // Rust sources are named by hooks (`types_or: [python, pyi, jupyter, rust]`) but not
+            // analysed yet: say so rather than report them as Python syntax errors.
             Ok(meta) if meta.is_file() && root.extension().is_some_and(|e| e == "rs") => {
                 eprintln!(
                     "gpulint: {}: skipped: Rust sources are not analysed yet",

@@ -232,8 +232,29 @@ impl<'m, A: Analysis> Interp<'m, A> {
         if start.method != StartMethod::Fork || parent_init.is_none() {
             self.inherit_visibility(span);
         }
+        let mut entries = entries;
         if self.interactive && start.method != StartMethod::Fork {
+            // Unpickling runs while the child bootstraps, as a re-import of the main would.
+            self.proc().reimport = true;
             self.import_definitions(&entries);
+            self.proc().reimport = false;
+            // What the notebook defines cannot be unpickled (GPU006): that child never runs it,
+            // and no one else calls it as its entry point.
+            let mut skipped = Vec::new();
+            entries.retain(|(callee, args)| {
+                let mut files = Vec::new();
+                for value in std::iter::once(callee).chain(args) {
+                    self.defining_files(value, 0, &mut files);
+                }
+                let runs = !files.contains(&self.main);
+                if !runs {
+                    if let Value::Function(id, _) | Value::BoundMethod(id, _) = callee.primary() {
+                        skipped.push(*id);
+                    }
+                }
+                runs
+            });
+            self.entered.extend(skipped);
         }
         let mut results = Vec::new();
         let run_time = std::mem::replace(&mut self.run_time, true);

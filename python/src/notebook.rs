@@ -105,14 +105,14 @@ pub fn read(json: String) -> Result<Read, String> {
             first_line: line,
             lines: Vec::new(),
         });
-        let blanked = blank_magics(&lines);
-        for l in &blanked {
-            text.push_str(l);
+        let start = text.len();
+        for l in blank_magics(&lines) {
+            text.push_str(&l);
         }
-        if !text.is_empty() && !text.ends_with('\n') {
+        if !text.is_empty() && !text.ends_with(['\n', '\r']) {
             text.push('\n');
         }
-        line += blanked.len() as u32;
+        line += line_ends(&text[start..]);
         if let Some(last) = code.last_mut() {
             last.lines = lines;
         }
@@ -135,6 +135,15 @@ fn offset_in(whole: &str, part: &str) -> Range<usize> {
 fn raw_items(array: &str) -> Option<Vec<String>> {
     let items: Vec<&RawValue> = serde_json::from_str(array).ok()?;
     Some(items.iter().map(|r| r.get().to_string()).collect())
+}
+
+/// How many lines `text` ends, counted as [`LineIndex`] counts them (`\n`, `\r\n`, a lone `\r`).
+fn line_ends(text: &str) -> u32 {
+    let bytes = text.as_bytes();
+    let lone_cr = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    (0..bytes.len())
+        .filter(|&i| bytes[i] == b'\n' || lone_cr(i))
+        .count() as u32
 }
 
 /// Lines with their line ends (`\n`, `\r\n`); the last may have none.
@@ -220,6 +229,11 @@ impl Notebook {
     /// Only the edited cells' `source` values are written again. An edit that spans two cells, or
     /// touches a blanked line's magic, is refused with the reason.
     pub fn apply(&self, text: &str, lines: &LineIndex, edits: &[&Edit]) -> Result<Fixed, String> {
+        // Cell lines are split at `\n` only: a lone `\r` would shift them against the module's.
+        let lone_cr = |l: &String| l.trim_end_matches(['\n', '\r']).contains('\r');
+        if self.cells.iter().any(|c| c.lines.iter().any(lone_cr)) {
+            return Err("a cell holds a carriage return that is not a line end".into());
+        }
         // Per cell: (start, end, content) in the cell's own source.
         let mut by_cell: Vec<Vec<(usize, usize, &str)>> = vec![Vec::new(); self.cells.len()];
         for edit in edits {
@@ -398,6 +412,20 @@ mod tests {
         );
         assert_eq!(read.cells.locate(3), (1, 3));
         assert_eq!(read.cells.locate(5), (3, 2));
+    }
+
+    #[test]
+    fn a_lone_carriage_return_ends_a_line_in_the_map_too() {
+        let json = r#"{"nbformat": 4, "cells": [
+            {"cell_type": "code", "source": "a = 1\rb = 2\r"},
+            {"cell_type": "code", "source": ["c = 3"]}]}"#;
+        let read = read(json.to_string()).unwrap();
+        let lines = LineIndex::new(&read.text);
+        let c = read.text.find('c').unwrap() as u32;
+        assert_eq!(
+            read.cells.locate(lines.line_col(&read.text, c).line),
+            (2, 1)
+        );
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Finds the files to check: Python sources under the given paths, honouring .gitignore.
+//! Finds the files to check: Python sources and Jupyter notebooks under the given paths, honouring
+//! .gitignore.
 
 use std::path::{Path, PathBuf};
 
@@ -20,8 +21,8 @@ pub enum Found {
     Error(PathBuf, String),
 }
 
-/// Every Python file under `paths`, sorted and de-duplicated. A path given explicitly is checked
-/// whatever its extension.
+/// Every Python file and notebook under `paths`, sorted and de-duplicated. A path given
+/// explicitly is checked whatever its extension.
 pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
     let mut found = Vec::new();
     for root in paths {
@@ -30,8 +31,8 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
                 found.push(Found::Error(root.clone(), err.to_string()));
                 continue;
             }
-            // Rust sources are named by hooks (`types_or: [python, pyi, rust]`) but not analysed yet:
-            // say so rather than report them as Python syntax errors.
+            // Rust sources are named by hooks (`types_or: [python, pyi, jupyter, rust]`) but not
+            // analysed yet: say so rather than report them as Python syntax errors.
             Ok(meta) if meta.is_file() && root.extension().is_some_and(|e| e == "rs") => {
                 eprintln!(
                     "gpulint: {}: skipped: Rust sources are not analysed yet",
@@ -58,7 +59,7 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
             match entry {
                 Ok(entry) => {
                     let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-                    if !is_dir && is_python(entry.path()) {
+                    if !is_dir && is_checkable(entry.path()) {
                         found.push(Found::File(entry.into_path()));
                     }
                 }
@@ -80,10 +81,10 @@ fn key(found: &Found) -> &Path {
     }
 }
 
-fn is_python(path: &Path) -> bool {
+fn is_checkable(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
-        Some("py" | "pyi")
+        Some("py" | "pyi" | "ipynb")
     )
 }
 

@@ -1,5 +1,6 @@
 //! `--fix`, `--unsafe-fixes` and `--diff`: gather the edits of the findings whose fix applies, apply
 //! them per file (overlapping edits wait for the next round), and check again until nothing changes.
+//! A notebook's edits go into its cells' sources; the rest of its JSON is left as it was.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -15,8 +16,16 @@ pub struct Mode {
     pub unsafe_fixes: bool,
 }
 
-/// The fixed text of each checked file that has applicable fixes, and how many findings that fixes.
-pub fn fixed_texts(checked: &Checked, mode: Mode) -> (BTreeMap<PathBuf, (String, String)>, usize) {
+/// What fixing one file changes: the text to write, and what a diff shows (the file's text, or
+/// each edited cell's source for a notebook), as `(name, before, after)`.
+pub struct Change {
+    pub new: String,
+    pub shown: Vec<(String, String, String)>,
+}
+
+/// The change to each checked file that has applicable fixes, and how many findings that fixes.
+/// A notebook whose fix cannot be put back in its cells is left alone, and said so on stderr.
+pub fn fixed_texts(checked: &Checked, mode: Mode) -> (BTreeMap<PathBuf, Change>, usize) {
     let program = &checked.program;
     let mut by_file: BTreeMap<u32, Vec<&Edit>> = BTreeMap::new();
     let mut fixes: BTreeMap<u32, usize> = BTreeMap::new();
@@ -44,35 +53,60 @@ pub fn fixed_texts(checked: &Checked, mode: Mode) -> (BTreeMap<PathBuf, (String,
     let mut out = BTreeMap::new();
     for (file, edits) in by_file {
         let source = program.file(gpulint_python::source::FileId(file));
-        let (text, _) = gpulint_rules::fix::apply(&source.text, &edits);
-        if text != source.text {
-            out.insert(source.path.clone(), (source.text.clone(), text));
+        let name = source.path.display().to_string();
+        let change = match &source.notebook {
+            Some(notebook) => match notebook.apply(&source.text, &source.lines, &edits) {
+                Ok(fixed) => Change {
+                    new: fixed.json,
+                    shown: fixed
+                        .cells
+                        .into_iter()
+                        .map(|(cell, old, new)| (format!("{name}:cell {cell}"), old, new))
+                        .collect(),
+                },
+                Err(reason) => {
+                    eprintln!("gpulint: {name}: fix not applied: {reason}");
+                    fixes.remove(&file);
+                    continue;
+                }
+            },
+            None => {
+                let (text, _) = gpulint_rules::fix::apply(&source.text, &edits);
+                Change {
+                    shown: vec![(name, source.text.clone(), text.clone())],
+                    new: text,
+                }
+            }
+        };
+        if change.shown.iter().any(|(_, old, new)| old != new) {
+            out.insert(source.path.clone(), change);
         }
     }
     (out, fixes.values().sum())
 }
 
-/// A unified diff of each file's fix.
+/// A unified diff of each file's fix (of each edited cell's, for a notebook).
 pub fn write_diff(
     out: &mut impl Write,
-    changes: &BTreeMap<PathBuf, (String, String)>,
+    changes: &BTreeMap<PathBuf, Change>,
 ) -> std::io::Result<()> {
-    for (path, (old, new)) in changes {
-        let name = path.display().to_string();
-        let diff = similar::TextDiff::from_lines(old, new);
-        write!(
-            out,
-            "{}",
-            diff.unified_diff().context_radius(3).header(&name, &name)
-        )?;
+    for change in changes.values() {
+        for (name, old, new) in &change.shown {
+            let diff = similar::TextDiff::from_lines(old, new);
+            write!(
+                out,
+                "{}",
+                diff.unified_diff().context_radius(3).header(name, name)
+            )?;
+        }
     }
     Ok(())
 }
 
 /// Writes the fixed texts to their files.
-pub fn write_files(changes: &BTreeMap<PathBuf, (String, String)>) -> anyhow::Result<()> {
-    for (path, (_, new)) in changes {
-        std::fs::write(path, new)
+pub fn write_files(changes: &BTreeMap<PathBuf, Change>) -> anyhow::Result<()> {
+    for (path, change) in changes {
+        std::fs::write(path, &change.new)
             .map_err(|e| anyhow::anyhow!("cannot write the fix to {}: {e}", path.display()))?;
     }
     Ok(())

@@ -124,6 +124,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 color: args.output_file.is_none() && output::use_color(args.color),
                 quiet: args.quiet,
                 statistics: args.statistics,
+                paths: args.paths.clone(),
             };
             match &args.output_file {
                 Some(path) => {

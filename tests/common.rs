@@ -20,29 +20,71 @@ pub fn gpulint(args: &[&str], cwd: &Path) -> Output {
 }
 
 /// (relative path, line) → sorted codes, where GPU003 and GPU005 carry their severity:
-/// `GPU003(warning)`.
+/// `GPU003(warning)`. In a notebook the path is `path:cell N` and the line counts in the cell.
 pub type Findings = BTreeMap<(String, u32), Vec<String>>;
 
-/// Reads `# expect: GPU001, GPU003(error)` markers from every `.py` file under `dir`.
+/// Reads `# expect: GPU001, GPU003(error)` markers from every `.py` file and notebook under `dir`.
 pub fn expected(dir: &Path) -> Findings {
     let mut out = Findings::new();
-    for path in python_files(dir) {
-        let text = std::fs::read_to_string(&path).expect("fixture is UTF-8");
+    for path in case_files(dir) {
         let rel = path
             .strip_prefix(dir)
             .expect("under dir")
             .display()
             .to_string();
-        for (i, line) in text.lines().enumerate() {
-            if let Some((_, codes)) = line.split_once("# expect:") {
-                let mut codes: Vec<String> =
-                    codes.split(',').map(|c| c.trim().to_string()).collect();
-                codes.sort();
-                out.insert((rel.clone(), i as u32 + 1), codes);
+        for (place, text) in sources(&path, &rel) {
+            for (i, line) in text.lines().enumerate() {
+                if let Some((_, codes)) = line.split_once("# expect:") {
+                    let mut codes: Vec<String> =
+                        codes.split(',').map(|c| c.trim().to_string()).collect();
+                    codes.sort();
+                    out.insert((place.clone(), i as u32 + 1), codes);
+                }
             }
         }
     }
     out
+}
+
+/// The texts markers are read from: a file's, or each code cell's of a notebook (`rel:cell N`).
+fn sources(path: &Path, rel: &str) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(path).expect("fixture is UTF-8");
+    if path.extension().is_none_or(|e| e != "ipynb") {
+        return vec![(rel.to_string(), text)];
+    }
+    notebook_cells(&text)
+        .into_iter()
+        .map(|(cell, source)| (format!("{rel}:cell {cell}"), source))
+        .collect()
+}
+
+/// A notebook's code cells: their 1-based number among all cells, and their source.
+pub fn notebook_cells(json: &str) -> Vec<(u32, String)> {
+    let notebook: serde_json::Value = serde_json::from_str(json).expect("fixture notebook is JSON");
+    let cells = notebook["cells"].as_array().expect("a notebook has cells");
+    let mut out = Vec::new();
+    for (i, cell) in cells.iter().enumerate() {
+        if cell["cell_type"] != "code" {
+            continue;
+        }
+        let source = match &cell["source"] {
+            serde_json::Value::Array(lines) => lines
+                .iter()
+                .map(|l| l.as_str().expect("a line is text"))
+                .collect(),
+            other => other.as_str().expect("source is text").to_string(),
+        };
+        out.push((i as u32 + 1, source));
+    }
+    out
+}
+
+/// Every case file under `dir`: Python files and notebooks, sorted.
+pub fn case_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = python_files(dir);
+    files.extend(files_with_extension(dir, "ipynb"));
+    files.sort();
+    files
 }
 
 pub fn python_files(dir: &Path) -> Vec<PathBuf> {
@@ -77,11 +119,14 @@ pub fn found(dir: &Path) -> Findings {
     for m in messages.as_array().expect("an array") {
         let file = PathBuf::from(m["filename"].as_str().expect("filename"));
         let file = std::fs::canonicalize(&file).unwrap_or(file);
-        let rel = file
+        let mut rel = file
             .strip_prefix(&base)
             .expect("inside dir")
             .display()
             .to_string();
+        if let Some(cell) = m["cell"].as_u64() {
+            rel = format!("{rel}:cell {cell}");
+        }
         let row = m["location"]["row"].as_u64().expect("row") as u32;
         let code = m["code"].as_str().expect("code");
         let code = if code == "GPU003" || code == "GPU005" {

@@ -19,7 +19,7 @@ fn corpus_findings_match_their_markers() {
 #[test]
 fn corpus_has_enough_cases_of_each_kind() {
     let dir = root().join("corpus");
-    let files = python_files(&dir);
+    let files = case_files(&dir);
     for (rule, least) in [
         ("gpu001", 5),
         ("gpu002", 5),
@@ -65,8 +65,31 @@ fn corpus_has_enough_cases_of_each_kind() {
     );
 }
 
-/// A case is a file, or under `projects/` a folder of modules: `pos_` cases carry markers, `neg_`
-/// cases none.
+#[test]
+fn corpus_has_notebook_cases_of_both_kinds() {
+    let dir = root().join("corpus");
+    let notebooks = files_with_extension(&dir, "ipynb");
+    let count = |prefix: &str| {
+        notebooks
+            .iter()
+            .filter(|p| {
+                let rel = p.strip_prefix(&dir).unwrap().to_string_lossy().into_owned();
+                ["gpu001/", "gpu004/", "gpu006/", "projects/"]
+                    .iter()
+                    .any(|d| rel.starts_with(d))
+                    && case_of(p.strip_prefix(&dir).unwrap())
+                        .rsplit('/')
+                        .next()
+                        .is_some_and(|n| n.starts_with(prefix))
+            })
+            .count()
+    };
+    assert!(count("pos_") >= 4, "too few positive notebook cases");
+    assert!(count("neg_") >= 4, "too few negative notebook cases");
+}
+
+/// A case is a file (a script or a notebook), or under `projects/` a folder of modules: `pos_`
+/// cases carry markers, `neg_` cases none.
 fn case_of(rel: &Path) -> String {
     let mut parts = rel
         .components()
@@ -84,11 +107,12 @@ fn negative_cases_carry_no_markers_and_positive_cases_do() {
     let dir = root().join("corpus");
     let expected = expected(&dir);
     let mut cases: std::collections::BTreeMap<String, bool> = Default::default();
-    for path in python_files(&dir) {
+    for path in case_files(&dir) {
         let rel = path.strip_prefix(&dir).expect("under corpus");
+        let shown = rel.display().to_string();
         let marked = expected
             .keys()
-            .any(|(file, _)| *file == rel.display().to_string());
+            .any(|(file, _)| *file == shown || file.starts_with(&format!("{shown}:cell ")));
         *cases.entry(case_of(rel)).or_default() |= marked;
     }
     for (case, marked) in &cases {

@@ -15,9 +15,10 @@ fn render(format: &str, target: &str, dir: &Path) -> String {
     text.replace(&absolute, "[ROOT]")
 }
 
-/// Every case under `dir`: each `.py` file outside `projects/`, and each folder of `projects/`.
+/// Every case under `dir`: each `.py` file and notebook outside `projects/`, and each folder of
+/// `projects/`.
 fn cases(dir: &Path) -> Vec<String> {
-    let mut out: Vec<String> = python_files(dir)
+    let mut out: Vec<String> = case_files(dir)
         .iter()
         .map(|p| p.strip_prefix(dir).unwrap().display().to_string())
         .filter(|rel| !rel.starts_with("projects/"))
@@ -52,6 +53,25 @@ fn snapshot_all(folder: &str) {
 #[test]
 fn corpus_output() {
     snapshot_all("corpus");
+}
+
+/// A notebook's findings in the concise format: `path:cell N:line:col:` (the full one is among the
+/// corpus snapshots).
+#[test]
+fn notebook_concise_output() {
+    let dir = root().join("corpus");
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(root().join("tests/snapshots/corpus"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        for case in [
+            "gpu001/pos_notebook_model_cuda_then_pool.ipynb",
+            "gpu006/pos_notebook_dataset_to_spawn_loader.ipynb",
+        ] {
+            let name = case.replace(['/', '.'], "_");
+            insta::assert_snapshot!(format!("concise__{name}"), render("concise", case, &dir));
+        }
+    });
 }
 
 #[test]

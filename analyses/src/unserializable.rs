@@ -10,7 +10,9 @@ use gpulint_core::effect::{Effect, Handed, StartMethod, Unserializable, Unserial
 pub fn serialised(sent: &UnserializableSent) -> bool {
     match (&sent.why, sent.handed) {
         // A forked child has the parent's main module, with the guarded definitions in it.
-        (Unserializable::MainOnly, _) => sent.start_method != StartMethod::Fork,
+        (Unserializable::MainOnly | Unserializable::InteractiveMain, _) => {
+            sent.start_method != StartMethod::Fork
+        }
         (_, Handed::Task) => true,
         _ => sent.start_method != StartMethod::Fork,
     }
@@ -103,6 +105,15 @@ mod tests {
             .len(),
             1
         );
+    }
+
+    #[test]
+    fn a_notebooks_definition_is_found_by_a_forked_child_only() {
+        let why = || Unserializable::InteractiveMain;
+        assert!(facts(&[sent(Handed::Task, why(), StartMethod::Fork)]).is_empty());
+        for method in [StartMethod::Spawn, StartMethod::Forkserver] {
+            assert_eq!(facts(&[sent(Handed::Target, why(), method)]).len(), 1);
+        }
     }
 
     #[test]

@@ -233,6 +233,9 @@ pub enum Unserializable {
     /// a child that imports the main module afresh does not define it. Fails only where the child
     /// imports the module itself (spawn, forkserver).
     MainOnly,
+    /// Defined by an interactive `__main__` (a notebook's kernel), which a child started by spawn
+    /// or forkserver never imports: it cannot look the name up. A forked child has it.
+    InteractiveMain,
     /// Something held by the value sent (attribute `attr` of an instance) that cannot be
     /// serialised: `what` says what. `resource`: an object refused whatever its name (a lock, an
     /// open file, a pool); otherwise one of the kinds above.

@@ -4,6 +4,7 @@
 pub mod libraries;
 pub mod lower;
 pub mod model;
+pub mod notebook;
 pub mod prefilter;
 pub mod program;
 pub mod semantic;

@@ -15,8 +15,9 @@ use rayon::prelude::*;
 
 use crate::lower::{self, SyntaxError};
 use crate::model::{Module, Stmt, StmtKind};
+use crate::notebook::{self, Notebook};
 use crate::prefilter;
-use crate::source::{FileId, LineIndex, Span};
+use crate::source::{Cells, FileId, LineIndex, Location, Span};
 
 /// A module of the program as imports see it: a `.py` file, a package (its `__init__.py`), or a
 /// namespace package (a folder without one).
@@ -56,6 +57,13 @@ pub struct SourceFile {
     pub comments: Vec<Span>,
     /// Named by the user (or found under a named folder), not only imported.
     pub checked: bool,
+    /// For a notebook, the cell each line of `text` comes from.
+    pub cells: Option<Cells>,
+    /// For a notebook, its JSON and where each cell's source sits in it (for fixes).
+    pub notebook: Option<Box<Notebook>>,
+    /// It runs as an interactive `__main__` (a notebook's kernel): a child started by spawn or
+    /// forkserver does not import it, so it finds none of its definitions.
+    pub interactive: bool,
     /// Imports in this file, `(level, dotted name)`, and the modules they name, outermost first.
     imports: HashMap<(u32, String), Vec<NodeId>>,
     /// The program's files whose top level runs when this file's does (its module-level imports).
@@ -67,6 +75,34 @@ pub struct SourceFile {
     lazy: bool,
     /// The file, or a first-party module it imports, imports a GPU library.
     relevant: bool,
+}
+
+impl SourceFile {
+    /// Where byte `offset` of the text is, as users count (in its cell for a notebook).
+    pub fn location(&self, offset: u32) -> Location {
+        Location::of(&self.text, &self.lines, self.cells.as_ref(), offset)
+    }
+
+    /// For a notebook, the cell holding byte `offset` of the text: its number and its bytes.
+    pub fn cell_at(&self, offset: u32) -> Option<(u32, std::ops::Range<usize>)> {
+        let cells = self.cells.as_ref()?;
+        let line = self.lines.line_col(&self.text, offset).line;
+        let (number, _) = cells.locate(line);
+        let (first, next) = cells.lines_of(line);
+        let start = self.lines.line_start(first).unwrap_or(0) as usize;
+        let end = next
+            .and_then(|n| self.lines.line_start(n))
+            .map_or(self.text.len(), |e| e as usize);
+        Some((
+            number,
+            start.min(self.text.len())..end.max(start).min(self.text.len()),
+        ))
+    }
+}
+
+/// Whether `path` names a Jupyter notebook.
+pub fn is_notebook(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "ipynb")
 }
 
 #[derive(Debug, Default)]
@@ -243,6 +279,13 @@ impl Program {
         importers
     }
 
+    /// Whether `file` runs as an interactive `__main__` (see [`SourceFile::interactive`]).
+    pub fn is_interactive(&self, file: FileId) -> bool {
+        self.files
+            .get(file.0 as usize)
+            .is_some_and(|f| f.interactive)
+    }
+
     /// Whether the file's model is not held (see [`Program::parse_again`]).
     pub fn is_lazy(&self, id: FileId) -> bool {
         self.files[id.0 as usize].lazy
@@ -317,12 +360,27 @@ fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
             Err(reason) => (Err((String::new(), FileError::Unreadable(reason))), None),
         },
     };
-    let (text, module) = match decoded {
+    let (mut text, mut module) = match decoded {
         Ok(text) => (text, None),
         Err((text, error)) => (text, Some(Err(error))),
     };
+    let mut read_notebook = None;
+    if keep.is_none() && module.is_none() && is_notebook(path) {
+        match notebook::read(std::mem::take(&mut text)) {
+            Ok(read) => {
+                text = read.text;
+                read_notebook = Some((read.cells, Box::new(read.notebook)));
+            }
+            Err(reason) => {
+                module = Some(Err(FileError::Unreadable(format!(
+                    "invalid notebook: {reason}"
+                ))))
+            }
+        }
+    }
     let lines = keep.is_none().then(|| LineIndex::new(&text));
     let mut loaded = Loaded {
+        notebook: read_notebook,
         id,
         lines,
         module: Ok(Module {
@@ -490,6 +548,8 @@ struct Loaded {
     /// Parsed, and its model dropped (see [`SourceFile::lazy`]).
     lazy: bool,
     wanted: Wanted,
+    /// A notebook's cells and JSON.
+    notebook: Option<(Cells, Box<Notebook>)>,
 }
 
 #[derive(Default)]
@@ -519,6 +579,11 @@ impl Builder {
                 file.text = loaded.text;
                 if let Some(lines) = loaded.lines {
                     file.lines = lines;
+                }
+                if let Some((cells, notebook)) = loaded.notebook {
+                    file.cells = Some(cells);
+                    file.notebook = Some(notebook);
+                    file.interactive = true;
                 }
                 file.module = loaded.module;
                 file.comments = loaded.comments;
@@ -563,6 +628,9 @@ impl Builder {
             module: Err(FileError::Unreadable("not read".into())),
             comments: Vec::new(),
             checked,
+            cells: None,
+            notebook: None,
+            interactive: false,
             imports: HashMap::default(),
             runs_at_import: Vec::new(),
             gpu: false,

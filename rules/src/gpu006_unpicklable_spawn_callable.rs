@@ -22,7 +22,8 @@ Finds a value handed to a child process that `pickle` cannot send:
 - a `lambda`;
 - a function or class defined inside another function (a closure, a helper nested in
   `train_dataloader()`), or a method or instance of such a class;
-- a function or class the script defines inside `if __name__ == "__main__":`;
+- a function or class the script defines inside `if __name__ == "__main__":`, or that a Jupyter
+  notebook defines (the kernel's `__main__` is not a file a child can import);
 - a bound method or object whose attributes hold something pickle refuses: a `threading` lock,
   event or thread, an open file, a socket, an HDF5 file, a process pool, or one of the above.
 
@@ -133,6 +134,10 @@ fn reason(why: &Unserializable) -> (String, String) {
         Unserializable::MainOnly => (
             "it is defined under `if __name__ == \"__main__\":`, which a child importing the script skips (\"Can't get attribute\")".into(),
             "define it at module level, above the `if __name__ == \"__main__\":` block".into(),
+        ),
+        Unserializable::InteractiveMain => (
+            "it is defined in the notebook, an interactive `__main__` that a child cannot import (\"Can't get attribute ... on <module '__main__' (built-in)>\")".into(),
+            "move it to a module next to the notebook (`workers.py`) and import it from there".into(),
         ),
         Unserializable::Holds {
             attr,

@@ -1,4 +1,4 @@
-//! `path:line:col: CODE message`, one line per finding.
+//! `path:line:col: CODE message`, one line per finding (`path:cell N:line:col:` in a notebook).
 
 use std::io::Write;
 
@@ -11,13 +11,11 @@ pub fn write(
     ordered: &[&Diagnostic],
 ) -> std::io::Result<()> {
     for d in ordered {
-        let at = super::at(program, d.span);
         writeln!(
             out,
-            "{}:{}:{}: {} {}",
+            "{}:{}: {} {}",
             super::path(program, d.span).display(),
-            at.line,
-            at.column,
+            super::location(program, d.span, d.span.start),
             d.code,
             d.message
         )?;

@@ -1,5 +1,6 @@
 //! Source excerpts rendered by ariadne: the primary label, the related locations (in whichever file
-//! they are), and the fix.
+//! they are), and the fix. A notebook's excerpt is the cell's source, named `path:cell N`, so its
+//! lines count as in the cell.
 
 use std::io::Write;
 
@@ -14,10 +15,24 @@ pub fn write(
     ordered: &[&Diagnostic],
     color: bool,
 ) -> std::io::Result<()> {
-    let name = |span: Span| super::path(program, span).display().to_string();
+    // The text a span is shown in: its file's, or its notebook cell's (from `base`).
+    let part = |span: Span| -> (String, &str, usize) {
+        let file = program.file(span.file);
+        let path = file.path.display();
+        match file.cell_at(span.start) {
+            Some((cell, bytes)) => (
+                format!("{path}:cell {cell}"),
+                &file.text[bytes.clone()],
+                bytes.start,
+            ),
+            None => (path.to_string(), file.text.as_str(), 0),
+        }
+    };
+    let name = |span: Span| part(span).0;
     let range = |span: Span| {
-        let len = program.file(span.file).text.len();
-        (span.start as usize).min(len)..(span.end as usize).min(len)
+        let (_, text, base) = part(span);
+        let at = |offset: u32| (offset as usize).saturating_sub(base).min(text.len());
+        at(span.start)..at(span.end).max(at(span.start))
     };
     for d in ordered {
         let (kind, paint) = match d.severity {
@@ -47,15 +62,16 @@ pub fn write(
                     .with_order(i as i32 + 1),
             );
         }
-        let mut files: Vec<_> = std::iter::once(d.span.file)
-            .chain(d.related.iter().map(|r| r.span.file))
+        let mut parts: Vec<(String, &str)> = std::iter::once(d.span)
+            .chain(d.related.iter().map(|r| r.span))
+            .map(|span| {
+                let (name, text, _) = part(span);
+                (name, text)
+            })
             .collect();
-        files.sort();
-        files.dedup();
-        let cache = sources(files.into_iter().map(|f| {
-            let file = program.file(f);
-            (file.path.display().to_string(), file.text.as_str())
-        }));
+        parts.sort_by(|a, b| a.0.cmp(&b.0));
+        parts.dedup_by(|a, b| a.0 == b.0);
+        let cache = sources(parts);
         let mut buffer = Vec::new();
         builder
             .with_help(&d.help)

@@ -13,8 +13,8 @@ pub fn write(
 ) -> std::io::Result<()> {
     for d in ordered {
         let file = program.file(d.span.file);
-        let start = file.lines.line_col(&file.text, d.span.start);
-        let end = file.lines.line_col(&file.text, d.span.end);
+        let start = super::location(program, d.span, d.span.start);
+        let end = super::location(program, d.span, d.span.end);
         let command = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -30,10 +30,8 @@ pub fn write(
             end.column,
             property(&format!("gpulint ({} {})", d.code, d.name)),
             data(&format!(
-                "{}:{}:{}: {} {}",
+                "{}:{start}: {} {}",
                 file.path.display(),
-                start.line,
-                start.column,
                 d.code,
                 d.message
             )),

@@ -39,10 +39,15 @@ pub fn write(
         .zip(fingerprints)
         .map(|(d, fingerprint)| {
             let file = program.file(d.span.file);
-            let begin = file.lines.line_col(&file.text, d.span.start).line;
-            let end = file.lines.line_col(&file.text, d.span.end).line;
+            let start = super::location(program, d.span, d.span.start);
+            let end = super::location(program, d.span, d.span.end).line;
+            // Lines count in the cell for a notebook: the description names it.
+            let cell = start
+                .cell
+                .map(|n| format!(" (cell {n})"))
+                .unwrap_or_default();
             Issue {
-                description: format!("{} {}", d.code, d.message),
+                description: format!("{} {}{cell}", d.code, d.message),
                 check_name: format!("{} {}", d.code, d.name),
                 fingerprint,
                 severity: match d.severity {
@@ -52,7 +57,10 @@ pub fn write(
                 },
                 location: Location {
                     path: super::relative_path(&file.path),
-                    lines: Lines { begin, end },
+                    lines: Lines {
+                        begin: start.line,
+                        end,
+                    },
                 },
             }
         })

@@ -1,4 +1,5 @@
 //! A JSON array shaped like ruff's `--output-format json`, with `name`, `severity` and `related`.
+//! In a notebook, rows count in the cell, and `cell` (1-based) says which, as ruff writes it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,8 @@ struct Location {
 #[derive(Serialize)]
 struct RelatedLocation {
     filename: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cell: Option<u32>,
     location: Location,
     end_location: Location,
     message: String,
@@ -34,6 +37,8 @@ struct FixJson {
 #[derive(Serialize)]
 struct EditJson {
     content: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cell: Option<u32>,
     location: Location,
     end_location: Location,
 }
@@ -45,6 +50,8 @@ struct Message {
     severity: &'static str,
     message: String,
     filename: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cell: Option<u32>,
     location: Location,
     end_location: Location,
     fix: Option<FixJson>,
@@ -80,13 +87,13 @@ pub fn write_lines(
 fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
     let filename = |span: Span| absolute(super::path(program, span)).display().to_string();
     let at = |span: Span, offset| {
-        let file = program.file(span.file);
-        let lc = file.lines.line_col(&file.text, offset);
+        let lc = super::location(program, span, offset);
         Location {
             row: lc.line,
             column: lc.column,
         }
     };
+    let cell = |span: Span| super::location(program, span, span.start).cell;
     let messages: Vec<Message> = ordered
         .iter()
         .map(|d| Message {
@@ -96,7 +103,8 @@ fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
             message: d.message.clone(),
             location: at(d.span, d.span.start),
             end_location: at(d.span, d.span.end),
-            noqa_row: super::at(program, d.span).line,
+            noqa_row: super::location(program, d.span, d.span.start).line,
+            cell: cell(d.span),
             fix: d.fix.as_ref().map(|f| FixJson {
                 applicability: f.applicability.as_str(),
                 message: f.message.clone(),
@@ -105,6 +113,7 @@ fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
                     .iter()
                     .map(|e| EditJson {
                         content: e.content.clone(),
+                        cell: cell(e.span),
                         location: at(e.span, e.span.start),
                         end_location: at(e.span, e.span.end),
                     })
@@ -117,6 +126,7 @@ fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
                 .iter()
                 .map(|r| RelatedLocation {
                     filename: filename(r.span),
+                    cell: cell(r.span),
                     location: at(r.span, r.span.start),
                     end_location: at(r.span, r.span.end),
                     message: r.message.clone(),

@@ -55,10 +55,14 @@ pub fn write(
                     ])
                     .write_inner_content(|xml| {
                         for d in group {
-                            let at = source.lines.line_col(&source.text, d.span.start);
+                            let at = super::location(program, d.span, d.span.start);
                             let (line, column) = (at.line.to_string(), at.column.to_string());
+                            let cell = at.cell.map(|n| format!("cell {n}, ")).unwrap_or_default();
                             let name = format!("gpulint.{}", d.code);
-                            let classname = path.trim_end_matches(".py").replace('/', ".");
+                            let classname = path
+                                .trim_end_matches(".py")
+                                .trim_end_matches(".ipynb")
+                                .replace('/', ".");
                             xml.create_element("testcase")
                                 .with_attributes([
                                     ("name", name.as_str()),
@@ -71,7 +75,7 @@ pub fn write(
                                     xml.create_element("failure")
                                         .with_attribute(("message", d.message.as_str()))
                                         .write_text_content(BytesText::new(&format!(
-                                            "line {line}, col {column}, {} {}. Fix: {}",
+                                            "{cell}line {line}, col {column}, {} {}. Fix: {}",
                                             d.code, d.message, d.help
                                         )))?;
                                     Ok(())

@@ -11,7 +11,7 @@ mod sarif;
 use std::io::{IsTerminal, Write};
 
 use gpulint_python::program::Program;
-use gpulint_python::source::{LineCol, Span};
+use gpulint_python::source::{LineCol, Location, Span};
 use gpulint_rules::{Diagnostic, Severity};
 
 use crate::check::Checked;
@@ -25,6 +25,8 @@ pub struct Options {
     pub quiet: bool,
     /// Counts per rule instead of findings.
     pub statistics: bool,
+    /// The paths searched, named when no file to check was found under them.
+    pub paths: Vec<std::path::PathBuf>,
 }
 
 pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyhow::Result<()> {
@@ -33,6 +35,7 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         color,
         quiet,
         statistics,
+        ..
     } = *options;
     let program = &checked.program;
     let mut ordered: Vec<&Diagnostic> = checked.diagnostics.iter().collect();
@@ -59,7 +62,25 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         OutputFormat::Sarif => sarif::write(out, program, &ordered)?,
         OutputFormat::Junit => junit::write(out, program, &ordered)?,
     }
-    if matches!(format, OutputFormat::Full | OutputFormat::Concise) && !quiet {
+    let human = matches!(format, OutputFormat::Full | OutputFormat::Concise) && !quiet;
+    if !program.files().any(|(_, f)| f.checked) {
+        // Nothing was checked: "All checks passed!" would claim too much.
+        let paths: Vec<String> = options
+            .paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let nothing = format!(
+            "No Python files or notebooks found under {}",
+            paths.join(", ")
+        );
+        match human {
+            true => writeln!(out, "{nothing}.")?,
+            false => eprintln!("gpulint: {nothing}"),
+        }
+        return Ok(());
+    }
+    if human {
         summary(out, program, &ordered, checked.suppressed)?;
         fix_summary(out, checked, &ordered)?;
     }
@@ -195,7 +216,13 @@ fn path(program: &Program, span: Span) -> &std::path::Path {
     &program.file(span.file).path
 }
 
-/// Where a span starts.
+/// Where `offset` of the span's file is, as users count (a notebook's in its cell): the one
+/// place every format takes positions from.
+fn location(program: &Program, span: Span, offset: u32) -> Location {
+    program.file(span.file).location(offset)
+}
+
+/// Where a span starts in its file's text (for ordering; notebooks' cells are in order).
 fn at(program: &Program, span: Span) -> LineCol {
     let file = program.file(span.file);
     file.lines.line_col(&file.text, span.start)

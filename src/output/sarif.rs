@@ -1,7 +1,8 @@
 //! SARIF 2.1.0 for GitHub code scanning and other viewers: every rule with its descriptions, help
 //! text and Markdown, and default level; every result with its level, a location relative to
 //! `%SRCROOT%` (the working directory), related locations, and partial fingerprints that survive
-//! unrelated edits.
+//! unrelated edits. In a notebook, lines count in the cell, and each region's `properties` say
+//! which cell (`{"cell": N}`, 1-based).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -10,9 +11,9 @@ use gpulint_python::program::Program;
 use gpulint_python::source::Span;
 use gpulint_rules::{Diagnostic, Severity, RULES};
 use serde_sarif::sarif::{
-    ArtifactLocation, Location, Message, MultiformatMessageString, PhysicalLocation, Region,
-    ReportingConfiguration, ReportingDescriptor, Result as SarifResult, ResultLevel, Run, Sarif,
-    Tool, ToolComponent, SCHEMA_URL,
+    ArtifactLocation, Location, Message, MultiformatMessageString, PhysicalLocation, PropertyBag,
+    Region, ReportingConfiguration, ReportingDescriptor, Result as SarifResult, ResultLevel, Run,
+    Sarif, Tool, ToolComponent, SCHEMA_URL,
 };
 
 const SRCROOT: &str = "%SRCROOT%";
@@ -58,8 +59,26 @@ pub fn write(
         .collect();
     let location = |span: Span, message: Option<&str>| -> Location {
         let file = program.file(span.file);
-        let start = file.lines.line_col(&file.text, span.start);
-        let end = file.lines.line_col(&file.text, span.end);
+        let start = super::location(program, span, span.start);
+        let end = super::location(program, span, span.end);
+        let region = Region::builder()
+            .start_line(i64::from(start.line))
+            .start_column(i64::from(start.column))
+            .end_line(i64::from(end.line))
+            .end_column(i64::from(end.column));
+        let region = match start.cell {
+            Some(cell) => region
+                .properties(
+                    PropertyBag::builder()
+                        .additional_properties(BTreeMap::from([(
+                            "cell".to_string(),
+                            serde_json::json!(cell),
+                        )]))
+                        .build(),
+                )
+                .build(),
+            None => region.build(),
+        };
         let physical = PhysicalLocation::builder()
             .artifact_location(
                 ArtifactLocation::builder()
@@ -67,14 +86,7 @@ pub fn write(
                     .uri_base_id(SRCROOT)
                     .build(),
             )
-            .region(
-                Region::builder()
-                    .start_line(i64::from(start.line))
-                    .start_column(i64::from(start.column))
-                    .end_line(i64::from(end.line))
-                    .end_column(i64::from(end.column))
-                    .build(),
-            )
+            .region(region)
             .build();
         match message {
             Some(text) => Location::builder()

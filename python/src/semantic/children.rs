@@ -149,9 +149,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     ..Process::default()
                 };
                 self.procs.push(fresh);
-                // A new interpreter: every module is imported afresh, the main one first.
+                // A new interpreter: every module is imported afresh, the main one first. An
+                // interactive main has no file to import: the child has none of it.
                 self.globals = Default::default();
-                self.exec_module(self.main);
+                if !self.interactive {
+                    self.exec_module(self.main);
+                }
                 let mut imported = self.procs.pop().unwrap_or_default();
                 imported.exited = false;
                 imported.reimport = false;
@@ -264,6 +267,30 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 .into(),
             });
         }
+        let mut entries = entries;
+        if self.interactive && start.method != StartMethod::Fork {
+            // Unpickling runs while the child bootstraps, as a re-import of the main would.
+            self.proc().reimport = true;
+            self.import_definitions(&entries);
+            self.proc().reimport = false;
+            // What the notebook defines cannot be unpickled (GPU006): that child never runs it,
+            // and no one else calls it as its entry point.
+            let mut skipped = Vec::new();
+            entries.retain(|(callee, args)| {
+                let mut files = Vec::new();
+                for value in std::iter::once(callee).chain(args) {
+                    self.defining_files(value, 0, &mut files);
+                }
+                let runs = !files.contains(&self.main);
+                if !runs {
+                    if let Value::Function(id, _) | Value::BoundMethod(id, _) = callee.primary() {
+                        skipped.push(*id);
+                    }
+                }
+                runs
+            });
+            self.entered.extend(skipped);
+        }
         let mut results = Vec::new();
         let run_time = std::mem::replace(&mut self.run_time, true);
         for (callee, args) in entries {
@@ -285,6 +312,49 @@ impl<'m, A: Analysis> Interp<'m, A> {
             process: Some(child),
             parent_init,
             results,
+        }
+    }
+
+    /// What unpickling the entries imports in a child that did not import the main module (that
+    /// of an interactive main): the modules that define them.
+    fn import_definitions(&mut self, entries: &[Entry]) {
+        let mut files = Vec::new();
+        for (callee, args) in entries {
+            for value in std::iter::once(callee).chain(args) {
+                self.defining_files(value, 0, &mut files);
+            }
+        }
+        files.sort();
+        files.dedup();
+        files.retain(|f| *f != self.main);
+        for file in files {
+            self.import_file(file);
+        }
+    }
+
+    /// The program's modules that define `value` (a function, a class, an instance, a partial).
+    fn defining_files(&self, value: &Value, depth: u32, out: &mut Vec<crate::source::FileId>) {
+        if depth > 3 {
+            return;
+        }
+        match value {
+            Value::Function(id, _) | Value::BoundMethod(id, _) => out.push(id.file),
+            Value::Class(id) => out.push(id.file),
+            Value::OneOf(items) => {
+                for v in items {
+                    self.defining_files(v, depth + 1, out);
+                }
+            }
+            Value::Object(_) => match self.object(value) {
+                Some(Object::Instance { class, .. }) => out.push(class.file),
+                Some(Object::Partial { func, args }) => {
+                    for v in std::iter::once(func).chain(args) {
+                        self.defining_files(v, depth + 1, out);
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
         }
     }
 

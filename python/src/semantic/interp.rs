@@ -733,9 +733,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
         });
     }
 
-    /// A `def` or `class` the main program runs under its main guard, at module level.
+    /// A `def` or `class` the main program runs under its main guard, at module level; for an
+    /// interactive main, any at module level.
     fn defines_main_only(&self) -> bool {
-        self.frames.is_empty() && self.run_time && self.cur == self.main
+        self.frames.is_empty() && (self.run_time || self.interactive) && self.cur == self.main
     }
 
     pub(super) fn lookup(&self, name: &str) -> Option<Value> {

@@ -300,12 +300,15 @@ struct Interp<'m, A: Analysis> {
     /// function called from the main guard or from an entry point, or in a child's target. What it
     /// binds globally, a fresh interpreter importing the program does not bind.
     run_time: bool,
-    /// Functions and classes the main program defines under its main guard: a child that imports
-    /// the main module afresh does not have them.
+    /// Functions and classes the main program defines under its main guard (or anywhere, for an
+    /// interactive main): a child that imports the main module afresh does not have them.
     main_only: HashSet<Definition>,
     /// The main module's functions a task worker runs in the children it forks after importing
     /// the module, with the decorator that registers each.
     forked_tasks: Vec<(FuncId, Span, gpulint_core::effect::ChildKind)>,
+    /// The main program is an interactive `__main__` (a notebook): a child started by spawn or
+    /// forkserver does not import it at all.
+    interactive: bool,
     /// The module globals each function binds or changes in place, computed once.
     written_globals: HashMap<FuncId, Arc<Vec<String>>>,
     facts: A::Facts,
@@ -345,6 +348,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             run_time: false,
             main_only: HashSet::default(),
             forked_tasks: Vec::new(),
+            interactive: p.is_interactive(main),
             written_globals: HashMap::default(),
             free_names: HashMap::default(),
             statement_budgets: false,

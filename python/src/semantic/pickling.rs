@@ -1,8 +1,8 @@
 //! What `pickle` makes of the values a child is handed: functions and classes travel by their
 //! importable name, objects by their state. A lambda, a function or class defined inside a
-//! function, or one the main program defines under its main guard has no name a child can import;
-//! an object holding a lock or an open file has state pickle refuses. The interpreter reports the
-//! handover (`Effect::UnserializableSent`); the analysis decides whether the start method pickles.
+//! function, or one the main program defines under its main guard (or anywhere in a notebook) has
+//! no name a child can import; an object holding a lock or an open file has state pickle refuses.
+//! The interpreter reports the handover (`Effect::UnserializableSent`); the analysis decides whether the start method pickles.
 
 use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::{Effect, Handed, StartMethod, Unserializable, UnserializableSent};
@@ -184,6 +184,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Unserializable::MainOnly => {
                 (None, format!("{name}, defined under the main guard"), false)
             }
+            Unserializable::InteractiveMain => {
+                (None, format!("{name}, defined in the notebook"), false)
+            }
         };
         Some(Held {
             path,
@@ -203,7 +206,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return Some((Unserializable::LocalFunction, at));
         }
         if self.main_only.contains(&Definition::Function(id)) {
-            return Some((Unserializable::MainOnly, at));
+            return Some((self.main_only_reason(), at));
         }
         func.class.and_then(|c| self.class_refusal(c))
     }
@@ -214,9 +217,18 @@ impl<'m, A: Analysis> Interp<'m, A> {
         if class.local {
             Some((Unserializable::LocalClass, at))
         } else if self.main_only.contains(&Definition::Class(id)) {
-            Some((Unserializable::MainOnly, at))
+            Some((self.main_only_reason(), at))
         } else {
             None
+        }
+    }
+
+    /// Why a definition only the main program has cannot reach a child.
+    fn main_only_reason(&self) -> Unserializable {
+        if self.interactive {
+            Unserializable::InteractiveMain
+        } else {
+            Unserializable::MainOnly
         }
     }
 

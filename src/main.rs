@@ -4,9 +4,11 @@ mod check;
 mod cli;
 mod config;
 mod discover;
+mod fingerprint;
 mod fixes;
 mod noqa;
 mod output;
+mod paths;
 
 use std::io::Write;
 use std::path::PathBuf;

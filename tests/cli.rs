@@ -67,7 +67,11 @@ fn json_output_has_ruffs_fields_and_related_locations() {
         serde_json::json!({"row": 8, "column": 16})
     );
     assert_eq!(d["noqa_row"], 8);
-    assert!(d["fix"].is_null() && d["url"].is_null());
+    assert!(d["fix"].is_null());
+    // The rule's section of the rule reference, which has a heading for it.
+    assert_eq!(d["url"], "docs/rules.md#gpu001");
+    let reference = fs::read_to_string(root().join("docs/rules.md")).unwrap();
+    assert!(reference.contains("\n## GPU001\n"));
     assert!(std::path::Path::new(d["filename"].as_str().unwrap()).is_absolute());
     let related = d["related"].as_array().unwrap();
     assert_eq!(related[0]["location"]["row"], 7, "the CUDA initialisation");
@@ -606,6 +610,22 @@ fn gitlab_fingerprints_survive_unrelated_edits() {
     );
 }
 
+fn sarif_validator() -> jsonschema::Validator {
+    let schema: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(root().join("tests/data/sarif-schema-2.1.0.json")).unwrap(),
+    )
+    .unwrap();
+    jsonschema::validator_for(&schema).expect("the schema compiles")
+}
+
+fn assert_valid_sarif(validator: &jsonschema::Validator, sarif: &serde_json::Value) {
+    let errors: Vec<String> = validator
+        .iter_errors(sarif)
+        .map(|e| format!("{e} at {}", e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
 #[test]
 fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
     let dir = tempfile::tempdir().unwrap();
@@ -613,19 +633,20 @@ fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
     let out = gpulint(&["check", "--output-format", "sarif", "."], dir.path());
     assert_eq!(out.status.code(), Some(1));
     let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let schema: serde_json::Value = serde_json::from_str(
-        &fs::read_to_string(root().join("tests/data/sarif-schema-2.1.0.json")).unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(&sarif)
-        .map(|e| format!("{e} at {}", e.instance_path))
-        .collect();
-    assert!(errors.is_empty(), "{errors:#?}");
+    let validator = sarif_validator();
+    assert_valid_sarif(&validator, &sarif);
     // The validator does reject what the schema forbids.
     let mut broken = sarif.clone();
     broken["runs"][0]["results"][0]["level"] = serde_json::json!("fatal");
+    assert!(!validator.is_valid(&broken));
+    // So does it a helpUri that is not an absolute URI, and an unencoded space in a location.
+    let mut broken = sarif.clone();
+    broken["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"] =
+        serde_json::json!("docs/rules.md#gpu001");
+    assert!(!validator.is_valid(&broken));
+    let mut broken = sarif.clone();
+    broken["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        ["uri"] = serde_json::json!("a b.py");
     assert!(!validator.is_valid(&broken));
 
     let run = &sarif["runs"][0];
@@ -666,6 +687,70 @@ fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
         .collect();
     assert!(related.contains(&"app/engine.py"), "{related:?}");
     assert!(result["partialFingerprints"]["gpulintFingerprint/v1"].is_string());
+}
+
+#[test]
+fn sarif_uris_are_percent_encoded_and_files_outside_the_working_directory_absolute() {
+    let dir = tempfile::tempdir().unwrap();
+    let inner = dir.path().join("repo");
+    fs::create_dir_all(inner.join("my dir#2")).unwrap();
+    fs::write(inner.join("my dir#2/a b.py"), HAZARD).unwrap();
+    fs::write(dir.path().join("outside.py"), HAZARD).unwrap();
+    let out = gpulint(
+        &["check", "--output-format", "sarif", ".", "../outside.py"],
+        &inner,
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_valid_sarif(&sarif_validator(), &sarif);
+    let run = &sarif["runs"][0];
+    // gpulint counts columns in characters.
+    assert_eq!(run["columnKind"], "unicodeCodePoints");
+    let locations: Vec<&serde_json::Value> = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["locations"][0]["physicalLocation"]["artifactLocation"])
+        .collect();
+    assert_eq!(locations.len(), 2);
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let outside = format!("file://{}/outside.py", base.display());
+    assert_eq!(locations[0]["uri"], outside.as_str(), "{locations:?}");
+    assert!(locations[0].get("uriBaseId").is_none(), "{locations:?}");
+    assert_eq!(locations[1]["uri"], "my%20dir%232/a%20b.py");
+    assert_eq!(locations[1]["uriBaseId"], "%SRCROOT%");
+    let root_uri = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+        .as_str()
+        .unwrap();
+    assert!(
+        root_uri.starts_with("file:///") && root_uri.ends_with("/repo/"),
+        "{root_uri}"
+    );
+}
+
+#[test]
+fn no_format_prints_dot_slash_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("pkg")).unwrap();
+    fs::write(dir.path().join("pkg/hazard.py"), HAZARD).unwrap();
+    for target in [".", "./pkg", "./pkg/hazard.py"] {
+        for format in ["full", "concise", "github", "gitlab", "junit", "sarif"] {
+            let text = stdout(&gpulint(
+                &["check", "--output-format", format, target],
+                dir.path(),
+            ));
+            assert!(text.contains("pkg/hazard.py"), "{format} {target}: {text}");
+            assert!(!text.contains("./pkg"), "{format} {target}: {text}");
+        }
+    }
+    let github = stdout(&gpulint(
+        &["check", "--output-format", "github", "."],
+        dir.path(),
+    ));
+    assert!(
+        github.starts_with("::error file=pkg/hazard.py,line=8,"),
+        "{github}"
+    );
 }
 
 #[test]

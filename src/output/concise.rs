@@ -15,7 +15,7 @@ pub fn write(
         writeln!(
             out,
             "{}:{}:{}: {} {}",
-            super::path(program, d.span).display(),
+            super::path(program, d.span),
             at.line,
             at.column,
             d.code,

@@ -14,7 +14,7 @@ pub fn write(
     ordered: &[&Diagnostic],
     color: bool,
 ) -> std::io::Result<()> {
-    let name = |span: Span| super::path(program, span).display().to_string();
+    let name = |span: Span| super::path(program, span);
     let range = |span: Span| {
         let len = program.file(span.file).text.len();
         (span.start as usize).min(len)..(span.end as usize).min(len)
@@ -54,7 +54,7 @@ pub fn write(
         files.dedup();
         let cache = sources(files.into_iter().map(|f| {
             let file = program.file(f);
-            (file.path.display().to_string(), file.text.as_str())
+            (crate::paths::relative(&file.path), file.text.as_str())
         }));
         let mut buffer = Vec::new();
         builder

@@ -13,6 +13,7 @@ pub fn write(
 ) -> std::io::Result<()> {
     for d in ordered {
         let file = program.file(d.span.file);
+        let path = super::path(program, d.span);
         let start = file.lines.line_col(&file.text, d.span.start);
         let end = file.lines.line_col(&file.text, d.span.end);
         let command = match d.severity {
@@ -23,7 +24,7 @@ pub fn write(
         writeln!(
             out,
             "::{command} file={},line={},col={},endLine={},endColumn={},title={}::{}",
-            property(&file.path.display().to_string()),
+            property(&path),
             start.line,
             start.column,
             end.line,
@@ -31,11 +32,7 @@ pub fn write(
             property(&format!("gpulint ({} {})", d.code, d.name)),
             data(&format!(
                 "{}:{}:{}: {} {}",
-                file.path.display(),
-                start.line,
-                start.column,
-                d.code,
-                d.message
+                path, start.line, start.column, d.code, d.message
             )),
         )?;
     }

@@ -1,12 +1,11 @@
 //! A JSON array shaped like ruff's `--output-format json`, with `name`, `severity` and `related`.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
 use gpulint_rules::Diagnostic;
 use serde::Serialize;
 
-use gpulint_python::program::Program;
+use gpulint_python::program::{normalize, Program};
 use gpulint_python::source::Span;
 
 #[derive(Serialize)]
@@ -49,6 +48,7 @@ struct Message {
     end_location: Location,
     fix: Option<FixJson>,
     noqa_row: u32,
+    /// The rule's section of the rule reference.
     url: Option<String>,
     help: String,
     related: Vec<RelatedLocation>,
@@ -78,7 +78,12 @@ pub fn write_lines(
 }
 
 fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
-    let filename = |span: Span| absolute(super::path(program, span)).display().to_string();
+    // Absolute, as ruff's JSON has it: editors and scripts open it from anywhere.
+    let filename = |span: Span| {
+        normalize(&program.file(span.file).path)
+            .display()
+            .to_string()
+    };
     let at = |span: Span, offset| {
         let file = program.file(span.file);
         let lc = file.lines.line_col(&file.text, offset);
@@ -110,7 +115,7 @@ fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
                     })
                     .collect(),
             }),
-            url: None,
+            url: Some(super::rule_url(d.code)),
             help: d.help.clone(),
             related: d
                 .related
@@ -126,8 +131,4 @@ fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
         })
         .collect();
     messages
-}
-
-fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }

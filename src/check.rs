@@ -254,9 +254,8 @@ fn configure(
             continue;
         }
         let path = &program.file(d.span.file).path;
-        let config = resolver.config_for(path)?;
-        if config.reports(&normalize(path), d.code) {
-            d.severity = config.severity(d.code, d.severity);
+        if resolver.reports(path, d.code)? {
+            d.severity = resolver.config_for(path)?.severity(d.code, d.severity);
             out.push(d);
         }
     }

@@ -126,6 +126,32 @@ pub struct CheckArgs {
     /// Print how many findings each rule has, instead of the findings.
     #[arg(long)]
     pub statistics: bool,
+    /// Report only these rules (codes or prefixes such as GPU00, or ALL), replacing the
+    /// configuration's selection.
+    #[arg(long, value_delimiter = ',', value_name = "RULES", value_parser = parse_selector)]
+    pub select: Option<Vec<String>>,
+    /// Report these rules too, on top of the configuration's selection.
+    #[arg(long, value_delimiter = ',', value_name = "RULES", value_parser = parse_selector)]
+    pub extend_select: Vec<String>,
+    /// Do not report these rules (codes or prefixes).
+    #[arg(long, value_delimiter = ',', value_name = "RULES", value_parser = parse_selector)]
+    pub ignore: Vec<String>,
+    /// `GLOB:CODES` (`tests/*.py:GPU001,GPU002`; repeatable): rules not reported in matching
+    /// files, replacing the configuration's `per-file-ignores`. Patterns are relative to the
+    /// working directory.
+    #[arg(long, value_name = "GLOB:CODES")]
+    pub per_file_ignores: Vec<String>,
+}
+
+fn parse_selector(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    if crate::selection::known(text) {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "`{text}` selects no rule (use ALL, a code such as GPU001, or a prefix)"
+        ))
+    }
 }
 
 fn parse_version(text: &str) -> Result<PythonVersion, String> {

@@ -17,6 +17,8 @@ use gpulint_rules::Severity;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::selection::{self, selects, Selection};
+
 /// Keys under `[tool.gpulint]` (or at the top of `gpulint.toml`).
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -119,9 +121,7 @@ impl Pattern {
 pub struct Config {
     /// The folder patterns are relative to.
     root: PathBuf,
-    select: Option<Vec<String>>,
-    extend_select: Vec<String>,
-    ignore: Vec<String>,
+    selection: Selection,
     per_file_ignores: Vec<(Pattern, Vec<String>)>,
     exclude: Vec<Pattern>,
     target_version: Option<PythonVersion>,
@@ -130,27 +130,52 @@ pub struct Config {
     fail_on: Option<Severity>,
 }
 
-/// Whether `selector` (`ALL`, a code, or a code prefix such as `GPU00`) selects `code`.
-fn selects(selector: &str, code: &str) -> bool {
-    selector.eq_ignore_ascii_case("ALL")
-        || code
-            .get(..selector.len())
-            .is_some_and(|prefix| prefix.eq_ignore_ascii_case(selector))
+impl Pattern {
+    fn new(glob: &str) -> Result<Pattern, String> {
+        let compiled = Glob::new(glob).map_err(|e| format!("`{glob}` is not a glob: {e}"))?;
+        Ok(Pattern {
+            matcher: compiled.compile_matcher(),
+            anchored: glob.contains('/'),
+        })
+    }
+}
+
+/// The command line's `--per-file-ignores`: patterns relative to the working directory.
+#[derive(Clone, Debug)]
+pub struct FileIgnores {
+    root: PathBuf,
+    patterns: Vec<(Pattern, Vec<String>)>,
+}
+
+impl FileIgnores {
+    /// Compiles `GLOB:CODES` values (see [`selection::parse_file_ignores`]).
+    pub fn parse(values: &[String]) -> Result<FileIgnores, String> {
+        let mut patterns = Vec::new();
+        for (glob, codes) in selection::parse_file_ignores(values)? {
+            patterns.push((Pattern::new(&glob)?, codes));
+        }
+        Ok(FileIgnores {
+            root: crate::paths::working_dir(),
+            patterns,
+        })
+    }
+}
+
+fn ignored_by(root: &Path, patterns: &[(Pattern, Vec<String>)], path: &Path, code: &str) -> bool {
+    patterns.iter().any(|(pattern, codes)| {
+        pattern.matches(root, path) && codes.iter().any(|x| selects(x, code))
+    })
 }
 
 impl Config {
-    /// Whether findings of `code` in `path` are reported.
-    pub fn reports(&self, path: &Path, code: &str) -> bool {
-        let selected = self
-            .select
-            .as_deref()
-            .is_none_or(|s| s.iter().any(|x| selects(x, code)))
-            || self.extend_select.iter().any(|x| selects(x, code));
-        let ignored = self.ignore.iter().any(|x| selects(x, code))
-            || self.per_file_ignores.iter().any(|(pattern, codes)| {
-                pattern.matches(&self.root, path) && codes.iter().any(|x| selects(x, code))
-            });
-        selected && !ignored
+    /// Whether findings of `code` in `path` are reported: this file's selection, then the
+    /// command line's; its per-file ignores, or the command line's instead.
+    pub fn reports(&self, path: &Path, code: &str, overrides: &Overrides) -> bool {
+        let ignored = match &overrides.per_file_ignores {
+            Some(cli) => ignored_by(&cli.root, &cli.patterns, path, code),
+            None => ignored_by(&self.root, &self.per_file_ignores, path, code),
+        };
+        selection::selected(&[&self.selection, &overrides.selection], code) && !ignored
     }
 
     pub fn severity(&self, code: &str, default: Severity) -> Severity {
@@ -173,6 +198,10 @@ pub struct Overrides {
     pub isolated: bool,
     /// `--fail-on`.
     pub fail_on: Option<Severity>,
+    /// `--select`, `--extend-select`, `--ignore`: a layer over each file's configuration.
+    pub selection: Selection,
+    /// `--per-file-ignores`: replaces the configuration's table.
+    pub per_file_ignores: Option<FileIgnores>,
 }
 
 /// Finds each folder's configuration (and `requires-python`) once.
@@ -200,6 +229,12 @@ impl Resolver {
             by_dir: HashMap::new(),
             requires_python: HashMap::new(),
         })
+    }
+
+    /// Whether a finding of `code` in `file` is reported.
+    pub fn reports(&mut self, file: &Path, code: &str) -> Result<bool, ConfigError> {
+        let config = self.config_for(file)?;
+        Ok(config.reports(&normalize(file), code, &self.overrides))
     }
 
     /// The configuration that applies to `file`.
@@ -336,10 +371,7 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
     let selectors = |list: Option<Vec<Spanned<String>>>| -> Result<Vec<String>, ConfigError> {
         let mut out = Vec::new();
         for s in list.unwrap_or_default() {
-            let known = gpulint_rules::RULES
-                .iter()
-                .any(|r| selects(s.get_ref(), r.code));
-            if !known {
+            if !selection::known(s.get_ref()) {
                 return Err(error(
                     s.span(),
                     format!(
@@ -353,21 +385,18 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
         Ok(out)
     };
     let pattern = |s: &Spanned<String>| -> Result<Pattern, ConfigError> {
-        let glob = Glob::new(s.get_ref())
-            .map_err(|e| error(s.span(), format!("`{}` is not a glob: {e}", s.get_ref())))?;
-        Ok(Pattern {
-            matcher: glob.compile_matcher(),
-            anchored: s.get_ref().contains('/'),
-        })
+        Pattern::new(s.get_ref()).map_err(|message| error(s.span(), message))
     };
     let mut config = Config {
         root,
-        select: match raw.select {
-            Some(list) => Some(selectors(Some(list))?),
-            None => None,
+        selection: Selection {
+            select: match raw.select {
+                Some(list) => Some(selectors(Some(list))?),
+                None => None,
+            },
+            extend_select: selectors(raw.extend_select)?,
+            ignore: selectors(raw.ignore)?,
         },
-        extend_select: selectors(raw.extend_select)?,
-        ignore: selectors(raw.ignore)?,
         ..Config::default()
     };
     for (glob, codes) in raw.per_file_ignores.unwrap_or_default() {
@@ -453,10 +482,11 @@ mod tests {
         .unwrap();
         let main = Path::new("/p/src/train.py");
         let test = Path::new("/p/tests/test_train.py");
-        assert!(c.reports(main, "GPU001"));
-        assert!(!c.reports(main, "GPU002"));
-        assert!(!c.reports(test, "GPU001"));
-        assert!(c.reports(test, "GPU003"));
+        let cli = Overrides::default();
+        assert!(c.reports(main, "GPU001", &cli));
+        assert!(!c.reports(main, "GPU002", &cli));
+        assert!(!c.reports(test, "GPU001", &cli));
+        assert!(c.reports(test, "GPU003", &cli));
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod fixes;
 mod noqa;
 mod output;
 mod paths;
+mod selection;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -73,6 +74,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 config: args.config.clone(),
                 isolated: args.isolated,
                 fail_on: args.fail_on.map(Into::into),
+                selection: selection::Selection {
+                    select: args.select.clone(),
+                    extend_select: args.extend_select.clone(),
+                    ignore: args.ignore.clone(),
+                },
+                per_file_ignores: match args.per_file_ignores.as_slice() {
+                    [] => None,
+                    values => Some(
+                        config::FileIgnores::parse(values)
+                            .map_err(|e| anyhow::anyhow!("--per-file-ignores: {e}"))?,
+                    ),
+                },
             };
             let named: Vec<PathBuf> = args.paths.iter().filter(|p| p.is_file()).cloned().collect();
             // Walks again each time: a fix round re-reads the files it wrote.

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use globset::{Glob, GlobMatcher};
+use gpulint_python::libraries::processes::StartMethod;
 use gpulint_python::program::normalize;
 use gpulint_python::semantic::Settings;
 use gpulint_python::target::{default_start_method, Platform, PythonVersion};
@@ -33,6 +34,7 @@ struct RawConfig {
     platform: Option<Spanned<String>>,
     severity: Option<BTreeMap<String, Spanned<String>>>,
     fail_on: Option<Spanned<String>>,
+    baseline: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -119,6 +121,8 @@ impl Pattern {
 /// The settings one configuration file (or none) gives the files under it.
 #[derive(Debug, Default)]
 pub struct Config {
+    /// The file it was read from.
+    source: Option<PathBuf>,
     /// The folder patterns are relative to.
     root: PathBuf,
     selection: Selection,
@@ -128,6 +132,8 @@ pub struct Config {
     platform: Option<Platform>,
     severity: HashMap<String, Severity>,
     fail_on: Option<Severity>,
+    /// A baseline file (relative to `root` in the file).
+    baseline: Option<PathBuf>,
 }
 
 impl Pattern {
@@ -202,6 +208,25 @@ pub struct Overrides {
     pub selection: Selection,
     /// `--per-file-ignores`: replaces the configuration's table.
     pub per_file_ignores: Option<FileIgnores>,
+    /// `--baseline`.
+    pub baseline: Option<PathBuf>,
+}
+
+/// The settings that apply to one file.
+#[derive(Debug)]
+pub struct Resolved {
+    pub config_file: Option<PathBuf>,
+    pub version: PythonVersion,
+    /// What set the version: a flag, a key, `requires-python`, or the default.
+    pub version_from: &'static str,
+    pub platform: Platform,
+    pub start_method: StartMethod,
+    pub fail_on: Severity,
+    /// Whether `exclude`/`extend-exclude` match it.
+    pub excluded: bool,
+    pub baseline: Option<PathBuf>,
+    /// The rules reported there, with their severity.
+    pub rules: Vec<(&'static str, Severity)>,
 }
 
 /// Finds each folder's configuration (and `requires-python`) once.
@@ -286,27 +311,70 @@ impl Resolver {
             .unwrap_or(Severity::Warning))
     }
 
+    /// The baseline whose findings are not reported in `file`: `--baseline`, else its
+    /// configuration's.
+    pub fn baseline_for(&mut self, file: &Path) -> Result<Option<PathBuf>, ConfigError> {
+        if let Some(path) = &self.overrides.baseline {
+            return Ok(Some(normalize(path)));
+        }
+        Ok(self.config_for(file)?.baseline.clone())
+    }
+
     /// The analysis settings for `file`: the command line, else its configuration, else the
     /// oldest version the nearest `pyproject.toml`'s `requires-python` admits, else py310 on Linux.
     pub fn settings_for(&mut self, file: &Path) -> Result<Settings, ConfigError> {
+        let ((version, _), platform) = self.target_for(file)?;
+        Ok(Settings {
+            default_start_method: default_start_method(version, platform),
+        })
+    }
+
+    /// The Python version (and what set it) and the platform `file` runs on.
+    fn target_for(
+        &mut self,
+        file: &Path,
+    ) -> Result<((PythonVersion, &'static str), Platform), ConfigError> {
         let config = self.config_for(file)?;
         let requires = match (self.overrides.isolated, normalize(file).parent()) {
             (false, Some(dir)) => self.requires_python_in(dir),
             _ => None,
         };
-        let version = self
-            .overrides
-            .target_version
-            .or(config.target_version)
-            .or(requires)
-            .unwrap_or(PythonVersion::DEFAULT);
+        let version = [
+            (self.overrides.target_version, "--target-version"),
+            (config.target_version, "target-version"),
+            (requires, "requires-python"),
+        ]
+        .into_iter()
+        .find_map(|(v, from)| v.map(|v| (v, from)))
+        .unwrap_or((PythonVersion::DEFAULT, "the default"));
         let platform = self
             .overrides
             .platform
             .or(config.platform)
             .unwrap_or(Platform::Linux);
-        Ok(Settings {
-            default_start_method: default_start_method(version, platform),
+        Ok((version, platform))
+    }
+
+    /// Everything that applies to `file`, for `--show-settings`.
+    pub fn resolved(&mut self, file: &Path) -> Result<Resolved, ConfigError> {
+        let config = self.config_for(file)?;
+        let ((version, version_from), platform) = self.target_for(file)?;
+        let path = normalize(file);
+        let rules = gpulint_rules::RULES
+            .iter()
+            .filter(|r| config.reports(&path, r.code, &self.overrides))
+            .map(|r| (r.code, config.severity(r.code, r.severity)))
+            .collect();
+        Ok(Resolved {
+            config_file: config.source.clone(),
+            version,
+            version_from,
+            platform,
+            start_method: default_start_method(version, platform),
+            fail_on: self.fail_on_for(file)?,
+            excluded: config.excludes(&path),
+            baseline: self.baseline_for(file)?,
+            rules,
         })
     }
 
@@ -388,6 +456,7 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
         Pattern::new(s.get_ref()).map_err(|message| error(s.span(), message))
     };
     let mut config = Config {
+        source: Some(path.to_path_buf()),
         root,
         selection: Selection {
             select: match raw.select {
@@ -449,6 +518,9 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
             .severity
             .insert(rule.code.to_string(), severity_of(&level, named)?);
     }
+    config.baseline = raw
+        .baseline
+        .map(|b| normalize(&config.root.join(b.into_inner())));
     if let Some(level) = raw.fail_on {
         let named = format!("fail-on `{}`", level.get_ref());
         config.fail_on = Some(severity_of(&level, named)?);

@@ -15,6 +15,7 @@ pub fn relative(path: &Path) -> String {
 pub fn relative_to(path: &Path, root: &Path) -> String {
     let absolute = normalize(path);
     match absolute.strip_prefix(normalize(root)) {
+        Ok(inside) if inside.as_os_str().is_empty() => ".".to_string(),
         Ok(inside) => joined(inside),
         Err(_) => format!("/{}", joined(&absolute)),
     }
@@ -100,6 +101,7 @@ mod tests {
     fn relative_paths_have_no_dot_prefix_and_outside_ones_stay_absolute() {
         let root = Path::new("/repo");
         assert_eq!(relative_to(Path::new("/repo/./a/b.py"), root), "a/b.py");
+        assert_eq!(relative_to(Path::new("/repo/"), root), ".");
         assert_eq!(relative_to(Path::new("/repo/a/../c.py"), root), "c.py");
         assert_eq!(
             relative_to(Path::new("/elsewhere/x.py"), root),

@@ -57,7 +57,7 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         OutputFormat::Junit => junit::write(out, program, &ordered)?,
     }
     if matches!(format, OutputFormat::Full | OutputFormat::Concise) && !quiet {
-        summary(out, program, &ordered, checked.suppressed)?;
+        summary(out, program, &ordered, checked)?;
         fix_summary(out, checked, &ordered)?;
     }
     Ok(())
@@ -164,21 +164,29 @@ fn summary(
     out: &mut impl Write,
     program: &Program,
     ordered: &[&Diagnostic],
-    suppressed: usize,
+    checked: &Checked,
 ) -> std::io::Result<()> {
+    // What is not shown, and why.
+    let hidden: Vec<(usize, &str)> = [
+        (checked.suppressed, "suppressed by `noqa` comments"),
+        (checked.baselined, "hidden by the baseline"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .collect();
+    let listed = |more: &str| -> Vec<String> {
+        hidden
+            .iter()
+            .map(|(n, why)| format!("{n}{more} {why}"))
+            .collect()
+    };
     if ordered.is_empty() {
-        return match suppressed {
-            0 => writeln!(out, "All checks passed!"),
-            n => writeln!(
-                out,
-                "All checks passed! ({n} suppressed by `noqa` comments)"
-            ),
+        return match hidden.is_empty() {
+            true => writeln!(out, "All checks passed!"),
+            false => writeln!(out, "All checks passed! ({})", listed("").join("; ")),
         };
     }
-    let silenced = match suppressed {
-        0 => String::new(),
-        n => format!("; {n} more suppressed by `noqa` comments"),
-    };
+    let silenced: String = listed(" more").iter().map(|h| format!("; {h}")).collect();
     let count = |s: Severity| ordered.iter().filter(|d| d.severity == s).count();
     let (errors, warnings, infos) = (
         count(Severity::Error),

@@ -26,6 +26,8 @@ pub struct Checked {
     pub failing: usize,
     /// Findings a `# noqa` comment silenced.
     pub suppressed: usize,
+    /// Findings a baseline recorded, not reported.
+    pub baselined: usize,
     /// Findings `--fix` fixed before this check.
     pub fixed: usize,
     pub internal_errors: Vec<(PathBuf, String)>,
@@ -46,8 +48,12 @@ pub struct Request {
     pub found: Vec<Found>,
     /// A file's path and text read from standard input.
     pub stdin: Option<(PathBuf, Vec<u8>)>,
-    /// The files named on the command line: checked even when the configuration excludes them.
+    /// The files named on the command line: checked even when the configuration excludes them,
+    /// unless `force_exclude`.
     pub named: Vec<PathBuf>,
+    pub force_exclude: bool,
+    /// Hide the findings recorded in each file's baseline (not while writing one).
+    pub use_baseline: bool,
     /// Report suppression comments that suppress nothing (GPU900).
     pub report_unused_noqa: bool,
     /// Name on standard error each place where a budget cut an analysis short.
@@ -55,29 +61,10 @@ pub struct Request {
 }
 
 fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Checked> {
-    let Request {
-        found,
-        stdin,
-        named,
-        report_unused_noqa,
-        verbose,
-    } = request;
-    let mut inputs = Vec::new();
-    if let Some((path, bytes)) = stdin {
-        inputs.push(Input::Bytes { path, bytes });
-    }
-    for f in found {
-        match f {
-            Found::File(path) => {
-                let excluded = !named.contains(&path)
-                    && resolver.config_for(&path)?.excludes(&normalize(&path));
-                if !excluded {
-                    inputs.push(Input::Path(path));
-                }
-            }
-            Found::Error(path, reason) => inputs.push(Input::Unreadable { path, reason }),
-        }
-    }
+    let report_unused_noqa = request.report_unused_noqa;
+    let use_baseline = request.use_baseline;
+    let verbose = request.verbose;
+    let inputs = inputs(request, &mut resolver)?;
     let timings = std::env::var_os("GPULINT_TIMINGS").is_some();
     let started = std::time::Instant::now();
     let program = Program::build(inputs);
@@ -155,6 +142,10 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     let (mut diagnostics, suppressed, unused) = suppress(&program, diagnostics, report_unused_noqa);
     // GPU900 findings are configured like any other.
     diagnostics.extend(configure(&program, &mut resolver, unused)?);
+    let (diagnostics, baselined) = match use_baseline {
+        true => crate::baseline::hide(&program, &mut resolver, diagnostics)?,
+        false => (diagnostics, 0),
+    };
     // Its frozen module states die with the process (at most ten `--fix` rounds keep one each):
     // freeing them piece by piece only costs time.
     std::mem::forget(cache);
@@ -168,10 +159,37 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
         failing,
         diagnostics,
         suppressed,
+        baselined,
         fixed: 0,
         program,
         internal_errors,
     })
+}
+
+/// What a request checks: standard input, or the files found less those the configuration
+/// excludes (a file named on the command line stays, unless `force_exclude`).
+pub fn inputs(request: Request, resolver: &mut Resolver) -> anyhow::Result<Vec<Input>> {
+    let mut excluded = |path: &PathBuf| -> anyhow::Result<bool> {
+        let named = request.named.contains(path) && !request.force_exclude;
+        Ok(!named && resolver.config_for(path)?.excludes(&normalize(path)))
+    };
+    let mut inputs = Vec::new();
+    if let Some((path, bytes)) = request.stdin {
+        if !(request.force_exclude && excluded(&path)?) {
+            inputs.push(Input::Bytes { path, bytes });
+        }
+    }
+    for f in request.found {
+        match f {
+            Found::File(path) => {
+                if !excluded(&path)? {
+                    inputs.push(Input::Path(path));
+                }
+            }
+            Found::Error(path, reason) => inputs.push(Input::Unreadable { path, reason }),
+        }
+    }
+    Ok(inputs)
 }
 
 /// The findings of analysing `id` as the main program; they may point into files it imports.
@@ -254,9 +272,8 @@ fn configure(
             continue;
         }
         let path = &program.file(d.span.file).path;
-        let config = resolver.config_for(path)?;
-        if config.reports(&normalize(path), d.code) {
-            d.severity = config.severity(d.code, d.severity);
+        if resolver.reports(path, d.code)? {
+            d.severity = resolver.config_for(path)?.severity(d.code, d.severity);
             out.push(d);
         }
     }

@@ -17,7 +17,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check files and directories (default: the current directory).
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Explain a rule: why it is a bug, when it is not, bad and good code, the fix.
     Rule {
         /// A rule code (GPU001) or name (fork-after-cuda-init).
@@ -126,6 +126,54 @@ pub struct CheckArgs {
     /// Print how many findings each rule has, instead of the findings.
     #[arg(long)]
     pub statistics: bool,
+    /// Report only these rules (codes or prefixes such as GPU00, or ALL), replacing the
+    /// configuration's selection.
+    #[arg(long, value_delimiter = ',', value_name = "RULES", value_parser = parse_selector)]
+    pub select: Option<Vec<String>>,
+    /// Report these rules too, on top of the configuration's selection.
+    #[arg(long, value_delimiter = ',', value_name = "RULES", value_parser = parse_selector)]
+    pub extend_select: Vec<String>,
+    /// Do not report these rules (codes or prefixes).
+    #[arg(long, value_delimiter = ',', value_name = "RULES", value_parser = parse_selector)]
+    pub ignore: Vec<String>,
+    /// `GLOB:CODES` (`tests/*.py:GPU001,GPU002`; repeatable): rules not reported in matching
+    /// files, replacing the configuration's `per-file-ignores`. Patterns are relative to the
+    /// working directory.
+    #[arg(long, value_name = "GLOB:CODES")]
+    pub per_file_ignores: Vec<String>,
+    /// Apply `exclude` and `extend-exclude` to files named on the command line too (pre-commit
+    /// names every staged file).
+    #[arg(long)]
+    pub force_exclude: bool,
+    /// Print the settings the first path is checked with (a folder: a file directly in it), and
+    /// exit.
+    #[arg(long, conflicts_with = "show_files")]
+    pub show_settings: bool,
+    /// Print the files that would be checked, and exit.
+    #[arg(long)]
+    pub show_files: bool,
+    /// Add `# noqa: CODE` to each line where a finding starts (merged into an existing noqa
+    /// comment), and exit 0.
+    #[arg(long, conflicts_with_all = ["fix", "diff", "write_baseline"])]
+    pub add_noqa: bool,
+    /// Record today's findings in this file (JSON, by fingerprint), and exit 0.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fix", "diff", "baseline"])]
+    pub write_baseline: Option<PathBuf>,
+    /// Report only the findings this baseline does not record (default: `[tool.gpulint]
+    /// baseline`).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+}
+
+fn parse_selector(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    if crate::selection::known(text) {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "`{text}` selects no rule (use ALL, a code such as GPU001, or a prefix)"
+        ))
+    }
 }
 
 fn parse_version(text: &str) -> Result<PythonVersion, String> {

@@ -10,12 +10,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use globset::{Glob, GlobMatcher};
+use gpulint_python::libraries::processes::StartMethod;
 use gpulint_python::program::normalize;
 use gpulint_python::semantic::Settings;
 use gpulint_python::target::{default_start_method, Platform, PythonVersion};
 use gpulint_rules::Severity;
 use serde::Deserialize;
 use toml::Spanned;
+
+use crate::selection::{self, selects, Selection};
 
 /// Keys under `[tool.gpulint]` (or at the top of `gpulint.toml`).
 #[derive(Deserialize, Default)]
@@ -31,6 +34,7 @@ struct RawConfig {
     platform: Option<Spanned<String>>,
     severity: Option<BTreeMap<String, Spanned<String>>>,
     fail_on: Option<Spanned<String>>,
+    baseline: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -117,40 +121,67 @@ impl Pattern {
 /// The settings one configuration file (or none) gives the files under it.
 #[derive(Debug, Default)]
 pub struct Config {
+    /// The file it was read from.
+    source: Option<PathBuf>,
     /// The folder patterns are relative to.
     root: PathBuf,
-    select: Option<Vec<String>>,
-    extend_select: Vec<String>,
-    ignore: Vec<String>,
+    selection: Selection,
     per_file_ignores: Vec<(Pattern, Vec<String>)>,
     exclude: Vec<Pattern>,
     target_version: Option<PythonVersion>,
     platform: Option<Platform>,
     severity: HashMap<String, Severity>,
     fail_on: Option<Severity>,
+    /// A baseline file (relative to `root` in the file).
+    baseline: Option<PathBuf>,
 }
 
-/// Whether `selector` (`ALL`, a code, or a code prefix such as `GPU00`) selects `code`.
-fn selects(selector: &str, code: &str) -> bool {
-    selector.eq_ignore_ascii_case("ALL")
-        || code
-            .get(..selector.len())
-            .is_some_and(|prefix| prefix.eq_ignore_ascii_case(selector))
+impl Pattern {
+    fn new(glob: &str) -> Result<Pattern, String> {
+        let compiled = Glob::new(glob).map_err(|e| format!("`{glob}` is not a glob: {e}"))?;
+        Ok(Pattern {
+            matcher: compiled.compile_matcher(),
+            anchored: glob.contains('/'),
+        })
+    }
+}
+
+/// The command line's `--per-file-ignores`: patterns relative to the working directory.
+#[derive(Clone, Debug)]
+pub struct FileIgnores {
+    root: PathBuf,
+    patterns: Vec<(Pattern, Vec<String>)>,
+}
+
+impl FileIgnores {
+    /// Compiles `GLOB:CODES` values (see [`selection::parse_file_ignores`]).
+    pub fn parse(values: &[String]) -> Result<FileIgnores, String> {
+        let mut patterns = Vec::new();
+        for (glob, codes) in selection::parse_file_ignores(values)? {
+            patterns.push((Pattern::new(&glob)?, codes));
+        }
+        Ok(FileIgnores {
+            root: crate::paths::working_dir(),
+            patterns,
+        })
+    }
+}
+
+fn ignored_by(root: &Path, patterns: &[(Pattern, Vec<String>)], path: &Path, code: &str) -> bool {
+    patterns.iter().any(|(pattern, codes)| {
+        pattern.matches(root, path) && codes.iter().any(|x| selects(x, code))
+    })
 }
 
 impl Config {
-    /// Whether findings of `code` in `path` are reported.
-    pub fn reports(&self, path: &Path, code: &str) -> bool {
-        let selected = self
-            .select
-            .as_deref()
-            .is_none_or(|s| s.iter().any(|x| selects(x, code)))
-            || self.extend_select.iter().any(|x| selects(x, code));
-        let ignored = self.ignore.iter().any(|x| selects(x, code))
-            || self.per_file_ignores.iter().any(|(pattern, codes)| {
-                pattern.matches(&self.root, path) && codes.iter().any(|x| selects(x, code))
-            });
-        selected && !ignored
+    /// Whether findings of `code` in `path` are reported: this file's selection, then the
+    /// command line's; its per-file ignores, or the command line's instead.
+    pub fn reports(&self, path: &Path, code: &str, overrides: &Overrides) -> bool {
+        let ignored = match &overrides.per_file_ignores {
+            Some(cli) => ignored_by(&cli.root, &cli.patterns, path, code),
+            None => ignored_by(&self.root, &self.per_file_ignores, path, code),
+        };
+        selection::selected(&[&self.selection, &overrides.selection], code) && !ignored
     }
 
     pub fn severity(&self, code: &str, default: Severity) -> Severity {
@@ -173,6 +204,29 @@ pub struct Overrides {
     pub isolated: bool,
     /// `--fail-on`.
     pub fail_on: Option<Severity>,
+    /// `--select`, `--extend-select`, `--ignore`: a layer over each file's configuration.
+    pub selection: Selection,
+    /// `--per-file-ignores`: replaces the configuration's table.
+    pub per_file_ignores: Option<FileIgnores>,
+    /// `--baseline`.
+    pub baseline: Option<PathBuf>,
+}
+
+/// The settings that apply to one file.
+#[derive(Debug)]
+pub struct Resolved {
+    pub config_file: Option<PathBuf>,
+    pub version: PythonVersion,
+    /// What set the version: a flag, a key, `requires-python`, or the default.
+    pub version_from: &'static str,
+    pub platform: Platform,
+    pub start_method: StartMethod,
+    pub fail_on: Severity,
+    /// Whether `exclude`/`extend-exclude` match it.
+    pub excluded: bool,
+    pub baseline: Option<PathBuf>,
+    /// The rules reported there, with their severity.
+    pub rules: Vec<(&'static str, Severity)>,
 }
 
 /// Finds each folder's configuration (and `requires-python`) once.
@@ -202,6 +256,12 @@ impl Resolver {
             requires_python: HashMap::new(),
             servers: Default::default(),
         })
+    }
+
+    /// Whether a finding of `code` in `file` is reported.
+    pub fn reports(&mut self, file: &Path, code: &str) -> Result<bool, ConfigError> {
+        let config = self.config_for(file)?;
+        Ok(config.reports(&normalize(file), code, &self.overrides))
     }
 
     /// The configuration that applies to `file`.
@@ -253,28 +313,71 @@ impl Resolver {
             .unwrap_or(Severity::Warning))
     }
 
+    /// The baseline whose findings are not reported in `file`: `--baseline`, else its
+    /// configuration's.
+    pub fn baseline_for(&mut self, file: &Path) -> Result<Option<PathBuf>, ConfigError> {
+        if let Some(path) = &self.overrides.baseline {
+            return Ok(Some(normalize(path)));
+        }
+        Ok(self.config_for(file)?.baseline.clone())
+    }
+
     /// The analysis settings for `file`: the command line, else its configuration, else the
     /// oldest version the nearest `pyproject.toml`'s `requires-python` admits, else py310 on Linux.
     pub fn settings_for(&mut self, file: &Path) -> Result<Settings, ConfigError> {
+        let ((version, _), platform) = self.target_for(file)?;
+        Ok(Settings {
+            default_start_method: default_start_method(version, platform),
+            server_preloads: self.servers.preloads(&normalize(file)),
+        })
+    }
+
+    /// The Python version (and what set it) and the platform `file` runs on.
+    fn target_for(
+        &mut self,
+        file: &Path,
+    ) -> Result<((PythonVersion, &'static str), Platform), ConfigError> {
         let config = self.config_for(file)?;
         let requires = match (self.overrides.isolated, normalize(file).parent()) {
             (false, Some(dir)) => self.requires_python_in(dir),
             _ => None,
         };
-        let version = self
-            .overrides
-            .target_version
-            .or(config.target_version)
-            .or(requires)
-            .unwrap_or(PythonVersion::DEFAULT);
+        let version = [
+            (self.overrides.target_version, "--target-version"),
+            (config.target_version, "target-version"),
+            (requires, "requires-python"),
+        ]
+        .into_iter()
+        .find_map(|(v, from)| v.map(|v| (v, from)))
+        .unwrap_or((PythonVersion::DEFAULT, "the default"));
         let platform = self
             .overrides
             .platform
             .or(config.platform)
             .unwrap_or(Platform::Linux);
-        Ok(Settings {
-            default_start_method: default_start_method(version, platform),
-            server_preloads: self.servers.preloads(&normalize(file)),
+        Ok((version, platform))
+    }
+
+    /// Everything that applies to `file`, for `--show-settings`.
+    pub fn resolved(&mut self, file: &Path) -> Result<Resolved, ConfigError> {
+        let config = self.config_for(file)?;
+        let ((version, version_from), platform) = self.target_for(file)?;
+        let path = normalize(file);
+        let rules = gpulint_rules::RULES
+            .iter()
+            .filter(|r| config.reports(&path, r.code, &self.overrides))
+            .map(|r| (r.code, config.severity(r.code, r.severity)))
+            .collect();
+        Ok(Resolved {
+            config_file: config.source.clone(),
+            version,
+            version_from,
+            platform,
+            start_method: default_start_method(version, platform),
+            fail_on: self.fail_on_for(file)?,
+            excluded: config.excludes(&path),
+            baseline: self.baseline_for(file)?,
+            rules,
         })
     }
 
@@ -339,10 +442,7 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
     let selectors = |list: Option<Vec<Spanned<String>>>| -> Result<Vec<String>, ConfigError> {
         let mut out = Vec::new();
         for s in list.unwrap_or_default() {
-            let known = gpulint_rules::RULES
-                .iter()
-                .any(|r| selects(s.get_ref(), r.code));
-            if !known {
+            if !selection::known(s.get_ref()) {
                 return Err(error(
                     s.span(),
                     format!(
@@ -356,21 +456,19 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
         Ok(out)
     };
     let pattern = |s: &Spanned<String>| -> Result<Pattern, ConfigError> {
-        let glob = Glob::new(s.get_ref())
-            .map_err(|e| error(s.span(), format!("`{}` is not a glob: {e}", s.get_ref())))?;
-        Ok(Pattern {
-            matcher: glob.compile_matcher(),
-            anchored: s.get_ref().contains('/'),
-        })
+        Pattern::new(s.get_ref()).map_err(|message| error(s.span(), message))
     };
     let mut config = Config {
+        source: Some(path.to_path_buf()),
         root,
-        select: match raw.select {
-            Some(list) => Some(selectors(Some(list))?),
-            None => None,
+        selection: Selection {
+            select: match raw.select {
+                Some(list) => Some(selectors(Some(list))?),
+                None => None,
+            },
+            extend_select: selectors(raw.extend_select)?,
+            ignore: selectors(raw.ignore)?,
         },
-        extend_select: selectors(raw.extend_select)?,
-        ignore: selectors(raw.ignore)?,
         ..Config::default()
     };
     for (glob, codes) in raw.per_file_ignores.unwrap_or_default() {
@@ -423,6 +521,9 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
             .severity
             .insert(rule.code.to_string(), severity_of(&level, named)?);
     }
+    config.baseline = raw
+        .baseline
+        .map(|b| normalize(&config.root.join(b.into_inner())));
     if let Some(level) = raw.fail_on {
         let named = format!("fail-on `{}`", level.get_ref());
         config.fail_on = Some(severity_of(&level, named)?);
@@ -456,10 +557,11 @@ mod tests {
         .unwrap();
         let main = Path::new("/p/src/train.py");
         let test = Path::new("/p/tests/test_train.py");
-        assert!(c.reports(main, "GPU001"));
-        assert!(!c.reports(main, "GPU002"));
-        assert!(!c.reports(test, "GPU001"));
-        assert!(c.reports(test, "GPU003"));
+        let cli = Overrides::default();
+        assert!(c.reports(main, "GPU001", &cli));
+        assert!(!c.reports(main, "GPU002", &cli));
+        assert!(!c.reports(test, "GPU001", &cli));
+        assert!(c.reports(test, "GPU003", &cli));
     }
 
     #[test]

@@ -1,16 +1,22 @@
 //! The `gpulint` command line: arguments, file discovery, checking in parallel, output.
 
+mod add_noqa;
+mod baseline;
 mod check;
 mod cli;
+mod command;
 mod config;
 mod discover;
+mod fingerprint;
 mod fixes;
 mod noqa;
 mod output;
+mod paths;
+mod selection;
 mod servers;
+mod show;
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -47,110 +53,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match cli.command {
-        Command::Check(args) => {
-            let stdin = match &args.stdin_filename {
-                Some(_) if args.fix => {
-                    anyhow::bail!("--fix does not rewrite standard input; use --diff")
-                }
-                Some(path) => {
-                    // Bytes, not text: invalid UTF-8 or a NUL byte is a finding, as in a file.
-                    let bytes = gpulint_python::program::read_bounded(std::io::stdin(), 0)
-                        .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?
-                        .ok_or_else(|| {
-                            anyhow::anyhow!(
-                                "standard input is larger than {} MiB: not checked",
-                                gpulint_python::program::MAX_FILE_BYTES >> 20
-                            )
-                        })?;
-                    Some((path.clone(), bytes))
-                }
-                None => None,
-            };
-            let overrides = config::Overrides {
-                target_version: args.target_version,
-                platform: args.platform.map(Into::into),
-                config: args.config.clone(),
-                isolated: args.isolated,
-                fail_on: args.fail_on.map(Into::into),
-            };
-            let named: Vec<PathBuf> = args.paths.iter().filter(|p| p.is_file()).cloned().collect();
-            // Walks again each time: a fix round re-reads the files it wrote.
-            let run_check = || -> anyhow::Result<check::Checked> {
-                let request = check::Request {
-                    found: match stdin {
-                        Some(_) => Vec::new(),
-                        None => discover::discover(&args.paths),
-                    },
-                    stdin: stdin.clone(),
-                    named: named.clone(),
-                    report_unused_noqa: args.report_unused_noqa,
-                    verbose: args.verbose,
-                };
-                check::check(request, config::Resolver::new(overrides.clone())?)
-            };
-            let mut checked = run_check()?;
-            let mode = fixes::Mode {
-                unsafe_fixes: args.unsafe_fixes,
-            };
-            if args.diff {
-                let (changes, count) = fixes::fixed_texts(&checked, mode);
-                fixes::write_diff(&mut out, &changes)?;
-                out.flush()?;
-                if count > 0 {
-                    eprintln!(
-                        "Would fix {count} finding{}.",
-                        if count == 1 { "" } else { "s" }
-                    );
-                }
-                return Ok(ExitCode::from(u8::from(!changes.is_empty())));
-            }
-            if args.fix {
-                // Fixes that overlap wait for the next round; ten rounds is more than any file needs.
-                for _ in 0..10 {
-                    let (changes, count) = fixes::fixed_texts(&checked, mode);
-                    if changes.is_empty() {
-                        break;
-                    }
-                    fixes::write_files(&changes)?;
-                    let fixed = checked.fixed + count;
-                    checked = run_check()?;
-                    checked.fixed = fixed;
-                }
-            }
-            let checked = checked;
-            let options = output::Options {
-                format: args.output_format,
-                // A file gets no colour codes.
-                color: args.output_file.is_none() && output::use_color(args.color),
-                quiet: args.quiet,
-                statistics: args.statistics,
-                paths: args.paths.clone(),
-            };
-            match &args.output_file {
-                Some(path) => {
-                    let file = std::fs::File::create(path)
-                        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-                    let mut writer = std::io::BufWriter::new(file);
-                    output::write(&mut writer, &checked, &options)?;
-                    writer.flush()?;
-                }
-                None => {
-                    output::write(&mut out, &checked, &options)?;
-                    out.flush()?;
-                }
-            }
-            let internal = !checked.internal_errors.is_empty();
-            let findings = checked.failing > 0 && !args.exit_zero;
-            // The process is about to end: freeing every module's model one by one only costs time.
-            std::mem::forget(checked);
-            Ok(ExitCode::from(if internal {
-                2
-            } else if findings {
-                1
-            } else {
-                0
-            }))
-        }
+        Command::Check(args) => command::check(*args, &mut out),
         Command::Rule { code } => match gpulint_rules::rule(&code) {
             Some(rule) => {
                 writeln!(out, "# {} ({})\n", rule.name, rule.code)?;

@@ -115,6 +115,23 @@ fn merge(old: Option<Directive>, codes: Codes, span: Span) -> Directive {
 
 /// `(file-level?, codes)` for a comment holding a directive.
 fn parse_comment(comment: &str) -> Option<(bool, Codes)> {
+    parse_directive(comment).map(|(file_level, codes, _)| (file_level, codes))
+}
+
+/// `comment` with `codes` added to its line directive's list (`# noqa: E501` → `# noqa: E501,
+/// GPU001`); `None` when it holds no line directive with codes.
+pub fn with_codes(comment: &str, codes: &[&str]) -> Option<String> {
+    match parse_directive(comment)? {
+        (false, listed, end) if !listed.0.is_empty() => {
+            let (before, after) = comment.split_at(end);
+            Some(format!("{before}, {}{after}", codes.join(", ")))
+        }
+        _ => None,
+    }
+}
+
+/// Like [`parse_comment`], also giving where the list of codes ends in `comment`.
+fn parse_directive(comment: &str) -> Option<(bool, Codes, usize)> {
     let lower = comment.to_ascii_lowercase();
     let (file_level, rest) = if let Some(at) = lower.find("gpulint: noqa") {
         (true, &comment[at + "gpulint: noqa".len()..])
@@ -123,10 +140,15 @@ fn parse_comment(comment: &str) -> Option<(bool, Codes)> {
         (false, &comment[at..])
     };
     let Some(list) = rest.trim_start().strip_prefix(':') else {
-        return Some((file_level, Codes::default()));
+        return Some((file_level, Codes::default(), comment.len()));
     };
+    let list_start = comment.len() - list.len();
     let mut codes = Vec::new();
+    let mut end = list_start;
+    let mut at = 0;
     for word in list.split(|c: char| c == ',' || c.is_whitespace()) {
+        let word_start = at;
+        at += word.len() + 1;
         if word.is_empty() {
             continue;
         }
@@ -138,8 +160,9 @@ fn parse_comment(comment: &str) -> Option<(bool, Codes)> {
             break;
         }
         codes.push(word.to_ascii_uppercase());
+        end = list_start + word_start + word.len();
     }
-    Some((file_level, Codes(codes)))
+    Some((file_level, Codes(codes), end))
 }
 
 /// Where the text after `# noqa` starts (the `#` may be the comment's own or a later one).
@@ -194,6 +217,21 @@ mod tests {
             parse_comment("# gpulint: noqa: GPU003"),
             Some((true, codes(&["GPU003"])))
         );
+    }
+
+    #[test]
+    fn codes_join_an_existing_list() {
+        assert_eq!(
+            with_codes("# noqa: E501 because x", &["GPU001"]).as_deref(),
+            Some("# noqa: E501, GPU001 because x")
+        );
+        assert_eq!(
+            with_codes("# ok  # NOQA:GPU002,GPU003", &["GPU001", "GPU015"]).as_deref(),
+            Some("# ok  # NOQA:GPU002,GPU003, GPU001, GPU015")
+        );
+        assert_eq!(with_codes("# noqa", &["GPU001"]), None);
+        assert_eq!(with_codes("# gpulint: noqa: GPU003", &["GPU001"]), None);
+        assert_eq!(with_codes("# a note", &["GPU001"]), None);
     }
 
     #[test]

@@ -67,7 +67,11 @@ fn json_output_has_ruffs_fields_and_related_locations() {
         serde_json::json!({"row": 8, "column": 16})
     );
     assert_eq!(d["noqa_row"], 8);
-    assert!(d["fix"].is_null() && d["url"].is_null());
+    assert!(d["fix"].is_null());
+    // The rule's section of the rule reference, which has a heading for it.
+    assert_eq!(d["url"], "docs/rules.md#gpu001");
+    let reference = fs::read_to_string(root().join("docs/rules.md")).unwrap();
+    assert!(reference.contains("\n## GPU001\n"));
     assert!(std::path::Path::new(d["filename"].as_str().unwrap()).is_absolute());
     let related = d["related"].as_array().unwrap();
     assert_eq!(related[0]["location"]["row"], 7, "the CUDA initialisation");
@@ -606,6 +610,22 @@ fn gitlab_fingerprints_survive_unrelated_edits() {
     );
 }
 
+fn sarif_validator() -> jsonschema::Validator {
+    let schema: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(root().join("tests/data/sarif-schema-2.1.0.json")).unwrap(),
+    )
+    .unwrap();
+    jsonschema::validator_for(&schema).expect("the schema compiles")
+}
+
+fn assert_valid_sarif(validator: &jsonschema::Validator, sarif: &serde_json::Value) {
+    let errors: Vec<String> = validator
+        .iter_errors(sarif)
+        .map(|e| format!("{e} at {}", e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
 #[test]
 fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
     let dir = tempfile::tempdir().unwrap();
@@ -613,19 +633,20 @@ fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
     let out = gpulint(&["check", "--output-format", "sarif", "."], dir.path());
     assert_eq!(out.status.code(), Some(1));
     let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let schema: serde_json::Value = serde_json::from_str(
-        &fs::read_to_string(root().join("tests/data/sarif-schema-2.1.0.json")).unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(&sarif)
-        .map(|e| format!("{e} at {}", e.instance_path))
-        .collect();
-    assert!(errors.is_empty(), "{errors:#?}");
+    let validator = sarif_validator();
+    assert_valid_sarif(&validator, &sarif);
     // The validator does reject what the schema forbids.
     let mut broken = sarif.clone();
     broken["runs"][0]["results"][0]["level"] = serde_json::json!("fatal");
+    assert!(!validator.is_valid(&broken));
+    // So does it a helpUri that is not an absolute URI, and an unencoded space in a location.
+    let mut broken = sarif.clone();
+    broken["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"] =
+        serde_json::json!("docs/rules.md#gpu001");
+    assert!(!validator.is_valid(&broken));
+    let mut broken = sarif.clone();
+    broken["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        ["uri"] = serde_json::json!("a b.py");
     assert!(!validator.is_valid(&broken));
 
     let run = &sarif["runs"][0];
@@ -666,6 +687,70 @@ fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
         .collect();
     assert!(related.contains(&"app/engine.py"), "{related:?}");
     assert!(result["partialFingerprints"]["gpulintFingerprint/v1"].is_string());
+}
+
+#[test]
+fn sarif_uris_are_percent_encoded_and_files_outside_the_working_directory_absolute() {
+    let dir = tempfile::tempdir().unwrap();
+    let inner = dir.path().join("repo");
+    fs::create_dir_all(inner.join("my dir#2")).unwrap();
+    fs::write(inner.join("my dir#2/a b.py"), HAZARD).unwrap();
+    fs::write(dir.path().join("outside.py"), HAZARD).unwrap();
+    let out = gpulint(
+        &["check", "--output-format", "sarif", ".", "../outside.py"],
+        &inner,
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_valid_sarif(&sarif_validator(), &sarif);
+    let run = &sarif["runs"][0];
+    // gpulint counts columns in characters.
+    assert_eq!(run["columnKind"], "unicodeCodePoints");
+    let locations: Vec<&serde_json::Value> = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["locations"][0]["physicalLocation"]["artifactLocation"])
+        .collect();
+    assert_eq!(locations.len(), 2);
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let outside = format!("file://{}/outside.py", base.display());
+    assert_eq!(locations[0]["uri"], outside.as_str(), "{locations:?}");
+    assert!(locations[0].get("uriBaseId").is_none(), "{locations:?}");
+    assert_eq!(locations[1]["uri"], "my%20dir%232/a%20b.py");
+    assert_eq!(locations[1]["uriBaseId"], "%SRCROOT%");
+    let root_uri = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+        .as_str()
+        .unwrap();
+    assert!(
+        root_uri.starts_with("file:///") && root_uri.ends_with("/repo/"),
+        "{root_uri}"
+    );
+}
+
+#[test]
+fn no_format_prints_dot_slash_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("pkg")).unwrap();
+    fs::write(dir.path().join("pkg/hazard.py"), HAZARD).unwrap();
+    for target in [".", "./pkg", "./pkg/hazard.py"] {
+        for format in ["full", "concise", "github", "gitlab", "junit", "sarif"] {
+            let text = stdout(&gpulint(
+                &["check", "--output-format", format, target],
+                dir.path(),
+            ));
+            assert!(text.contains("pkg/hazard.py"), "{format} {target}: {text}");
+            assert!(!text.contains("./pkg"), "{format} {target}: {text}");
+        }
+    }
+    let github = stdout(&gpulint(
+        &["check", "--output-format", "github", "."],
+        dir.path(),
+    ));
+    assert!(
+        github.starts_with("::error file=pkg/hazard.py,line=8,"),
+        "{github}"
+    );
 }
 
 #[test]
@@ -893,4 +978,489 @@ fn verbose_names_where_the_analysis_was_cut_and_findings_say_they_are_partial() 
     // Without --verbose, nothing on standard error.
     let quiet = gpulint(&["check", "--output-format", "json", "main.py"], dir.path());
     assert!(quiet.stderr.is_empty());
+}
+
+/// Order only: GPU015 (info), in `main`.
+const GROUP: &str = "import os\nimport torch\nimport torch.distributed as dist\n\n\ndef main():\n    dist.init_process_group(\"nccl\")\n    torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))\n\n\nif __name__ == \"__main__\":\n    main()\n";
+
+/// `(path, code)` of each finding, from `gpulint check --output-format concise ARGS`.
+fn findings(args: &[&str], dir: &std::path::Path) -> Vec<(String, String)> {
+    let mut all = vec!["check", "--output-format", "concise", "--quiet"];
+    all.extend_from_slice(args);
+    let out = gpulint(&all, dir);
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
+    stdout(&out)
+        .lines()
+        .map(|l| {
+            let (path, rest) = l.split_once(':').unwrap();
+            let code = rest.split(' ').nth(1).unwrap();
+            (path.to_string(), code.to_string())
+        })
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(p, c)| (p.to_string(), c.to_string()))
+        .collect()
+}
+
+#[test]
+fn select_ignore_and_extend_select_layer_over_the_configuration_as_in_ruff() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir(root.join("tests")).unwrap();
+    fs::write(root.join("hazard.py"), HAZARD).unwrap();
+    fs::write(root.join("group.py"), GROUP).unwrap();
+    fs::write(root.join("tests/hazard.py"), HAZARD).unwrap();
+    let all = pairs(&[
+        ("group.py", "GPU015"),
+        ("hazard.py", "GPU001"),
+        ("tests/hazard.py", "GPU001"),
+    ]);
+    assert_eq!(findings(&["."], root), all);
+    assert_eq!(
+        findings(&["--select", "GPU01", "."], root),
+        pairs(&[("group.py", "GPU015")])
+    );
+    assert_eq!(
+        findings(&["--ignore", "GPU015,GPU9", "."], root),
+        all[1..].to_vec()
+    );
+    // A more specific selector wins over a prefix, as in ruff.
+    assert_eq!(
+        findings(&["--select", "GPU001", "--ignore", "GPU0", "."], root),
+        all[1..].to_vec()
+    );
+
+    // The configuration ignores GPU001 and has a per-file table.
+    fs::write(
+        root.join("gpulint.toml"),
+        "ignore = [\"GPU001\"]\n[per-file-ignores]\n\"group.py\" = [\"GPU015\"]\n",
+    )
+    .unwrap();
+    assert_eq!(findings(&["."], root), Vec::new());
+    // --select replaces the configuration's selection, --extend-select adds to it.
+    assert_eq!(
+        findings(&["--select", "GPU001", "."], root),
+        all[1..].to_vec()
+    );
+    assert_eq!(
+        findings(&["--extend-select", "GPU001", "."], root),
+        all[1..].to_vec()
+    );
+    // --per-file-ignores replaces the configuration's table (ruff's form, then a list).
+    assert_eq!(
+        findings(
+            &[
+                "--select",
+                "ALL",
+                "--per-file-ignores",
+                "tests/*.py:GPU001",
+                "."
+            ],
+            root
+        ),
+        all[..2].to_vec()
+    );
+    assert_eq!(
+        findings(
+            &[
+                "--select",
+                "ALL",
+                "--per-file-ignores",
+                "tests/*.py:GPU001,GPU015,group.py:GPU0",
+                "."
+            ],
+            root
+        ),
+        pairs(&[("hazard.py", "GPU001")])
+    );
+
+    // Unknown rules and malformed patterns are usage errors.
+    for bad in [
+        vec!["--select", "E501"],
+        vec!["--ignore", "GPX"],
+        vec!["--per-file-ignores", "GPU001"],
+        vec!["--per-file-ignores", "a.py:E501"],
+    ] {
+        let mut args = vec!["check"];
+        args.extend(bad.iter().copied());
+        let out = gpulint(&args, root);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {out:?}");
+    }
+}
+
+fn gpulint_with_stdin(args: &[&str], dir: &std::path::Path, input: &str) -> std::process::Output {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpulint"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// `vendor/lib.py` and `app.py` hold a hazard; the configuration excludes `vendor`.
+fn write_excluding_project(root: &std::path::Path) {
+    fs::create_dir(root.join("vendor")).unwrap();
+    fs::write(root.join("vendor/lib.py"), HAZARD).unwrap();
+    fs::write(root.join("app.py"), HAZARD).unwrap();
+    fs::write(root.join("gpulint.toml"), "exclude = [\"vendor\"]\n").unwrap();
+}
+
+#[test]
+fn force_exclude_applies_exclude_to_named_files_and_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    write_excluding_project(dir.path());
+    let named = gpulint(&["check", "vendor/lib.py", "app.py"], dir.path());
+    assert!(stdout(&named).contains("in 2 files"), "{named:?}");
+    let forced = gpulint(
+        &[
+            "check",
+            "--force-exclude",
+            "--output-format",
+            "concise",
+            "vendor/lib.py",
+            "app.py",
+        ],
+        dir.path(),
+    );
+    let text = stdout(&forced);
+    assert!(
+        text.contains("app.py:8:6: GPU001") && !text.contains("vendor"),
+        "{text}"
+    );
+    let only_excluded = gpulint(&["check", "--force-exclude", "vendor/lib.py"], dir.path());
+    assert_eq!(only_excluded.status.code(), Some(0), "{only_excluded:?}");
+
+    let args = ["check", "--stdin-filename", "vendor/new.py"];
+    assert_eq!(
+        gpulint_with_stdin(&args, dir.path(), HAZARD).status.code(),
+        Some(1)
+    );
+    let forced = [&args[..], &["--force-exclude"]].concat();
+    assert_eq!(
+        gpulint_with_stdin(&forced, dir.path(), HAZARD)
+            .status
+            .code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn show_files_lists_what_would_be_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    write_excluding_project(dir.path());
+    fs::write(dir.path().join("notes.txt"), "x").unwrap();
+    let out = gpulint(&["check", "--show-files", "."], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(stdout(&out), "app.py\n");
+    let named = gpulint(
+        &["check", "--show-files", "./vendor/lib.py", "app.py"],
+        dir.path(),
+    );
+    assert_eq!(stdout(&named), "app.py\nvendor/lib.py\n");
+    let forced = gpulint(
+        &[
+            "check",
+            "--show-files",
+            "--force-exclude",
+            "vendor/lib.py",
+            "app.py",
+        ],
+        dir.path(),
+    );
+    assert_eq!(stdout(&forced), "app.py\n");
+}
+
+#[test]
+fn show_settings_prints_what_applies_to_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    write_excluding_project(dir.path());
+    fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"x\"\nrequires-python = \">=3.14\"\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("gpulint.toml"),
+        "exclude = [\"vendor\"]\nignore = [\"GPU01\"]\nfail-on = \"error\"\n[severity]\nGPU002 = \"warning\"\n",
+    )
+    .unwrap();
+    let out = gpulint(&["check", "--show-settings", "vendor/lib.py"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = stdout(&out);
+    for line in [
+        "# Settings for vendor/lib.py",
+        "# configuration: gpulint.toml",
+        "target-version = \"py314\"  # from requires-python",
+        "platform = \"linux\"",
+        "# a default multiprocessing context starts children by forkserver",
+        "fail-on = \"error\"",
+        "excluded = true",
+        "GPU001 = \"error\"",
+        "GPU002 = \"warning\"",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(line)), "{line}:\n{text}");
+    }
+    assert!(!text.contains("GPU015"), "ignored: {text}");
+    // The command line counts, and a folder shows what a file directly in it gets.
+    let out = gpulint(
+        &[
+            "check",
+            "--show-settings",
+            "--platform",
+            "macos",
+            "--extend-select",
+            "GPU015",
+            ".",
+        ],
+        dir.path(),
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("# Settings for files directly in ."),
+        "{text}"
+    );
+    assert!(text.contains("starts children by spawn"), "{text}");
+    assert!(text.contains("GPU015 = \"info\""), "{text}");
+    assert!(text.contains("excluded = false"), "{text}");
+}
+
+#[test]
+fn add_noqa_comments_each_finding_and_merges_with_an_existing_noqa() {
+    let dir = tempfile::tempdir().unwrap();
+    let fork_line = "with mp.Pool(2) as pool:";
+    let source = format!(
+        "{}{}",
+        HAZARD.replace(fork_line, &format!("{fork_line}  # noqa: E501 (long)")),
+        "with mp.Pool(2) as other:   \n    other.map(work, [1])\n"
+    );
+    fs::write(dir.path().join("hazard.py"), &source).unwrap();
+    // A finding whose line ends inside a string cannot take a comment there.
+    let in_string = HAZARD.replace(
+        fork_line,
+        "with mp.Pool(2, initargs=(\"\"\"\n\"\"\",)) as pool:",
+    );
+    fs::write(dir.path().join("string.py"), &in_string).unwrap();
+    let out = gpulint(&["check", "--add-noqa", "."], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(stderr(&out).contains("Added 2 noqa directives."), "{out:?}");
+    assert!(
+        stderr(&out).contains("string.py:8: no noqa comment added"),
+        "{out:?}"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("string.py")).unwrap(),
+        in_string
+    );
+    let edited = fs::read_to_string(dir.path().join("hazard.py")).unwrap();
+    assert!(
+        edited.contains("with mp.Pool(2) as pool:  # noqa: E501, GPU001 (long)\n"),
+        "{edited}"
+    );
+    assert!(
+        edited.contains("with mp.Pool(2) as other:  # noqa: GPU001\n"),
+        "{edited}"
+    );
+    // Nothing else changed, and the findings are gone.
+    assert_eq!(edited.lines().count(), source.lines().count());
+    let again = gpulint(
+        &["check", "--output-format", "concise", "hazard.py"],
+        dir.path(),
+    );
+    assert_eq!(again.status.code(), Some(0), "{again:?}");
+    let twice = gpulint(&["check", "--add-noqa", "hazard.py"], dir.path());
+    assert!(
+        stderr(&twice).contains("Added 0 noqa directives."),
+        "{twice:?}"
+    );
+}
+
+#[test]
+fn a_dash_reads_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["check", "--output-format", "concise", "-"];
+    let out = gpulint_with_stdin(&args, dir.path(), HAZARD);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(stdout(&out).starts_with("-:8:6: GPU001 "), "{out:?}");
+    let named = [
+        "check",
+        "--output-format",
+        "concise",
+        "--stdin-filename",
+        "a/b.py",
+        "-",
+    ];
+    let out = gpulint_with_stdin(&named, dir.path(), HAZARD);
+    assert!(stdout(&out).starts_with("a/b.py:8:6: GPU001 "), "{out:?}");
+    let mixed = gpulint_with_stdin(&["check", "-", "x.py"], dir.path(), HAZARD);
+    assert_eq!(mixed.status.code(), Some(2), "{mixed:?}");
+}
+
+#[test]
+fn fix_with_stdin_filename_prints_the_fixed_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["check", "--fix", "--stdin-filename", "group.py"];
+    let out = gpulint_with_stdin(&args, dir.path(), GROUP);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let fixed = stdout(&out);
+    let bind = fixed.find("torch.cuda.set_device").unwrap();
+    assert!(bind < fixed.find("init_process_group").unwrap(), "{fixed}");
+    assert_eq!(fixed.len(), GROUP.len(), "{fixed}");
+    assert!(stderr(&out).contains("Fixed 1 finding."), "{out:?}");
+    assert!(!dir.path().join("group.py").exists(), "nothing is written");
+    // What is left is reported on standard error, and decides the exit status.
+    let out = gpulint_with_stdin(&args, dir.path(), HAZARD);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(stdout(&out), HAZARD);
+    assert!(stderr(&out).contains("GPU001"), "{out:?}");
+}
+
+#[test]
+fn a_baseline_hides_the_findings_it_records_and_survives_edits_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(root.join("hazard.py"), HAZARD).unwrap();
+    fs::write(root.join("group.py"), GROUP).unwrap();
+    let write = gpulint(&["check", "--write-baseline", "baseline.json", "."], root);
+    assert_eq!(write.status.code(), Some(0), "{write:?}");
+    assert!(stderr(&write).contains("Wrote 2 findings"), "{write:?}");
+    let record: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(root.join("baseline.json")).unwrap()).unwrap();
+    let recorded: Vec<&str> = record["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fingerprint"].as_str().unwrap())
+        .collect();
+    // The same fingerprints as the GitLab report's.
+    let gitlab: serde_json::Value =
+        serde_json::from_slice(&gpulint(&["check", "--output-format", "gitlab", "."], root).stdout)
+            .unwrap();
+    let mut from_gitlab: Vec<&str> = gitlab
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["fingerprint"].as_str().unwrap())
+        .collect();
+    let mut sorted = recorded.clone();
+    sorted.sort();
+    from_gitlab.sort();
+    assert_eq!(sorted, from_gitlab);
+
+    let out = gpulint(&["check", "--baseline", "baseline.json", "."], root);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        stdout(&out).contains("All checks passed! (2 hidden by the baseline)"),
+        "{out:?}"
+    );
+    // Lines added above the finding, and a new copy of the hazard below: only the copy is new.
+    let fork = &HAZARD[HAZARD.find("with").unwrap()..];
+    fs::write(
+        root.join("hazard.py"),
+        format!("# a comment\n\n{HAZARD}{fork}"),
+    )
+    .unwrap();
+    let out = gpulint(
+        &[
+            "check",
+            "--baseline",
+            "baseline.json",
+            "--output-format",
+            "concise",
+            ".",
+        ],
+        root,
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let text = stdout(&out);
+    assert!(text.starts_with("hazard.py:12:6: GPU001"), "{text}");
+    assert!(
+        text.contains(
+            "Found 1 finding (1 error, 0 warnings) in 1 file; 2 more hidden by the baseline."
+        ),
+        "{text}"
+    );
+    // From a subfolder, through the configuration's `baseline` key (relative to its file).
+    fs::create_dir(root.join("sub")).unwrap();
+    fs::write(root.join("gpulint.toml"), "baseline = \"baseline.json\"\n").unwrap();
+    let out = gpulint(
+        &["check", "--output-format", "concise", ".."],
+        &root.join("sub"),
+    );
+    assert!(
+        stdout(&out).contains("2 more hidden by the baseline"),
+        "{out:?}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&gpulint(&["check", "--output-format", "json", "."], root).stdout)
+            .unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 1, "{json}");
+
+    // A bad or missing baseline is an error that names the file.
+    fs::write(root.join("baseline.json"), "{\"findings\": 3}").unwrap();
+    let bad = gpulint(&["check", "."], root);
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    assert!(
+        stderr(&bad).contains("baseline.json is not a gpulint baseline"),
+        "{bad:?}"
+    );
+    let missing = gpulint(&["check", "--baseline", "nope.json", "."], root);
+    assert_eq!(missing.status.code(), Some(2), "{missing:?}");
+    assert!(stderr(&missing).contains("nope.json"), "{missing:?}");
+}
+
+#[test]
+fn the_summary_counts_each_severity_and_fail_on_decides_the_exit_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(root.join("hazard.py"), HAZARD).unwrap();
+    fs::write(root.join("group.py"), GROUP).unwrap();
+    // GPU008 (warning): a device index from the global rank.
+    fs::write(
+        root.join("rank.py"),
+        "import os\nimport torch\n\nif __name__ == \"__main__\":\n    torch.cuda.set_device(int(os.environ[\"RANK\"]))\n",
+    )
+    .unwrap();
+    let out = gpulint(&["check", "--output-format", "concise", "."], root);
+    let text = stdout(&out);
+    assert!(
+        text.contains("Found 3 findings (1 error, 1 warning, 1 info) in 3 files."),
+        "{text}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let code = |args: &[&str]| gpulint(args, root).status.code();
+    assert_eq!(
+        code(&["check", "--fail-on", "error", "rank.py", "group.py"]),
+        Some(0)
+    );
+    assert_eq!(
+        code(&["check", "--fail-on", "warning", "rank.py", "group.py"]),
+        Some(1)
+    );
+    assert_eq!(
+        code(&["check", "--fail-on", "warning", "group.py"]),
+        Some(0)
+    );
+    assert_eq!(code(&["check", "--fail-on", "info", "group.py"]), Some(1));
+    assert_eq!(
+        code(&["check", "--fail-on", "error", "--exit-zero", "hazard.py"]),
+        Some(0)
+    );
 }

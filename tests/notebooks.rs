@@ -230,7 +230,7 @@ fn a_notebook_is_found_walked_and_located_in_its_cells() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     // Cell 4 (after the markdown cell), line 3: the magic and the shell escape keep their lines.
     assert!(
-        stdout(&out).starts_with("./nb/train.ipynb:cell 4:3:6: GPU001 "),
+        stdout(&out).starts_with("nb/train.ipynb:cell 4:3:6: GPU001 "),
         "{}",
         stdout(&out)
     );
@@ -415,16 +415,16 @@ fn bad_notebooks_are_reported_by_name_and_the_run_goes_on() {
     ] {
         let line = text
             .lines()
-            .find(|l| l.starts_with(&format!("./{file}:1:1: GPU999 ")))
+            .find(|l| l.starts_with(&format!("{file}:1:1: GPU999 ")))
             .unwrap_or_else(|| panic!("{file}: {text}"));
         assert!(line.contains(reason), "{line}");
     }
     assert!(
-        text.contains("./syntax.ipynb:cell 3:1:12: GPU999 Syntax error"),
+        text.contains("syntax.ipynb:cell 3:1:12: GPU999 Syntax error"),
         "{text}"
     );
     assert!(
-        text.contains("./hazard.ipynb:cell 4:3:6: GPU001 "),
+        text.contains("hazard.ipynb:cell 4:3:6: GPU001 "),
         "{text}"
     );
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));

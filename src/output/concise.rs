@@ -14,7 +14,7 @@ pub fn write(
         writeln!(
             out,
             "{}:{}: {} {}",
-            super::path(program, d.span).display(),
+            super::path(program, d.span),
             super::location(program, d.span, d.span.start),
             d.code,
             d.message

@@ -18,14 +18,14 @@ pub fn write(
     // The text a span is shown in: its file's, or its notebook cell's (from `base`).
     let part = |span: Span| -> (String, &str, usize) {
         let file = program.file(span.file);
-        let path = file.path.display();
+        let path = crate::paths::relative(&file.path);
         match file.cell_at(span.start) {
             Some((cell, bytes)) => (
                 format!("{path}:cell {cell}"),
                 &file.text[bytes.clone()],
                 bytes.start,
             ),
-            None => (path.to_string(), file.text.as_str(), 0),
+            None => (path, file.text.as_str(), 0),
         }
     };
     let name = |span: Span| part(span).0;

@@ -12,7 +12,7 @@ pub fn write(
     ordered: &[&Diagnostic],
 ) -> std::io::Result<()> {
     for d in ordered {
-        let file = program.file(d.span.file);
+        let path = super::path(program, d.span);
         let start = super::location(program, d.span, d.span.start);
         let end = super::location(program, d.span, d.span.end);
         let command = match d.severity {
@@ -23,18 +23,13 @@ pub fn write(
         writeln!(
             out,
             "::{command} file={},line={},col={},endLine={},endColumn={},title={}::{}",
-            property(&file.path.display().to_string()),
+            property(&path),
             start.line,
             start.column,
             end.line,
             end.column,
             property(&format!("gpulint ({} {})", d.code, d.name)),
-            data(&format!(
-                "{}:{start}: {} {}",
-                file.path.display(),
-                d.code,
-                d.message
-            )),
+            data(&format!("{}:{start}: {} {}", path, d.code, d.message)),
         )?;
     }
     Ok(())

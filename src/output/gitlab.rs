@@ -33,7 +33,8 @@ pub fn write(
     program: &Program,
     ordered: &[&Diagnostic],
 ) -> anyhow::Result<()> {
-    let fingerprints = super::fingerprints(program, ordered);
+    let fingerprints =
+        crate::fingerprint::fingerprints(program, ordered, &crate::paths::working_dir());
     let issues: Vec<Issue> = ordered
         .iter()
         .zip(fingerprints)
@@ -56,7 +57,7 @@ pub fn write(
                     Severity::Info => "info",
                 },
                 location: Location {
-                    path: super::relative_path(&file.path),
+                    path: crate::paths::relative(&file.path),
                     lines: Lines {
                         begin: start.line,
                         end,

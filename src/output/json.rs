@@ -2,12 +2,11 @@
 //! In a notebook, rows count in the cell, and `cell` (1-based) says which, as ruff writes it.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
 use gpulint_rules::Diagnostic;
 use serde::Serialize;
 
-use gpulint_python::program::Program;
+use gpulint_python::program::{normalize, Program};
 use gpulint_python::source::Span;
 
 #[derive(Serialize)]
@@ -56,6 +55,7 @@ struct Message {
     end_location: Location,
     fix: Option<FixJson>,
     noqa_row: u32,
+    /// The rule's section of the rule reference.
     url: Option<String>,
     help: String,
     related: Vec<RelatedLocation>,
@@ -85,7 +85,12 @@ pub fn write_lines(
 }
 
 fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
-    let filename = |span: Span| absolute(super::path(program, span)).display().to_string();
+    // Absolute, as ruff's JSON has it: editors and scripts open it from anywhere.
+    let filename = |span: Span| {
+        normalize(&program.file(span.file).path)
+            .display()
+            .to_string()
+    };
     let at = |span: Span, offset| {
         let lc = super::location(program, span, offset);
         Location {
@@ -119,7 +124,7 @@ fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
                     })
                     .collect(),
             }),
-            url: None,
+            url: Some(super::rule_url(d.code)),
             help: d.help.clone(),
             related: d
                 .related
@@ -136,8 +141,4 @@ fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
         })
         .collect();
     messages
-}
-
-fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }

@@ -44,7 +44,7 @@ pub fn write(
                     .map_or(ordered.len(), |n| start + n);
                 let group = &ordered[start..end];
                 let source = program.file(file);
-                let path = super::relative_path(&source.path);
+                let path = crate::paths::relative(&source.path);
                 let count = group.len().to_string();
                 xml.create_element("testsuite")
                     .with_attributes([

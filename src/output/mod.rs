@@ -39,10 +39,7 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
     } = *options;
     let program = &checked.program;
     let mut ordered: Vec<&Diagnostic> = checked.diagnostics.iter().collect();
-    ordered.sort_by(|a, b| {
-        let key = |d: &Diagnostic| (path(program, d.span), at(program, d.span), d.code);
-        key(a).cmp(&key(b))
-    });
+    ordered.sort_by_cached_key(|d| (path(program, d.span), at(program, d.span), d.code));
     for (path, message) in &checked.internal_errors {
         eprintln!(
             "gpulint: internal error while checking {}: {message} (please report this)",
@@ -81,7 +78,7 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         return Ok(());
     }
     if human {
-        summary(out, program, &ordered, checked.suppressed)?;
+        summary(out, program, &ordered, checked)?;
         fix_summary(out, checked, &ordered)?;
     }
     Ok(())
@@ -155,65 +152,27 @@ pub fn use_color(choice: Color) -> bool {
     }
 }
 
-/// A path relative to the working directory (where CI runs, the repository root), with `/`.
-fn relative_path(path: &std::path::Path) -> String {
-    let absolute = gpulint_python::program::normalize(path);
-    let cwd = std::env::current_dir()
-        .map(|c| gpulint_python::program::normalize(&c))
-        .unwrap_or_default();
-    let shown = absolute.strip_prefix(&cwd).unwrap_or(&absolute);
-    let names: Vec<_> = shown
-        .components()
-        .filter_map(|c| match c {
-            std::path::Component::Normal(name) => Some(name.to_string_lossy()),
-            _ => None,
-        })
-        .collect();
-    let root = if shown.has_root() { "/" } else { "" };
-    format!("{root}{}", names.join("/"))
+/// The file a span is in, as shown: relative to the working directory.
+fn path(program: &Program, span: Span) -> String {
+    crate::paths::relative(&program.file(span.file).path)
 }
 
-/// Fingerprints that survive unrelated edits: the rule, the file, the primary line's text with its
-/// whitespace squeezed, and which occurrence of that triple it is; not the line number.
-fn fingerprints(program: &Program, ordered: &[&Diagnostic]) -> Vec<String> {
-    let mut seen: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
-    ordered
-        .iter()
-        .map(|d| {
-            let file = program.file(d.span.file);
-            let start = file.text[..(d.span.start as usize).min(file.text.len())]
-                .rfind('\n')
-                .map_or(0, |i| i + 1);
-            let end = file.text[start..]
-                .find('\n')
-                .map_or(file.text.len(), |i| start + i);
-            let line: Vec<&str> = file.text[start..end].split_whitespace().collect();
-            let key = fnv1a(&[d.code, &relative_path(&file.path), &line.join(" ")]);
-            let occurrence = seen.entry(key).or_insert(0);
-            *occurrence += 1;
-            format!(
-                "{:016x}",
-                fnv1a(&[&key.to_string(), &occurrence.to_string()])
-            )
-        })
-        .collect()
+/// The repository named in Cargo.toml's `repository`, empty while it names none.
+const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
+
+/// Where a rule is documented: its section of docs/rules.md.
+fn rule_url(code: &str) -> String {
+    docs_url(REPOSITORY, code)
 }
 
-/// FNV-1a, 64 bits, over the parts with a separator: stable across runs, platforms and versions.
-fn fnv1a(parts: &[&str]) -> u64 {
-    let mut hash: u64 = 0xcbf29ce484222325;
-    for part in parts {
-        for byte in part.bytes().chain([0xff]) {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x100000001b3);
-        }
+/// The rule's section of docs/rules.md in `repository`; with no repository, the path in this
+/// project's tree (relative: not where the checked project keeps anything).
+fn docs_url(repository: &str, code: &str) -> String {
+    let anchor = code.to_ascii_lowercase();
+    match repository.trim_end_matches('/') {
+        "" => format!("docs/rules.md#{anchor}"),
+        repo => format!("{repo}/blob/main/docs/rules.md#{anchor}"),
     }
-    hash
-}
-
-/// The file a span is in, as shown.
-fn path(program: &Program, span: Span) -> &std::path::Path {
-    &program.file(span.file).path
 }
 
 /// Where `offset` of the span's file is, as users count (a notebook's in its cell): the one
@@ -232,21 +191,29 @@ fn summary(
     out: &mut impl Write,
     program: &Program,
     ordered: &[&Diagnostic],
-    suppressed: usize,
+    checked: &Checked,
 ) -> std::io::Result<()> {
+    // What is not shown, and why.
+    let hidden: Vec<(usize, &str)> = [
+        (checked.suppressed, "suppressed by `noqa` comments"),
+        (checked.baselined, "hidden by the baseline"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .collect();
+    let listed = |more: &str| -> Vec<String> {
+        hidden
+            .iter()
+            .map(|(n, why)| format!("{n}{more} {why}"))
+            .collect()
+    };
     if ordered.is_empty() {
-        return match suppressed {
-            0 => writeln!(out, "All checks passed!"),
-            n => writeln!(
-                out,
-                "All checks passed! ({n} suppressed by `noqa` comments)"
-            ),
+        return match hidden.is_empty() {
+            true => writeln!(out, "All checks passed!"),
+            false => writeln!(out, "All checks passed! ({})", listed("").join("; ")),
         };
     }
-    let silenced = match suppressed {
-        0 => String::new(),
-        n => format!("; {n} more suppressed by `noqa` comments"),
-    };
+    let silenced: String = listed(" more").iter().map(|h| format!("; {h}")).collect();
     let count = |s: Severity| ordered.iter().filter(|d| d.severity == s).count();
     let (errors, warnings, infos) = (
         count(Severity::Error),
@@ -272,4 +239,18 @@ fn summary(
         plural(warnings, "warning"),
         plural(files, "file")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn docs_urls_point_at_the_rules_section() {
+        assert_eq!(docs_url("", "GPU001"), "docs/rules.md#gpu001");
+        assert_eq!(
+            docs_url("https://github.com/o/gpulint/", "GPU015"),
+            "https://github.com/o/gpulint/blob/main/docs/rules.md#gpu015"
+        );
+    }
 }

@@ -34,7 +34,7 @@ pub fn write(
     let rules: Vec<ReportingDescriptor> = RULES
         .iter()
         .map(|r| {
-            ReportingDescriptor::builder()
+            let mut rule = ReportingDescriptor::builder()
                 .id(r.code)
                 .name(r.name)
                 .short_description(MultiformatMessageString::builder().text(r.summary).build())
@@ -54,7 +54,11 @@ pub fn write(
                         .level(serde_json::json!(level(r.severity)))
                         .build(),
                 )
-                .build()
+                .build();
+            // SARIF wants an absolute URI here; the relative form is left out.
+            let url = super::rule_url(r.code);
+            rule.help_uri = url.contains("://").then_some(url);
+            rule
         })
         .collect();
     let location = |span: Span, message: Option<&str>| -> Location {
@@ -79,13 +83,13 @@ pub fn write(
                 .build(),
             None => region.build(),
         };
+        // Under the working directory: relative to %SRCROOT%; elsewhere: a `file://` URI.
+        let mut artifact = ArtifactLocation::builder().build();
+        let (uri, inside) = crate::paths::uri(&file.path);
+        artifact.uri = Some(uri);
+        artifact.uri_base_id = inside.then(|| SRCROOT.to_string());
         let physical = PhysicalLocation::builder()
-            .artifact_location(
-                ArtifactLocation::builder()
-                    .uri(super::relative_path(&file.path))
-                    .uri_base_id(SRCROOT)
-                    .build(),
-            )
+            .artifact_location(artifact)
             .region(region)
             .build();
         match message {
@@ -96,7 +100,8 @@ pub fn write(
             None => Location::builder().physical_location(physical).build(),
         }
     };
-    let fingerprints = super::fingerprints(program, ordered);
+    let fingerprints =
+        crate::fingerprint::fingerprints(program, ordered, &crate::paths::working_dir());
     let results: Vec<SarifResult> = ordered
         .iter()
         .zip(fingerprints)
@@ -139,9 +144,13 @@ pub fn write(
     let run = Run::builder()
         .tool(Tool::builder().driver(driver).build())
         .results(results)
+        // `LineCol` counts characters.
+        .column_kind(serde_json::json!("unicodeCodePoints"))
         .original_uri_base_ids(BTreeMap::from([(
             SRCROOT.to_string(),
-            ArtifactLocation::builder().uri(srcroot_uri()).build(),
+            ArtifactLocation::builder()
+                .uri(crate::paths::file_uri(&crate::paths::working_dir()))
+                .build(),
         )]))
         .build();
     let sarif = Sarif::builder()
@@ -161,23 +170,4 @@ fn first_paragraph(docs: &str) -> String {
         .take_while(|l| !l.trim().is_empty())
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// The working directory as a `file://` URI ending in `/`, as SARIF wants a base.
-fn srcroot_uri() -> String {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let mut uri = String::from("file://");
-    for c in cwd.to_string_lossy().chars() {
-        match c {
-            ' ' => uri.push_str("%20"),
-            '%' => uri.push_str("%25"),
-            '#' => uri.push_str("%23"),
-            '?' => uri.push_str("%3F"),
-            c => uri.push(c),
-        }
-    }
-    if !uri.ends_with('/') {
-        uri.push('/');
-    }
-    uri
 }

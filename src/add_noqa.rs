@@ -1,0 +1,147 @@
+//! `--add-noqa`: a `# noqa: CODE` comment on each line where a reported finding starts, merged
+//! into the line's own noqa comment when it has one. Only checked files are edited.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gpulint_python::program::SourceFile;
+use gpulint_python::source::{FileId, Span};
+use gpulint_rules::Edit;
+
+use crate::check::Checked;
+
+/// What `--add-noqa` did.
+pub struct Added {
+    /// Lines that got a directive, or more codes in theirs.
+    pub lines: usize,
+    /// `path:line` of lines left alone: a new comment there would not be a comment (the line
+    /// ends inside a string, or continues with a backslash).
+    pub skipped: Vec<String>,
+}
+
+pub fn add(checked: &Checked) -> anyhow::Result<Added> {
+    let program = &checked.program;
+    let mut by_file: BTreeMap<FileId, BTreeMap<u32, BTreeSet<&str>>> = BTreeMap::new();
+    for d in &checked.diagnostics {
+        // Read errors cannot be suppressed; an unused-noqa finding is fixed by removing, not adding.
+        let file = program.file(d.span.file);
+        if d.code == "GPU999" || d.code == "GPU900" || !file.checked {
+            continue;
+        }
+        // Keyed by where the line starts: a lone `\r` ends a line too.
+        let at = (d.span.start as usize).min(file.text.len());
+        let line = file.text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1) as u32;
+        by_file
+            .entry(d.span.file)
+            .or_default()
+            .entry(line)
+            .or_default()
+            .insert(d.code);
+    }
+    let mut added = Added {
+        lines: 0,
+        skipped: Vec::new(),
+    };
+    let mut failed = Vec::new();
+    for (id, lines) in by_file {
+        let file = program.file(id);
+        let (text, count, skipped) = with_directives(file, id, &lines);
+        let shown = crate::paths::relative(&file.path);
+        added
+            .skipped
+            .extend(skipped.into_iter().map(|line| format!("{shown}:{line}")));
+        if count == 0 {
+            continue;
+        }
+        // One file that cannot be written does not stop the others.
+        match std::fs::write(&file.path, text) {
+            Ok(()) => added.lines += count,
+            Err(e) => failed.push(format!("cannot write {shown}: {e}")),
+        }
+    }
+    if !failed.is_empty() {
+        anyhow::bail!("{}", failed.join("; "));
+    }
+    Ok(added)
+}
+
+/// The file's text with the directives added (`lines`: by where each line starts), how many lines
+/// changed, and the lines skipped.
+fn with_directives(
+    file: &SourceFile,
+    id: FileId,
+    lines: &BTreeMap<u32, BTreeSet<&str>>,
+) -> (String, usize, Vec<u32>) {
+    let text = &file.text;
+    let mut merged = Vec::new();
+    let mut appended = Vec::new();
+    for (&line_start, codes) in lines {
+        let codes: Vec<&str> = codes.iter().copied().collect();
+        let start = line_start as usize;
+        let line = file.lines.line_col(text, line_start).line;
+        let end = text[start..]
+            .find(['\n', '\r'])
+            .map_or(text.len(), |i| start + i);
+        let comment = file
+            .comments
+            .iter()
+            .find(|c| (start..end).contains(&(c.start as usize)));
+        let edit = match comment.and_then(|c| {
+            crate::noqa::with_codes(&text[c.start as usize..c.end as usize], &codes).map(|t| (c, t))
+        }) {
+            Some((c, content)) => {
+                merged.push(Edit { span: *c, content });
+                continue;
+            }
+            None => {
+                let kept = text[start..end].trim_end_matches([' ', '\t']).len();
+                Edit {
+                    span: Span::new(id, (start + kept) as u32, end as u32),
+                    content: format!("  # noqa: {}", codes.join(", ")),
+                }
+            }
+        };
+        appended.push((line, edit));
+    }
+    let (kept, skipped) = real_comments(text, appended);
+    let edits: Vec<&Edit> = merged.iter().chain(kept.iter()).collect();
+    let (new, count) = gpulint_rules::fix::apply(text, &edits);
+    (new, count, skipped)
+}
+
+/// The appended comments that Python reads as comments, and the lines of those it would not
+/// (inside a string, after a backslash continuation).
+fn real_comments(text: &str, appended: Vec<(u32, Edit)>) -> (Vec<Edit>, Vec<u32>) {
+    let all: Vec<&Edit> = appended.iter().map(|(_, e)| e).collect();
+    if comments_land(text, &all) {
+        return (appended.into_iter().map(|(_, e)| e).collect(), Vec::new());
+    }
+    // Rare: find the culprits one by one.
+    let mut kept = Vec::new();
+    let mut skipped = Vec::new();
+    for (line, edit) in appended {
+        if comments_land(text, &[&edit]) {
+            kept.push(edit);
+        } else {
+            skipped.push(line);
+        }
+    }
+    (kept, skipped)
+}
+
+/// Whether `text` with `edits` parses, with a comment where each edit's `#` lands.
+fn comments_land(text: &str, edits: &[&Edit]) -> bool {
+    let (new, _) = gpulint_rules::fix::apply(text, edits);
+    let Ok(parsed) = gpulint_python::lower::parse(&new, FileId(0)) else {
+        return false;
+    };
+    let starts: BTreeSet<u32> = parsed.comments.iter().map(|c| c.start).collect();
+    // Where each `#` ends up: shifted by what the edits before it added.
+    let mut sorted: Vec<&&Edit> = edits.iter().collect();
+    sorted.sort_by_key(|e| e.span.start);
+    let mut shift: i64 = 0;
+    sorted.iter().all(|e| {
+        let hash = e.span.start as i64 + shift + e.content.find('#').unwrap_or(0) as i64;
+        shift += e.content.len() as i64 - i64::from(e.span.end - e.span.start);
+        starts.contains(&(hash as u32))
+    })
+}

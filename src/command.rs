@@ -1,0 +1,228 @@
+//! `gpulint check`: read the input, check it, then report, fix, add noqa comments or write a
+//! baseline.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::cli::{CheckArgs, Color};
+use crate::{add_noqa, baseline, check, config, discover, fixes, output, selection, show};
+
+/// A file read from standard input: the path it is reported under, and its bytes.
+type Stdin = Option<(PathBuf, Vec<u8>)>;
+
+pub fn check(args: CheckArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+    let stdin = read_stdin(&args)?;
+    let overrides = overrides(&args)?;
+    let named: Vec<PathBuf> = args.paths.iter().filter(|p| p.is_file()).cloned().collect();
+    if args.show_settings {
+        let path = match &stdin {
+            Some((path, _)) => path,
+            None => &args.paths[0],
+        };
+        show::settings(out, path, &mut config::Resolver::new(overrides)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Walks again each time: a fix round re-reads the files it wrote.
+    let request = |stdin: Stdin| check::Request {
+        found: match stdin {
+            Some(_) => Vec::new(),
+            None => discover::discover(&args.paths),
+        },
+        stdin,
+        named: named.clone(),
+        force_exclude: args.force_exclude,
+        use_baseline: args.write_baseline.is_none(),
+        report_unused_noqa: args.report_unused_noqa,
+        verbose: args.verbose,
+    };
+    if args.show_files {
+        let mut resolver = config::Resolver::new(overrides)?;
+        show::files(out, &check::inputs(request(stdin), &mut resolver)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let run_check = |stdin: Stdin| -> anyhow::Result<check::Checked> {
+        check::check(request(stdin), config::Resolver::new(overrides.clone())?)
+    };
+    let mut checked = run_check(stdin.clone())?;
+    let mode = fixes::Mode {
+        unsafe_fixes: args.unsafe_fixes,
+    };
+    if args.diff {
+        let (changes, count) = fixes::fixed_texts(&checked, mode);
+        fixes::write_diff(out, &changes)?;
+        out.flush()?;
+        if count > 0 {
+            eprintln!("Would fix {count} finding{}.", plural(count));
+        }
+        return Ok(ExitCode::from(u8::from(!changes.is_empty())));
+    }
+    if let Some(path) = &args.write_baseline {
+        let count = baseline::write(path, &checked.program, &checked.diagnostics)?;
+        eprintln!(
+            "Wrote {count} finding{} to the baseline {}.",
+            plural(count),
+            path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.add_noqa {
+        let added = add_noqa::add(&checked)?;
+        for line in &added.skipped {
+            eprintln!("gpulint: {line}: no noqa comment added: a comment there would not be one (a string or a line continuation)");
+        }
+        eprintln!(
+            "Added {} noqa directive{}.",
+            added.lines,
+            plural(added.lines)
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.fix {
+        if let Some((path, bytes)) = stdin {
+            return fix_stdin(out, path, bytes, checked, &run_check, &args);
+        }
+        // Fixes that overlap wait for the next round; ten rounds is more than any file needs.
+        for _ in 0..10 {
+            let (changes, count) = fixes::fixed_texts(&checked, mode);
+            if changes.is_empty() {
+                break;
+            }
+            fixes::write_files(&changes)?;
+            let fixed = checked.fixed + count;
+            checked = run_check(None)?;
+            checked.fixed = fixed;
+        }
+    }
+    let color = args.output_file.is_none() && output::use_color(args.color);
+    report(out, checked, &args, color)
+}
+
+/// `--fix` on standard input: the fixed source goes to standard output (as editors expect), the
+/// report of what is left to standard error.
+fn fix_stdin(
+    out: &mut impl Write,
+    path: PathBuf,
+    mut bytes: Vec<u8>,
+    mut checked: check::Checked,
+    run_check: &dyn Fn(Stdin) -> anyhow::Result<check::Checked>,
+    args: &CheckArgs,
+) -> anyhow::Result<ExitCode> {
+    let mode = fixes::Mode {
+        unsafe_fixes: args.unsafe_fixes,
+    };
+    let mut fixed = 0;
+    for _ in 0..10 {
+        let (changes, count) = fixes::fixed_texts(&checked, mode);
+        // Only the standard input is checked, so only it has fixes.
+        let Some(change) = changes.into_values().next() else {
+            break;
+        };
+        bytes = change.new.into_bytes();
+        fixed += count;
+        checked = run_check(Some((path.clone(), bytes.clone())))?;
+    }
+    checked.fixed = fixed;
+    out.write_all(&bytes)?;
+    out.flush()?;
+    let color = args.output_file.is_none() && args.color == Color::Always;
+    report(&mut std::io::stderr().lock(), checked, args, color)
+}
+
+/// Writes the report (to `--output-file`, else `out`) and gives the exit status.
+fn report(
+    out: &mut impl Write,
+    checked: check::Checked,
+    args: &CheckArgs,
+    color: bool,
+) -> anyhow::Result<ExitCode> {
+    let options = output::Options {
+        format: args.output_format,
+        color,
+        quiet: args.quiet,
+        statistics: args.statistics,
+        paths: args.paths.clone(),
+    };
+    match &args.output_file {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            let mut writer = std::io::BufWriter::new(file);
+            output::write(&mut writer, &checked, &options)?;
+            writer.flush()?;
+        }
+        None => {
+            output::write(out, &checked, &options)?;
+            out.flush()?;
+        }
+    }
+    let internal = !checked.internal_errors.is_empty();
+    let findings = checked.failing > 0 && !args.exit_zero;
+    // The process is about to end: freeing every module's model one by one only costs time.
+    std::mem::forget(checked);
+    Ok(ExitCode::from(if internal {
+        2
+    } else if findings {
+        1
+    } else {
+        0
+    }))
+}
+
+/// The file on standard input, for `--stdin-filename PATH` or the path `-` (reported as `-`).
+fn read_stdin(args: &CheckArgs) -> anyhow::Result<Stdin> {
+    let dash = args.paths.iter().any(|p| p == Path::new("-"));
+    if dash && args.paths.len() > 1 {
+        anyhow::bail!("`-` (standard input) cannot be checked together with other paths");
+    }
+    let path = match (&args.stdin_filename, dash) {
+        (Some(path), _) => path.clone(),
+        (None, true) => PathBuf::from("-"),
+        (None, false) => return Ok(None),
+    };
+    if args.add_noqa {
+        anyhow::bail!("--add-noqa does not rewrite standard input");
+    }
+    // Bytes, not text: invalid UTF-8 or a NUL byte is a finding, as in a file.
+    let bytes = gpulint_python::program::read_bounded(std::io::stdin(), 0)
+        .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "standard input is larger than {} MiB: not checked",
+                gpulint_python::program::MAX_FILE_BYTES >> 20
+            )
+        })?;
+    Ok(Some((path, bytes)))
+}
+
+/// What the command line sets over each file's configuration.
+fn overrides(args: &CheckArgs) -> anyhow::Result<config::Overrides> {
+    Ok(config::Overrides {
+        target_version: args.target_version,
+        platform: args.platform.map(Into::into),
+        config: args.config.clone(),
+        isolated: args.isolated,
+        fail_on: args.fail_on.map(Into::into),
+        selection: selection::Selection {
+            select: args.select.clone(),
+            extend_select: args.extend_select.clone(),
+            ignore: args.ignore.clone(),
+        },
+        per_file_ignores: match args.per_file_ignores.as_slice() {
+            [] => None,
+            values => Some(
+                config::FileIgnores::parse(values)
+                    .map_err(|e| anyhow::anyhow!("--per-file-ignores: {e}"))?,
+            ),
+        },
+        baseline: args.baseline.clone(),
+    })
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

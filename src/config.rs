@@ -12,6 +12,7 @@ use std::sync::Arc;
 use globset::{Glob, GlobMatcher};
 use gpulint_python::libraries::processes::StartMethod;
 use gpulint_python::program::normalize;
+use gpulint_python::requirements::Requirements;
 use gpulint_python::semantic::Settings;
 use gpulint_python::target::{default_start_method, Platform, PythonVersion};
 use gpulint_rules::Severity;
@@ -52,6 +53,7 @@ struct Tools {
 struct Project {
     #[serde(rename = "requires-python")]
     requires_python: Option<String>,
+    dependencies: Option<Vec<String>>,
 }
 
 /// A configuration error: the file, its text, where, and what is wrong.
@@ -236,6 +238,7 @@ pub struct Resolver {
     by_dir: HashMap<PathBuf, Arc<Config>>,
     requires_python: HashMap<PathBuf, Option<PythonVersion>>,
     servers: crate::servers::Servers,
+    requirements: HashMap<PathBuf, Requirements>,
 }
 
 impl Resolver {
@@ -255,6 +258,7 @@ impl Resolver {
             by_dir: HashMap::new(),
             requires_python: HashMap::new(),
             servers: Default::default(),
+            requirements: HashMap::new(),
         })
     }
 
@@ -329,6 +333,10 @@ impl Resolver {
         Ok(Settings {
             default_start_method: default_start_method(version, platform),
             server_preloads: self.servers.preloads(&normalize(file)),
+            requirements: match normalize(file).parent() {
+                Some(dir) => self.requirements_in(dir),
+                None => Requirements::default(),
+            },
         })
     }
 
@@ -379,6 +387,34 @@ impl Resolver {
             baseline: self.baseline_for(file)?,
             rules,
         })
+    }
+
+    /// The dependency versions of the project `dir` is in: the nearest `pyproject.toml`'s
+    /// `dependencies`, with a `requirements.txt` next to it. Like the deployment files, read under
+    /// `--isolated` too: they say what the code runs with, not how gpulint is configured.
+    fn requirements_in(&mut self, dir: &Path) -> Requirements {
+        if let Some(r) = self.requirements.get(dir) {
+            return r.clone();
+        }
+        let pyproject = dir.join("pyproject.toml");
+        let found = if pyproject.is_file() {
+            let mut specs: Vec<String> = std::fs::read_to_string(&pyproject)
+                .ok()
+                .and_then(|text| toml::from_str::<PyProject>(&text).ok())
+                .and_then(|p| p.project?.dependencies)
+                .unwrap_or_default();
+            if let Ok(text) = std::fs::read_to_string(dir.join("requirements.txt")) {
+                specs.extend(text.lines().map(str::to_string));
+            }
+            Requirements::parse(specs.iter().map(String::as_str))
+        } else {
+            match dir.parent() {
+                Some(parent) => self.requirements_in(parent),
+                None => Requirements::default(),
+            }
+        };
+        self.requirements.insert(dir.to_path_buf(), found.clone());
+        found
     }
 
     fn requires_python_in(&mut self, dir: &Path) -> Option<PythonVersion> {

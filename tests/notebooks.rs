@@ -209,7 +209,11 @@ fn gpu004_in_a_script_is_gpu006_in_the_same_notebook() {
         if name.starts_with("pos_") {
             positives += 1;
             assert!(script.iter().any(|f| f.0 == "GPU004"), "{name}");
-            assert!(notebook.iter().any(notebook_only), "{name}: {notebook:?}");
+            // An engine's workers are handed nothing the notebook defines: in a notebook the
+            // same engine is fine.
+            if name != "pos_vllm_engine_at_module_scope" {
+                assert!(notebook.iter().any(notebook_only), "{name}: {notebook:?}");
+            }
         }
     }
     assert!(positives >= 4);
@@ -423,10 +427,7 @@ fn bad_notebooks_are_reported_by_name_and_the_run_goes_on() {
         text.contains("syntax.ipynb:cell 3:1:12: GPU999 Syntax error"),
         "{text}"
     );
-    assert!(
-        text.contains("hazard.ipynb:cell 4:3:6: GPU001 "),
-        "{text}"
-    );
+    assert!(text.contains("hazard.ipynb:cell 4:3:6: GPU001 "), "{text}");
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
 

@@ -118,6 +118,8 @@ pub enum ChildKind {
     /// A web server that imports the application in its master process and then forks the
     /// workers that handle requests (gunicorn with `--preload`).
     ServerWorker,
+    /// An inference engine's worker processes, one per GPU (vLLM's tensor-parallel workers).
+    EngineWorkers,
 }
 
 /// How a value travels to another process.

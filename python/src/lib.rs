@@ -7,6 +7,7 @@ pub mod model;
 pub mod notebook;
 pub mod prefilter;
 pub mod program;
+pub mod requirements;
 pub mod semantic;
 pub mod target;
 

@@ -22,9 +22,9 @@ fn facts_with_and_without_the_cache(p: &Program) -> Facts {
     let settings = Settings::default();
     let cached = analyze(
         p,
-        &ImportCache::<Analyses>::build(p, settings),
+        &ImportCache::<Analyses>::build(p, settings.clone()),
         FileId(0),
-        settings,
+        settings.clone(),
     );
     let direct = analyze(p, &ImportCache::<Analyses>::default(), FileId(0), settings);
     assert_eq!(cached, direct);

@@ -868,6 +868,62 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                 .lacks("server worker child", child(ChildKind::ServerWorker)),
             ]
         }
+        Behaviour::ParallelEngine {
+            parallel,
+            method_env,
+            package,
+            spawns_since,
+        } => {
+            let several = format!("{x}(model='m', {}=2)", parallel[0].name);
+            let old = Settings {
+                requirements: gpulint_python::requirements::Requirements::parse([format!(
+                    "{package}=={}.{}.{}",
+                    spawns_since[0],
+                    spawns_since[1],
+                    spawns_since[2].saturating_sub(1)
+                )
+                .as_str()]),
+                ..Settings::default()
+            };
+            vec![
+                Probe::new(
+                    "one GPU: no workers",
+                    p(py(&[&format!("e = {x}(model='m')")])),
+                )
+                .has("a CUDA object", object(CURRENT))
+                .lacks("engine workers", child(ChildKind::EngineWorkers)),
+                Probe::new(
+                    "several GPUs after CUDA, a recent or unknown version: spawn",
+                    p(py(&["torch.cuda.init()", &format!("e = {several}")])),
+                )
+                .has(
+                    "spawned engine workers",
+                    child_by(ChildKind::EngineWorkers, StartMethod::Spawn),
+                ),
+                Probe::new(
+                    "several GPUs, a version before the switch: fork",
+                    p(py(&["torch.cuda.init()", &format!("e = {several}")])),
+                )
+                .settings(old.clone())
+                .has(
+                    "forked engine workers inheriting CUDA",
+                    inheriting(ChildKind::EngineWorkers),
+                ),
+                Probe::new(
+                    format!("`{method_env}` decides"),
+                    p(py(&[
+                        &format!("os.environ['{method_env}'] = 'spawn'"),
+                        "torch.cuda.init()",
+                        &format!("e = {several}"),
+                    ])),
+                )
+                .settings(old)
+                .has(
+                    "spawned engine workers",
+                    child_by(ChildKind::EngineWorkers, StartMethod::Spawn),
+                ),
+            ]
+        }
         Behaviour::ForkedTask => vec![
             Probe::new(
                 "runs the task in a child forked after the module's import",
@@ -2248,6 +2304,21 @@ fn import_probes(row: &ImportRow) -> Result<Vec<Probe>, String> {
     let Some((key, value)) = row.sets_env else {
         return Ok(out);
     };
+    if let Some(since) = row.sets_env_since {
+        let package = module.split('.').next().unwrap_or(module);
+        let older = format!("{package}=={}.{}.0", since[0], since[1].saturating_sub(1));
+        out.push(
+            Probe::new(
+                format!("an older {package} ({older}) writes nothing"),
+                format!("import torch\nimport {module}\n"),
+            )
+            .settings(Settings {
+                requirements: gpulint_python::requirements::Requirements::parse([older.as_str()]),
+                ..Settings::default()
+            })
+            .lacks("EnvWritten", written(key)),
+        );
+    }
     // What the variable changes: the calls whose rows say so do nothing after the import.
     let calls: Vec<&Row> = libraries::rows()
         .filter(|r| {
@@ -2303,11 +2374,11 @@ fn effects(probe: &Probe) -> Result<Vec<Effect>, String> {
             return Err("the program is not interpreted".into());
         }
     }
-    let settings = probe.settings;
+    let settings = probe.settings.clone();
     let cache = if probe.modules.is_empty() {
         ImportCache::<Log>::default()
     } else {
-        ImportCache::<Log>::build(&program, settings)
+        ImportCache::<Log>::build(&program, settings.clone())
     };
     let effects = analyze::<Log>(&program, &cache, FileId(0), settings);
     drop(folder);

@@ -31,7 +31,9 @@ Two fork points are not in the code: a Celery worker imports the module that def
 server that preloads the application (gunicorn's `preload_app = True` in `gunicorn.conf.py`, or
 `--preload` on the command line in a Procfile, Dockerfile or shell script next to the code)
 imports the module in its master, then forks the workers that run its request handlers (Flask
-and FastAPI routes). CUDA initialised by that import is inherited by every child.
+and FastAPI routes). CUDA initialised by that import is inherited by every child. A vLLM engine
+with tensor or pipeline parallelism (`LLM(..., tensor_parallel_size=2)`) forks a worker per GPU
+where the project pins vLLM before 0.6.5 and `VLLM_WORKER_MULTIPROC_METHOD` is not `spawn`.
 
 Since torch 2.11 a child that merely holds CUDA or pinned memory it inherited — a dataset's
 attribute, a variable of a `collate_fn` closure, a `Process` argument — and frees it when it
@@ -234,6 +236,7 @@ pub(crate) fn describe(kind: ChildKind) -> &'static str {
         ChildKind::DaemonContext => "This daemon context",
         ChildKind::TaskWorker => "The worker that runs this task",
         ChildKind::ServerWorker => "The preloading server that runs this handler",
+        ChildKind::EngineWorkers => "This parallel engine",
     }
 }
 
@@ -254,6 +257,9 @@ fn spawn_help(kind: ChildKind) -> &'static str {
         }
         ChildKind::ServerWorker => {
             "load the model in each worker (gunicorn's `post_fork` or `post_worker_init` hook, or lazily on the first request), not at import; or drop `--preload`/`preload_app`"
+        }
+        ChildKind::EngineWorkers => {
+            "set `VLLM_WORKER_MULTIPROC_METHOD=spawn` in the environment before creating the engine (keep it under the main guard)"
         }
         ChildKind::OsFork | ChildKind::DaemonContext => {
             "fork before CUDA is initialised, or start the child with `subprocess`/spawn"

@@ -42,10 +42,12 @@ point it misses.
   (`get_context("spawn").Pool()`, `multiprocessing_context="spawn"`, `mp_context=...`).
 - The call on the other package asks for `fork` anyway.
 
-Servers and task queues that fork their workers themselves (gunicorn with `--preload` or its
-master-side hooks, Celery's prefork pool, Sanic) and vLLM's worker processes (chosen by
-`VLLM_WORKER_MULTIPROC_METHOD`; recent vLLM switches to spawn itself once CUDA is initialised) make
-the same mistake possible, but gpulint does not model their fork points, so it stays silent there.
+Servers, task queues and engines that fork their workers themselves obey no `set_start_method`
+either, and are reported the same way where gpulint models their fork: Celery's prefork pool,
+gunicorn with `--preload`, and vLLM's tensor-parallel workers (chosen by
+`VLLM_WORKER_MULTIPROC_METHOD`; before vLLM 0.6.5 fork by default, from then spawn where CUDA is
+already initialised, as the project's pinned `vllm` version says). gunicorn's master-side hooks and
+Sanic are not modelled, so gpulint stays silent there.
 
 ## Example
 ```python

@@ -128,5 +128,6 @@ pub const IMPORTS: &[ImportRow] = &[ImportRow {
     module: "pycuda.autoinit",
     init: Init::Context,
     sets_env: None,
+    sets_env_since: None,
     reason: "creates a context on device 0 at import",
 }];

@@ -5,7 +5,7 @@
 use super::torch::NVML_CHECK_ENV;
 use super::{
     AttributeBehaviour, AttributeRow, Behaviour, ImportRow, Init, MethodBehaviour, MethodRow,
-    Param, PrefixRow, Receiver, Row, CREATES_OBJECT,
+    Param, PrefixRow, Receiver, Row,
 };
 
 const fn row(name: &'static str, does: Behaviour, reason: &'static str) -> Row {
@@ -46,7 +46,34 @@ pub const ROWS: &[Row] = &[
         Behaviour::Alias("pytorch_lightning.LightningModule.load_from_checkpoint"),
         "the same class",
     ),
-    row("vllm.LLM", CREATES_OBJECT, "builds a CUDA engine in this process"),
+    row(
+        "transformers.utils.is_torch_cuda_available",
+        Behaviour::InitsCuda {
+            level: Init::Driver,
+            object: false,
+            safe_in_child: true,
+            unless_env: Some((crate::libraries::torch::NVML_CHECK_ENV, "1")),
+        },
+        "returns `torch.cuda.is_available()`, which calls `cuInit` unless PYTORCH_NVML_BASED_CUDA_CHECK=1",
+    ),
+    row(
+        "transformers.is_torch_cuda_available",
+        Behaviour::Alias("transformers.utils.is_torch_cuda_available"),
+        "re-exported at the package's top level",
+    ),
+    row(
+        "vllm.LLM",
+        Behaviour::ParallelEngine {
+            parallel: &[
+                Param::kw("tensor_parallel_size"),
+                Param::kw("pipeline_parallel_size"),
+            ],
+            method_env: "VLLM_WORKER_MULTIPROC_METHOD",
+            package: "vllm",
+            spawns_since: [0, 6, 5],
+        },
+        "builds a CUDA engine in this process; with tensor or pipeline parallelism it first starts a worker per GPU, by VLLM_WORKER_MULTIPROC_METHOD, else fork (before vllm 0.6.5), or spawn where CUDA is already initialised (vllm PR 11184, 0.6.5)",
+    ),
     row(
         "transformers.pipeline",
         Behaviour::LoadsModel {
@@ -177,24 +204,28 @@ pub const IMPORTS: &[ImportRow] = &[
         module: "lightning",
         init: Init::None,
         sets_env: NVML_CHECK,
+        sets_env_since: None,
         reason: "imports `lightning.fabric`, whose `__init__` sets PYTORCH_NVML_BASED_CUDA_CHECK=1 (Lightning 2.x)",
     },
     ImportRow {
         module: "lightning_fabric",
         init: Init::None,
         sets_env: NVML_CHECK,
+        sets_env_since: None,
         reason: "its `__init__` sets PYTORCH_NVML_BASED_CUDA_CHECK=1",
     },
     ImportRow {
         module: "pytorch_lightning",
         init: Init::None,
         sets_env: NVML_CHECK,
+        sets_env_since: None,
         reason: "imports `lightning_fabric`, whose `__init__` sets PYTORCH_NVML_BASED_CUDA_CHECK=1 (pytorch_lightning 2.x)",
     },
     ImportRow {
         module: "vllm",
         init: Init::None,
         sets_env: NVML_CHECK,
-        reason: "`vllm.env_override`, run at `import vllm`, sets PYTORCH_NVML_BASED_CUDA_CHECK=1 (vllm PR 15951)",
+        sets_env_since: Some([0, 8, 5]),
+        reason: "`vllm.env_override`, run at `import vllm`, sets PYTORCH_NVML_BASED_CUDA_CHECK=1 (vllm PR 15951, in 0.8.5)",
     },
 ];

@@ -129,6 +129,17 @@ pub enum Behaviour {
     /// server's workers, forked after the module's import where the server preloads the
     /// application (`Settings::server_preloads`).
     HandlesRequests,
+    /// An engine that, when one of `parallel` is above 1, starts a worker process per GPU and then
+    /// creates its own context (as `CREATES_OBJECT`). The workers start by the method the
+    /// environment variable `method_env` names; else by fork, except that from version `spawns_since`
+    /// of `package` the engine switches to spawn when the caller already initialised CUDA (a
+    /// spawned worker re-imports the main module).
+    ParallelEngine {
+        parallel: &'static [Param],
+        method_env: &'static str,
+        package: &'static str,
+        spawns_since: crate::requirements::Version,
+    },
     /// Creates processes.
     StartsChildren { api: ProcessApi, layer: Layer },
     /// A multiprocessing context for the start method `method` names.
@@ -362,6 +373,10 @@ pub struct ImportRow {
     pub module: &'static str,
     pub init: Init,
     pub sets_env: Option<(&'static str, &'static str)>,
+    /// The version of the package from which the import sets it; where the project pins an older
+    /// one, it does not. Unknown versions are taken to set it (the finding it prevents is kept
+    /// for the projects that say).
+    pub sets_env_since: Option<crate::requirements::Version>,
     pub reason: &'static str,
 }
 

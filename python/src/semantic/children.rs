@@ -50,8 +50,9 @@ pub(super) struct Start {
     pub source: Option<Span>,
     /// A `set_start_method` of another layer in force, which this start does not obey.
     pub other_layer: Option<OtherLayerStart>,
-    /// The child limits the intra-op thread pool to one thread first (a data loader's worker).
-    pub one_thread: bool,
+    /// What the child does first, before the code it is handed (a data loader's worker limits
+    /// the intra-op thread pool; an engine's worker creates its context).
+    pub prelude: Vec<Effect>,
 }
 
 impl Start {
@@ -61,7 +62,7 @@ impl Start {
             method,
             source,
             other_layer: None,
-            one_thread: false,
+            prelude: Vec::new(),
         }
     }
 }
@@ -83,7 +84,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 method: self.settings.default_start_method,
                 source: None,
                 other_layer: self.other_layer_start(Some(layer)),
-                one_thread: false,
+                prelude: Vec::new(),
             },
         }
     }
@@ -194,7 +195,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         &mut self,
         span: Span,
         kind: ChildKind,
-        start: Start,
+        mut start: Start,
         parent_init: Option<CudaInitSite>,
         entries: Vec<Entry>,
         code: String,
@@ -236,7 +237,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             _ => None,
         };
-        let one_thread = start.one_thread;
+        let prelude = std::mem::take(&mut start.prelude);
         let (mut child, parent_init) = self.child_process(start.method, parent_init);
         child.child_of = Some(span);
         self.procs.push(child);
@@ -254,8 +255,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         if start.method != StartMethod::Fork || parent_init.is_none() {
             self.inherit_visibility(span);
         }
-        if one_thread {
-            self.emit(Effect::HostThreadsLimited { span });
+        for effect in prelude {
+            self.emit(effect);
         }
         if let Some((site, what)) = held {
             self.emit(Effect::CudaHeld {
@@ -779,6 +780,65 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 
+    /// An engine's worker processes, one per GPU, when it runs on several (`Behaviour::ParallelEngine`).
+    pub(super) fn engine_workers(&mut self, span: Span, does: Behaviour, args: &Args<'m>) {
+        let Behaviour::ParallelEngine {
+            parallel,
+            method_env,
+            package,
+            spawns_since,
+        } = does
+        else {
+            return;
+        };
+        let several = parallel
+            .iter()
+            .any(|p| matches!(args.param(*p), Some((Value::Int(n), _)) if *n > 1));
+        if !several {
+            return;
+        }
+        let parent = self.proc_ref().cuda.clone();
+        let method = match self.proc_ref().env.get(method_env) {
+            Some(m) if StartMethod::parse(m).is_some() => {
+                StartMethod::parse(m).unwrap_or(StartMethod::Fork)
+            }
+            _ => match self.settings.requirements.at_least(package, spawns_since) {
+                Some(false) => StartMethod::Fork,
+                _ if parent.is_some() => StartMethod::Spawn,
+                _ => StartMethod::Fork,
+            },
+        };
+        // Its own fork obeys no `set_start_method`, only the environment variable.
+        let other_layer = match method {
+            StartMethod::Fork => self.other_layer_start(None).map(|o| OtherLayerStart {
+                forks_through: Some(package.into()),
+                ..o
+            }),
+            _ => None,
+        };
+        let start = Start {
+            other_layer,
+            prelude: vec![Effect::CudaInit {
+                site: CudaInitSite {
+                    span,
+                    level: Init::Context,
+                    what: "each worker creates a CUDA context on its GPU".into(),
+                },
+                fails_in_child: true,
+            }],
+            ..Start::explicit(method, None)
+        };
+        let code = "each engine worker".to_string();
+        self.run_child(
+            span,
+            ChildKind::EngineWorkers,
+            start,
+            parent,
+            Vec::new(),
+            code,
+        );
+    }
+
     /// `DataLoader(...)`: workers fork at each iteration; checked now if CUDA is already initialised
     /// (the state only moves forward), and again wherever it is iterated.
     pub(super) fn dataloader(&mut self, span: Span, does: Behaviour, args: &Args<'m>) -> Value {
@@ -887,7 +947,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return Value::Unknown;
         };
         let start = Start {
-            one_thread,
+            prelude: match one_thread {
+                true => vec![Effect::HostThreadsLimited { span }],
+                false => Vec::new(),
+            },
             ..self.resolve_start(Layer::Multiprocessing, start)
         };
         if child.is_none() {

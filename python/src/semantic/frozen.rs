@@ -75,7 +75,7 @@ impl<A: Analysis> ImportCache<A> {
             let done: Vec<(Vec<FileId>, Arc<Frozen<A>>)> = cycles
                 .into_par_iter()
                 .map(|cycle| {
-                    let frozen = Arc::new(freeze(program, &cache, &cycle, settings));
+                    let frozen = Arc::new(freeze(program, &cache, &cycle, settings.clone()));
                     (cycle, frozen)
                 })
                 .collect();

@@ -963,7 +963,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         let what = format!("`import {}` {}", row.module, row.reason);
         self.cuda_event(span, row.init, what, true);
-        if let Some((key, value)) = row.sets_env {
+        let older = row.sets_env_since.is_some_and(|since| {
+            let package = row.module.split('.').next().unwrap_or(row.module);
+            self.settings.requirements.at_least(package, since) == Some(false)
+        });
+        if let (Some((key, value)), false) = (row.sets_env, older) {
             self.write_env(key, &Value::Str(value.to_string()), span);
         }
     }

@@ -183,6 +183,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     },
                 }
             }
+            Behaviour::ParallelEngine { .. } => {
+                self.engine_workers(span, does, args);
+                let reason = "builds a CUDA engine in this process";
+                return self.apply_row(span, name, libraries::CREATES_OBJECT, reason, args);
+            }
             Behaviour::Computes => {
                 let operands: Vec<Value> = args.pos.iter().map(|(v, _)| v.clone()).collect();
                 let op = format!("`{short}`");

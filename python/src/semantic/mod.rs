@@ -41,7 +41,7 @@ use process::Process;
 use value::{Captures, ObjId, Value};
 
 /// Analysis settings that change verdicts.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Settings {
     /// The start method a default context uses (Linux before Python 3.14: fork).
     pub default_start_method: StartMethod,
@@ -49,6 +49,8 @@ pub struct Settings {
     /// then forks the workers (gunicorn's `preload_app = True` or `--preload`): request handlers
     /// run in children forked after the application module's import.
     pub server_preloads: bool,
+    /// The versions of its dependencies the project declares.
+    pub requirements: crate::requirements::Requirements,
 }
 
 impl Default for Settings {
@@ -56,6 +58,7 @@ impl Default for Settings {
         Settings {
             default_start_method: StartMethod::Fork,
             server_preloads: false,
+            requirements: Default::default(),
         }
     }
 }

@@ -48,25 +48,102 @@ fn git_in(dir: &Path, args: &[&str]) {
 
 const HAZARD: &str = "import torch\nimport multiprocessing as mp\n\ndef work(x):\n    return x.cuda()\n\nmodel = torch.nn.Linear(2, 2).cuda()\nwith mp.Pool(2) as pool:\n    pool.map(work, [torch.ones(2)])\n";
 
+/// `PATH` with no Rust toolchain on it, and rustup and cargo pointed nowhere: what a user's
+/// machine without Rust looks like to pip.
+fn without_rust<'a>(cmd: &'a mut Command, bin: &Path) -> &'a mut Command {
+    cmd.env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("CARGO_HOME", "/nonexistent")
+        .env("RUSTUP_HOME", "/nonexistent")
+}
+
 #[test]
 #[ignore = "slow: builds and installs the wheel (run with --include-ignored)"]
 fn the_maturin_wheel_installs_and_runs_without_a_rust_toolchain() {
     let tmp = tempfile::tempdir().unwrap();
-    let tools = venv(&tmp.path().join("tools"), &["maturin>=1.5,<2"]);
+    // As scripts/build-wheel.sh builds a release, but unoptimised, to keep the test short.
+    let tools = venv(&tmp.path().join("tools"), &["maturin>=1.5,<2", "ziglang"]);
     let dist = tmp.path().join("dist");
+    let tools_path = format!("{}:{}", tools.display(), std::env::var("PATH").unwrap());
     ok(Command::new(tools.join("maturin"))
-        .args(["build", "--profile", "dev", "--quiet", "--out"])
+        .args(["build", "--profile", "dev", "--quiet", "--strip", "--zig"])
+        .args(["--compatibility", "manylinux2014", "--out"])
         .arg(&dist)
+        .env("PATH", &tools_path)
         .current_dir(root()));
-    let wheel = fs::read_dir(&dist)
+    ok(Command::new(tools.join("maturin"))
+        .args(["sdist", "--out"])
+        .arg(&dist)
+        .env("PATH", &tools_path)
+        .current_dir(root()));
+    let built: Vec<_> = fs::read_dir(&dist)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .collect();
+    let wheel = built
+        .iter()
         .find(|p| p.extension().is_some_and(|e| e == "whl"))
-        .expect("a wheel was built");
-    let user = venv(
-        &tmp.path().join("user"),
-        &[wheel.to_str().unwrap(), "pre-commit>=3,<5"],
-    );
+        .expect("a wheel was built")
+        .clone();
+    let name = wheel.file_name().unwrap().to_string_lossy().to_string();
+    // An index accepts a manylinux tag, not `linux_x86_64`; stripped, the binary is small.
+    assert!(name.contains("manylinux_2_17"), "{name}");
+    let size = fs::metadata(&wheel).unwrap().len();
+    assert!(size < 15 << 20, "{name} is {size} bytes");
+    let sdist = built
+        .iter()
+        .find(|p| p.to_string_lossy().ends_with(".tar.gz"))
+        .expect("a source distribution was built");
+    let listing = ok(Command::new("tar").arg("tzf").arg(sdist));
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    for part in [
+        "Cargo.lock",
+        "pyproject.toml",
+        "python/src/lower.rs",
+        "rules/src/lib.rs",
+    ] {
+        assert!(listing.contains(part), "the sdist lacks {part}:\n{listing}");
+    }
+
+    // A fresh virtualenv on a machine without Rust: pip installs the wheel and nothing compiles.
+    let user_dir = tmp.path().join("user");
+    ok(Command::new("python3").args(["-m", "venv"]).arg(&user_dir));
+    let user = user_dir.join("bin");
+    ok(without_rust(&mut Command::new(user.join("pip")), &user)
+        .args(["install", "--quiet", "--disable-pip-version-check"])
+        .arg(&wheel)
+        .arg("pre-commit>=3,<5"));
+    // pipx installs the same wheel as an application of its own.
+    ok(Command::new(user.join("pip")).args([
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "pipx",
+    ]));
+    let pipx_home = tmp.path().join("pipx");
+    ok(without_rust(&mut Command::new(user.join("pipx")), &user)
+        .arg("install")
+        .arg(&wheel)
+        .env("PIPX_HOME", &pipx_home)
+        .env("PIPX_BIN_DIR", pipx_home.join("bin")));
+    let version = ok(Command::new(pipx_home.join("bin/gpulint")).arg("--version"));
+    assert!(String::from_utf8_lossy(&version.stdout).contains("0.1.0"));
+    // So does uv, as a tool.
+    ok(Command::new(user.join("pip")).args([
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "uv",
+    ]));
+    let uv_home = tmp.path().join("uv");
+    ok(without_rust(&mut Command::new(user.join("uv")), &user)
+        .args(["tool", "install", "--offline", "--python"])
+        .arg(user.join("python"))
+        .arg(&wheel)
+        .env("UV_TOOL_DIR", uv_home.join("tools"))
+        .env("UV_TOOL_BIN_DIR", uv_home.join("bin"))
+        .env("UV_CACHE_DIR", uv_home.join("cache")));
+    let version = ok(Command::new(uv_home.join("bin/gpulint")).arg("--version"));
+    assert!(String::from_utf8_lossy(&version.stdout).contains("0.1.0"));
     fs::write(tmp.path().join("hazard.py"), HAZARD).unwrap();
     let out = run(Command::new(user.join("gpulint"))
         .args(["check", "--output-format", "concise", "hazard.py"])

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds what an index publishes: a stripped release wheel tagged manylinux2014 (glibc 2.17 and
+# later, linked with zig so that it does not depend on this machine's glibc) and a source
+# distribution, into dist/. Needs only Python and the Rust toolchain; maturin and zig come from PyPI
+# into a cache (GPULINT_BUILD_CACHE, default ~/.cache/gpulint-build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cache="${GPULINT_BUILD_CACHE:-$HOME/.cache/gpulint-build}"
+if [[ ! -x "$cache/venv/bin/maturin" ]]; then
+    python3 -m venv "$cache/venv"
+    "$cache/venv/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.5,<2" ziglang
+fi
+export PATH="$cache/venv/bin:$PATH"
+maturin build --release --strip --zig --compatibility manylinux2014 --out dist
+maturin sdist --out dist
+ls -l dist

@@ -120,6 +120,9 @@ pub enum ChildKind {
     ServerWorker,
     /// An inference engine's worker processes, one per GPU (vLLM's tensor-parallel workers).
     EngineWorkers,
+    /// A server's workers, forked after a hook of its configuration ran in the master (gunicorn's
+    /// `on_starting`).
+    ServerHook,
 }
 
 /// How a value travels to another process.

@@ -31,7 +31,9 @@ Two fork points are not in the code: a Celery worker imports the module that def
 server that preloads the application (gunicorn's `preload_app = True` in `gunicorn.conf.py`, or
 `--preload` on the command line in a Procfile, Dockerfile or shell script next to the code)
 imports the module in its master, then forks the workers that run its request handlers (Flask
-and FastAPI routes). CUDA initialised by that import is inherited by every child. A vLLM engine
+and FastAPI routes). CUDA initialised by that import is inherited by every child; so is CUDA
+initialised by gunicorn's master-side hooks (`on_starting`, `when_ready` in `gunicorn.conf.py`),
+which run before the master forks its workers. A vLLM engine
 with tensor or pipeline parallelism (`LLM(..., tensor_parallel_size=2)`) forks a worker per GPU
 where the project pins vLLM before 0.6.5 and `VLLM_WORKER_MULTIPROC_METHOD` is not `spawn`.
 
@@ -162,7 +164,7 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
             span: child.span,
             message: child.what.to_string(),
         });
-    } else if child.span != init.span {
+    } else if child.span != init.span && child.span != fork.span {
         related.push(Related {
             span: child.span,
             message: format!("the child uses CUDA here: {}", child.what),
@@ -208,6 +210,9 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
                 "a task: the worker imports this module, then forks the children that run it"
                     .to_string()
             }
+            (_, ChildKind::ServerHook) => {
+                "runs in the server's master, which forks the workers after it".to_string()
+            }
             (_, ChildKind::ServerWorker) => {
                 "a handler: the server imports this module, then forks the workers that run it"
                     .to_string()
@@ -237,6 +242,7 @@ pub(crate) fn describe(kind: ChildKind) -> &'static str {
         ChildKind::TaskWorker => "The worker that runs this task",
         ChildKind::ServerWorker => "The preloading server that runs this handler",
         ChildKind::EngineWorkers => "This parallel engine",
+        ChildKind::ServerHook => "The server that calls this hook",
     }
 }
 
@@ -257,6 +263,9 @@ fn spawn_help(kind: ChildKind) -> &'static str {
         }
         ChildKind::ServerWorker => {
             "load the model in each worker (gunicorn's `post_fork` or `post_worker_init` hook, or lazily on the first request), not at import; or drop `--preload`/`preload_app`"
+        }
+        ChildKind::ServerHook => {
+            "load models in each worker instead (gunicorn's `post_fork` or `post_worker_init` hook, or lazily on the first request)"
         }
         ChildKind::EngineWorkers => {
             "set `VLLM_WORKER_MULTIPROC_METHOD=spawn` in the environment before creating the engine (keep it under the main guard)"

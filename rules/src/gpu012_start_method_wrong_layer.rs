@@ -46,8 +46,8 @@ Servers, task queues and engines that fork their workers themselves obey no `set
 either, and are reported the same way where gpulint models their fork: Celery's prefork pool,
 gunicorn with `--preload`, and vLLM's tensor-parallel workers (chosen by
 `VLLM_WORKER_MULTIPROC_METHOD`; before vLLM 0.6.5 fork by default, from then spawn where CUDA is
-already initialised, as the project's pinned `vllm` version says). gunicorn's master-side hooks and
-Sanic are not modelled, so gpulint stays silent there.
+already initialised, as the project's pinned `vllm` version says). Sanic is not modelled, so
+gpulint stays silent there.
 
 ## Example
 ```python

@@ -138,6 +138,22 @@ const fn fixes_with(carrier: Carrier) -> Behaviour {
 /// Why a task decorator's function runs in forked children.
 const PREFORK: &str = "the worker process imports the module that defines the task, then forks its prefork pool (Celery's default), whose children run it";
 
+/// A server's configuration module, by file name, and the functions in it the server calls in its
+/// master process before it forks the workers (the hooks that run in each worker, gunicorn's
+/// `post_fork` and `post_worker_init`, are not listed: nothing is inherited from them).
+pub struct ServerHooks {
+    pub files: &'static [&'static str],
+    pub master_hooks: &'static [&'static str],
+    pub reason: &'static str,
+}
+
+pub const SERVER_HOOKS: &[ServerHooks] = &[ServerHooks {
+    files: &["gunicorn.conf.py", "gunicorn_config.py", "gunicorn.py"],
+    master_hooks: &["on_starting", "when_ready"],
+    reason:
+        "gunicorn calls `on_starting` and `when_ready` in its master, which then forks the workers",
+}];
+
 /// Why a route decorator's function can run in forked children.
 const SERVED: &str = "the handler runs in the web server's workers; a server that preloads the application (gunicorn's `--preload`) imports this module in its master and forks the workers after";
 

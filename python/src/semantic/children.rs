@@ -780,6 +780,63 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 
+    /// The main module as a server's configuration: its master-side hooks run in this process,
+    /// and if one initialised CUDA the workers are forked from it. What the workers run is the
+    /// application, not in this module: that they use the GPU state the hook prepared is taken
+    /// from the hook itself, which initialised CUDA for them.
+    pub(super) fn run_server_hooks(&mut self) {
+        let Some(module) = self.module(self.main) else {
+            return;
+        };
+        let name = self.p.file(self.main).path.file_name();
+        let Some(hooks) = crate::libraries::processes::SERVER_HOOKS
+            .iter()
+            .find(|h| name.is_some_and(|n| h.files.iter().any(|f| n == *f)))
+        else {
+            return;
+        };
+        for (index, func) in module.functions.iter().enumerate() {
+            if func.parent.is_some()
+                || func.class.is_some()
+                || !hooks.master_hooks.contains(&func.name.as_str())
+            {
+                continue;
+            }
+            let id = crate::model::FuncId {
+                file: self.main,
+                index: index as u32,
+            };
+            let before = self.proc_ref().cuda.is_some();
+            self.call_function(id, None, None, vec![Value::Unknown], Vec::new());
+            self.entered.insert(id);
+            let parent = self.proc_ref().cuda.clone();
+            if before || parent.is_none() {
+                continue;
+            }
+            let start = Start {
+                prelude: vec![Effect::CudaInit {
+                    site: CudaInitSite {
+                        span: func.name_span,
+                        level: Init::Context,
+                        what: format!("each worker uses what `{}` prepared on the GPU", func.name)
+                            .into(),
+                    },
+                    fails_in_child: true,
+                }],
+                ..Start::explicit(StartMethod::Fork, None)
+            };
+            let code = "each worker".to_string();
+            self.run_child(
+                func.name_span,
+                ChildKind::ServerHook,
+                start,
+                parent,
+                Vec::new(),
+                code,
+            );
+        }
+    }
+
     /// An engine's worker processes, one per GPU, when it runs on several (`Behaviour::ParallelEngine`).
     pub(super) fn engine_workers(&mut self, span: Span, does: Behaviour, args: &Args<'m>) {
         let Behaviour::ParallelEngine {

@@ -420,6 +420,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.exec_module(self.main);
         self.statement_budgets = false;
         self.run_forked_tasks();
+        self.run_server_hooks();
         let main = self.procs.pop().unwrap_or_default();
         let mut base = EntryBase {
             world: self.save_world(),

@@ -306,9 +306,16 @@ impl<'a> Index<'a> {
             }
             name if depth < 8 && self.scopes[scope].uses.contains_key(name) => {
                 let target = &self.scopes[scope].uses[name];
-                // A `use` path is relative to the crate root or to this module (2018 edition).
-                let resolved = self.resolve_path(scope, target, depth + 1);
-                resolved.split("::").map(str::to_string).collect()
+                if target.first().is_some_and(|t| t == name) {
+                    // `use lazy_static::lazy_static;`: the first name is the crate's.
+                    let mut p = vec![self.external_root(name)];
+                    p.extend(target[1..].iter().cloned());
+                    p
+                } else {
+                    // A `use` path may start from another name in scope (2018 edition).
+                    let resolved = self.resolve_path(scope, target, depth + 1);
+                    resolved.split("::").map(str::to_string).collect()
+                }
             }
             name => match self.from_glob(scope, name, rest, depth) {
                 Some(p) => p,

@@ -956,8 +956,11 @@ fn rust_files_are_checked_unless_excluded_and_target_folders_are_skipped() {
     let out = gpulint(&["check", "--output-format", "concise", "."], root);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(text.contains("src/main.rs:6:36: GPU101"), "{text}");
-    assert!(!text.contains("target") && !text.contains("vendor"), "{text}");
+    assert!(text.contains("src/main.rs:6:45: GPU101"), "{text}");
+    assert!(
+        !text.contains("target") && !text.contains("vendor"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -966,7 +969,10 @@ fn a_rust_syntax_error_is_gpu999_on_its_line_and_noqa_comments_apply() {
     fs::write(dir.path().join("bad.rs"), "fn main() {\n    let x = ;\n}\n").unwrap();
     let quiet = RUST_HAZARD.replace("unsafe { fork() } {", "unsafe { fork() } { // noqa: GPU101");
     fs::write(dir.path().join("quiet.rs"), quiet).unwrap();
-    let out = gpulint(&["check", "--output-format", "concise", "bad.rs", "quiet.rs"], dir.path());
+    let out = gpulint(
+        &["check", "--output-format", "concise", "bad.rs", "quiet.rs"],
+        dir.path(),
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("bad.rs:2:13: GPU999"), "{text}");
     assert!(!text.contains("GPU101"), "{text}");

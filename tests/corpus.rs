@@ -137,7 +137,10 @@ fn corpus_has_rust_cases_of_both_kinds_for_each_rust_rule() {
             let n = rust
                 .iter()
                 .filter(|p| p.parent().is_some_and(|d| d.ends_with(rule)))
-                .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(prefix)))
+                .filter(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+                })
                 .count();
             assert!(n >= 4, "{rule}: {n} {prefix} Rust cases");
         }

@@ -631,8 +631,9 @@ mod tests {
             assert!(lookup(r.path).is_some(), "{} leads nowhere", r.path);
             assert!(!r.reason.is_empty());
         }
+        // A prelude name stands for rows' paths, or it would be useless.
         for (_, to) in PRELUDE {
-            assert!(lookup(to).is_some() || ROWS.iter().all(|r| !r.path.starts_with(to)));
+            assert!(ROWS.iter().any(|r| r.path.starts_with(to)), "{to}");
         }
     }
 

@@ -40,11 +40,12 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
         let walker = WalkBuilder::new(root)
             .filter_entry(|e| {
                 let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-                let skipped = is_dir
-                    && e.file_name()
-                        .to_str()
-                        .is_some_and(|n| SKIPPED_DIRS.contains(&n));
-                !skipped && !(is_dir && is_cargo_target(e.path()))
+                let skipped = e
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|n| SKIPPED_DIRS.contains(&n))
+                    || is_cargo_target(e.path());
+                !(is_dir && skipped)
             })
             .build();
         for entry in walker {

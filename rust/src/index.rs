@@ -317,7 +317,7 @@ impl<'a> Index<'a> {
                     resolved.split("::").map(str::to_string).collect()
                 }
             }
-            name => match self.from_glob(scope, name, rest, depth) {
+            name => match self.glob_import(scope, name, rest, depth) {
                 Some(p) => p,
                 None => vec![self.external_root(name)],
             },
@@ -339,7 +339,7 @@ impl<'a> Index<'a> {
 
     /// A name a glob import brings in: an item of a module of this crate, or a library item with a
     /// row.
-    fn from_glob(
+    fn glob_import(
         &self,
         scope: usize,
         name: &str,

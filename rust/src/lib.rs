@@ -19,10 +19,11 @@ pub use load::{load, Crate, Loaded, RustFile, Source};
 
 /// Whether a crate can reach a GPU crate or fork, from its files' text.
 pub fn may_matter(loaded: &Loaded, krate: &Crate) -> bool {
+    let renamed: Vec<&str> = krate.renamed.keys().map(String::as_str).collect();
     krate
         .modules
         .iter()
-        .any(|(f, _)| libraries::may_matter(&loaded.files[*f].text))
+        .any(|(f, _)| libraries::may_matter(&loaded.files[*f].text, &renamed))
 }
 
 /// Runs every entry point of one crate (`main`, public functions, tests, functions nothing calls)

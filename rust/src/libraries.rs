@@ -611,12 +611,21 @@ pub fn in_gpu_crate(path: &str) -> bool {
     GPU_CRATES.contains(&root)
 }
 
-/// Whether a source text may reach a GPU crate or fork: a superset of what the resolver can see.
-pub fn may_matter(text: &str) -> bool {
-    GPU_CRATES
+/// Whether a source text may reach a GPU crate or fork: it names one of them (or a name a
+/// dependency is renamed to) as the start of a path. A superset of what the resolver can see.
+pub fn may_matter(text: &str, renamed: &[&str]) -> bool {
+    let roots = GPU_CRATES
         .iter()
         .chain(FORK_CRATES)
-        .any(|c| text.contains(c))
+        .copied()
+        .chain(renamed.iter().copied());
+    roots.into_iter().any(|root| {
+        text.match_indices(root).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let starts_word = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+            starts_word && text[at + root.len()..].starts_with("::")
+        })
+    })
 }
 
 #[cfg(test)]
@@ -635,6 +644,13 @@ mod tests {
         for (_, to) in PRELUDE {
             assert!(ROWS.iter().any(|r| r.path.starts_with(to)), "{to}");
         }
+    }
+
+    #[test]
+    fn only_a_path_that_starts_with_a_crate_matters() {
+        assert!(may_matter("use tch::Device;", &[]));
+        assert!(!may_matter("match x { _ => batch::run() }", &[]));
+        assert!(may_matter("candle::Device::Cpu", &["candle"]));
     }
 
     #[test]

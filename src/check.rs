@@ -64,10 +64,11 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     let report_unused_noqa = request.report_unused_noqa;
     let use_baseline = request.use_baseline;
     let verbose = request.verbose;
-    let inputs = inputs(request, &mut resolver)?;
+    let (inputs, rust_inputs) = crate::rust::split(inputs(request, &mut resolver)?);
     let timings = std::env::var_os("GPULINT_TIMINGS").is_some();
     let started = std::time::Instant::now();
-    let program = Program::build(inputs);
+    let mut program = Program::build(inputs);
+    let rust = crate::rust::load(rust_inputs, &mut program);
     // The leaves' models were built and dropped on the pool's threads; glibc keeps that memory in
     // each thread's arena, where the analyses' parsing of the leaves again (on other threads) does not
     // find it. Handing it back first keeps the peak at one set of models.
@@ -90,9 +91,11 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     let frozen = started.elapsed() - built;
     let mut checked: Vec<(FileId, Settings)> = Vec::new();
     for (id, file) in program.files().filter(|(_, f)| f.checked) {
-        checked.push((id, resolver.settings_for(&file.path)?));
+        if !matches!(file.module, Err(FileError::Foreign)) {
+            checked.push((id, resolver.settings_for(&file.path)?));
+        }
     }
-    let results: Vec<(FileId, Result<Vec<Diagnostic>, String>)> = checked
+    let mut results: Vec<(FileId, Result<Vec<Diagnostic>, String>)> = checked
         .into_par_iter()
         .map(|(id, settings)| {
             let start = std::time::Instant::now();
@@ -117,6 +120,7 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
             (id, result)
         })
         .collect();
+    results.extend(crate::rust::check(&rust, &program));
     if timings {
         let imported = program.files().filter(|(_, f)| !f.checked).count();
         let lazy = program
@@ -213,9 +217,11 @@ fn check_file(
         Err(FileError::Syntax(err)) => {
             Ok(vec![gpulint_rules::invalid_syntax(&err.message, err.span)])
         }
+        Err(FileError::Foreign) => Ok(Vec::new()),
         Ok(_) => catch_unwind(AssertUnwindSafe(|| {
             let analysed = semantic::analyze_bounded(program, cache, id, settings);
-            let mut found = gpulint_rules::check(&analysed.facts, program);
+            let mut found =
+                gpulint_rules::check(&analysed.facts, program, gpulint_rules::Language::Python);
             if let Some(cut) = analysed.cuts.first() {
                 let place = describe_cut(program, cut);
                 for d in &mut found {

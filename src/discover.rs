@@ -1,5 +1,5 @@
-//! Finds the files to check: Python sources and Jupyter notebooks under the given paths, honouring
-//! .gitignore.
+//! Finds the files to check: Python sources, Jupyter notebooks and Rust sources under the given
+//! paths, honouring .gitignore.
 
 use std::path::{Path, PathBuf};
 
@@ -21,7 +21,7 @@ pub enum Found {
     Error(PathBuf, String),
 }
 
-/// Every Python file and notebook under `paths`, sorted and de-duplicated. A path given
+/// Every Python file, notebook and Rust file under `paths`, sorted and de-duplicated. A path given
 /// explicitly is checked whatever its extension.
 pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
     let mut found = Vec::new();
@@ -29,15 +29,6 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
         match std::fs::metadata(root) {
             Err(err) => {
                 found.push(Found::Error(root.clone(), err.to_string()));
-                continue;
-            }
-            // Rust sources are named by hooks (`types_or: [python, pyi, jupyter, rust]`) but not
-            // analysed yet: say so rather than report them as Python syntax errors.
-            Ok(meta) if meta.is_file() && root.extension().is_some_and(|e| e == "rs") => {
-                eprintln!(
-                    "gpulint: {}: skipped: Rust sources are not analysed yet",
-                    root.display()
-                );
                 continue;
             }
             Ok(meta) if meta.is_file() => {
@@ -48,11 +39,13 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
         }
         let walker = WalkBuilder::new(root)
             .filter_entry(|e| {
-                let skipped = e.file_type().is_some_and(|t| t.is_dir())
-                    && e.file_name()
-                        .to_str()
-                        .is_some_and(|n| SKIPPED_DIRS.contains(&n));
-                !skipped
+                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+                let skipped = e
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|n| SKIPPED_DIRS.contains(&n))
+                    || is_cargo_target(e.path());
+                !(is_dir && skipped)
             })
             .build();
         for entry in walker {
@@ -84,8 +77,15 @@ fn key(found: &Found) -> &Path {
 fn is_checkable(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
-        Some("py" | "pyi" | "ipynb")
+        Some("py" | "pyi" | "ipynb" | "rs")
     )
+}
+
+/// Cargo's build folder: `target/` beside a `Cargo.toml`, or any folder Cargo tagged as a cache.
+fn is_cargo_target(dir: &Path) -> bool {
+    let beside_manifest = dir.file_name().is_some_and(|n| n == "target")
+        && dir.parent().is_some_and(|p| p.join("Cargo.toml").is_file());
+    beside_manifest || dir.join("CACHEDIR.TAG").is_file()
 }
 
 fn error_path(err: &ignore::Error) -> Option<PathBuf> {

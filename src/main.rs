@@ -12,6 +12,7 @@ mod fixes;
 mod noqa;
 mod output;
 mod paths;
+mod rust;
 mod selection;
 mod servers;
 mod show;

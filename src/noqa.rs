@@ -165,11 +165,22 @@ fn parse_directive(comment: &str) -> Option<(bool, Codes, usize)> {
     Some((file_level, Codes(codes), end))
 }
 
+/// The next `#` or `//` in a comment: where it is and how long.
+fn next_comment_mark(text: &str) -> Option<(usize, usize)> {
+    let hash = text.find('#').map(|at| (at, 1));
+    let slashes = text.find("//").map(|at| (at, 2));
+    match (hash, slashes) {
+        (Some(h), Some(s)) => Some(if h.0 < s.0 { h } else { s }),
+        (h, s) => h.or(s),
+    }
+}
+
 /// Where the text after `# noqa` starts (the `#` may be the comment's own or a later one).
 fn find_noqa(lower: &str) -> Option<usize> {
     let mut from = 0;
-    while let Some(hash) = lower[from..].find('#') {
-        let after = from + hash + 1;
+    // `# noqa` in Python, `// noqa` in Rust.
+    while let Some((hash, len)) = next_comment_mark(&lower[from..]) {
+        let after = from + hash + len;
         let rest = &lower[after..];
         let trimmed = rest.trim_start();
         if let Some(tail) = trimmed.strip_prefix("noqa") {

@@ -12,6 +12,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("core", &[]),
     ("analyses", &["gpulint_core"]),
     ("python", &["gpulint_core"]),
+    ("rust", &["gpulint_core"]),
     ("rules", &["gpulint_core", "gpulint_analyses"]),
     ("probe", &[]),
 ];
@@ -118,6 +119,45 @@ fn the_checker_finds_what_it_looks_for() {
         found,
         ["torch.cuda.init", "multiprocessing.Pool", "os.fork"]
     );
+}
+
+/// Crates whose APIs the Rust frontend's table describes.
+const RUST_LIBRARY_ROOTS: &[&str] = &[
+    "cudarc",
+    "candle_core",
+    "candle_nn",
+    "tch",
+    "cust",
+    "nix",
+    "libc",
+    "fork",
+    "std",
+    "once_cell",
+    "lazy_static",
+];
+
+#[test]
+fn no_rust_library_path_is_a_string_literal_outside_the_table() {
+    let mut offences = Vec::new();
+    for file in rust_files(&root().join("rust/src")) {
+        if file.ends_with("libraries.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("source");
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for literal in string_literals(code) {
+            let named = literal
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+                .find(|w| {
+                    w.split_once("::")
+                        .is_some_and(|(head, _)| RUST_LIBRARY_ROOTS.contains(&head))
+                });
+            if let Some(name) = named {
+                offences.push(format!("{}: {name:?}", file.display()));
+            }
+        }
+    }
+    assert!(offences.is_empty(), "{}", offences.join("\n"));
 }
 
 fn rust_files(dir: &Path) -> Vec<PathBuf> {

@@ -23,7 +23,8 @@ pub fn gpulint(args: &[&str], cwd: &Path) -> Output {
 /// `GPU003(warning)`. In a notebook the path is `path:cell N` and the line counts in the cell.
 pub type Findings = BTreeMap<(String, u32), Vec<String>>;
 
-/// Reads `# expect: GPU001, GPU003(error)` markers from every `.py` file and notebook under `dir`.
+/// Reads `# expect: GPU001, GPU003(error)` markers from every `.py` file and notebook under `dir`,
+/// and `// expect: GPU101` markers from every `.rs` file.
 pub fn expected(dir: &Path) -> Findings {
     let mut out = Findings::new();
     for path in case_files(dir) {
@@ -33,8 +34,14 @@ pub fn expected(dir: &Path) -> Findings {
             .display()
             .to_string();
         for (place, text) in sources(&path, &rel) {
+            // `# expect:` in Python, `// expect:` in Rust.
+            let marker = if path.extension().is_some_and(|e| e == "rs") {
+                "// expect:"
+            } else {
+                "# expect:"
+            };
             for (i, line) in text.lines().enumerate() {
-                if let Some((_, codes)) = line.split_once("# expect:") {
+                if let Some((_, codes)) = line.split_once(marker) {
                     let mut codes: Vec<String> =
                         codes.split(',').map(|c| c.trim().to_string()).collect();
                     codes.sort();
@@ -79,10 +86,11 @@ pub fn notebook_cells(json: &str) -> Vec<(u32, String)> {
     out
 }
 
-/// Every case file under `dir`: Python files and notebooks, sorted.
+/// Every case file under `dir`: Python files, notebooks and Rust files, sorted.
 pub fn case_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = python_files(dir);
     files.extend(files_with_extension(dir, "ipynb"));
+    files.extend(files_with_extension(dir, "rs"));
     files.sort();
     files
 }

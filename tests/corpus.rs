@@ -36,6 +36,9 @@ fn corpus_has_enough_cases_of_each_kind() {
         ("gpu013", 4),
         ("gpu014", 4),
         ("gpu015", 4),
+        ("gpu101", 4),
+        ("gpu102", 4),
+        ("gpu103", 4),
     ] {
         let count = |prefix: &str| {
             files
@@ -122,6 +125,25 @@ fn negative_cases_carry_no_markers_and_positive_cases_do() {
             "{case}: name a case pos_ or neg_"
         );
         assert_eq!(*marked, name.starts_with("pos_"), "{case}");
+    }
+}
+
+#[test]
+fn corpus_has_rust_cases_of_both_kinds_for_each_rust_rule() {
+    let dir = root().join("corpus");
+    let rust = files_with_extension(&dir, "rs");
+    for rule in ["gpu101", "gpu102", "gpu103"] {
+        for prefix in ["pos_", "neg_"] {
+            let n = rust
+                .iter()
+                .filter(|p| p.parent().is_some_and(|d| d.ends_with(rule)))
+                .filter(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+                })
+                .count();
+            assert!(n >= 4, "{rule}: {n} {prefix} Rust cases");
+        }
     }
 }
 

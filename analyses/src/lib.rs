@@ -9,6 +9,7 @@ pub mod global_rank;
 pub mod implicit_device;
 pub mod ipc;
 pub mod main_guard;
+pub mod once_global;
 pub mod pinned;
 pub mod process_group;
 pub mod stale_globals;
@@ -87,4 +88,5 @@ analyses! {
     stale_globals: stale_globals::StaleGlobals,
     cuda_sent: ipc::CudaAcrossProcesses,
     threadpool_forks: threadpool::ForkAfterThreads,
+    once_globals: once_global::OnceGlobal,
 }

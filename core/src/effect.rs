@@ -335,6 +335,15 @@ pub enum Effect {
     /// A device index taken from the global rank (`RANK`, `get_rank()`) names the device here:
     /// past the first node it is not an ordinal of this machine.
     DeviceFromGlobalRank { span: Span },
+    /// A function asked for a device by its parameter `ordinal` returns a CUDA object that a
+    /// global initialised once (a lazy cell) holds: every call gets the first initialisation's
+    /// device, whatever it asks for. `span`: the function; `global`: the global's name and
+    /// declaration.
+    CachedDeviceReturned {
+        span: Span,
+        global: (Arc<str>, Span),
+        ordinal: Span,
+    },
     /// A checkpoint load that restores tensors to the devices they were saved from (no
     /// `map_location`): usually cuda:0, whatever device this process uses.
     UnmappedLoad { span: Span, what: Arc<str> },

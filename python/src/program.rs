@@ -42,6 +42,8 @@ pub enum FileError {
         offset: u32,
     },
     Syntax(SyntaxError),
+    /// Another language's source: its own frontend checks it.
+    Foreign,
 }
 
 #[derive(Debug)]
@@ -202,6 +204,38 @@ impl Program {
             file.lazy = false;
         }
         builder.program
+    }
+
+    /// Adds a file another frontend checks (Rust), for positions, excerpts and suppression
+    /// comments; `comments` are byte ranges in `text`.
+    pub fn add_foreign(
+        &mut self,
+        path: PathBuf,
+        text: String,
+        comments: &[(u32, u32)],
+        checked: bool,
+    ) -> FileId {
+        let id = FileId(self.files.len() as u32);
+        self.files.push(SourceFile {
+            path,
+            lines: LineIndex::new(&text),
+            text,
+            module: Err(FileError::Foreign),
+            comments: comments
+                .iter()
+                .map(|(s, e)| Span::new(id, *s, *e))
+                .collect(),
+            checked,
+            cells: None,
+            notebook: None,
+            interactive: false,
+            imports: HashMap::default(),
+            runs_at_import: Vec::new(),
+            gpu: false,
+            lazy: false,
+            relevant: false,
+        });
+        id
     }
 
     pub fn file(&self, id: FileId) -> &SourceFile {

@@ -2414,6 +2414,9 @@ fn summary(effect: &Effect) -> String {
         Effect::DeviceBound {
             binding, chooses, ..
         } => format!("DeviceBound {binding:?} chooses={chooses}"),
+        Effect::CachedDeviceReturned { global, .. } => {
+            format!("CachedDeviceReturned global={}", global.0)
+        }
         Effect::ProcessGroupCreated {
             backend,
             device_given,

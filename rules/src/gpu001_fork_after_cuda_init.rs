@@ -7,7 +7,7 @@ use gpulint_core::effect::StartMethod;
 
 use gpulint_core::effect::ChildKind;
 
-use crate::{Applicability, Diagnostic, Fix, Related, Rule, Severity, Sources};
+use crate::{Applicability, Diagnostic, Fix, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU001",
@@ -17,6 +17,7 @@ pub static RULE: Rule = Rule {
     docs: DOCS,
     check: Some(check),
     replaced_by: &[],
+    language: Some(Language::Python),
 };
 
 const DOCS: &str = r#"## What it does

@@ -2,7 +2,7 @@
 
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU002",
@@ -13,6 +13,7 @@ pub static RULE: Rule = Rule {
     docs: DOCS,
     check: Some(check),
     replaced_by: &[],
+    language: Some(Language::Python),
 };
 
 const DOCS: &str = r#"## What it does

@@ -4,7 +4,7 @@ use gpulint_analyses::process_group::{GroupVerdict, ProcessGroupFact};
 use gpulint_analyses::Facts;
 use gpulint_core::effect::Backend;
 
-use crate::{Diagnostic, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU003",
@@ -14,6 +14,7 @@ pub static RULE: Rule = Rule {
     docs: DOCS,
     check: Some(check),
     replaced_by: &[],
+    language: Some(Language::Python),
 };
 
 const DOCS: &str = r#"## What it does

@@ -4,7 +4,7 @@
 use gpulint_analyses::start_method::AlreadyFixedFact;
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU005",
@@ -14,6 +14,7 @@ pub static RULE: Rule = Rule {
     docs: DOCS,
     check: Some(check),
     replaced_by: &[],
+    language: Some(Language::Python),
 };
 
 const DOCS: &str = r#"## What it does

@@ -5,7 +5,7 @@
 use gpulint_analyses::Facts;
 use gpulint_core::effect::{Handed, StartMethod, Unserializable, UnserializableSent};
 
-use crate::{Diagnostic, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU006",
@@ -15,6 +15,7 @@ pub static RULE: Rule = Rule {
     docs: DOCS,
     check: Some(check),
     replaced_by: &[],
+    language: Some(Language::Python),
 };
 
 const DOCS: &str = r#"## What it does

@@ -3,7 +3,7 @@
 use gpulint_analyses::global_rank::GlobalRankFact;
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Rule, Severity, Sources};
+use crate::{Diagnostic, Language, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU008",
@@ -13,6 +13,7 @@ pub static RULE: Rule = Rule {
     docs: DOCS,
     check: Some(check),
     replaced_by: &[],
+    language: Some(Language::Python),
 };
 
 const DOCS: &str = r#"## What it does

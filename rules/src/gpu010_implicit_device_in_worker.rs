@@ -4,7 +4,7 @@
 use gpulint_analyses::implicit_device::ImplicitDeviceFact;
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU010",
@@ -15,6 +15,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     // A module-level object on the current device is a pinned global: GPU002 says it better.
     replaced_by: &["GPU002"],
+    language: Some(Language::Python),
 };
 
 const DOCS: &str = r#"## What it does

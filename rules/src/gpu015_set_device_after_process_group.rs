@@ -3,7 +3,7 @@
 use gpulint_analyses::process_group::{GroupVerdict, ProcessGroupFact};
 use gpulint_analyses::Facts;
 
-use crate::{Applicability, Diagnostic, Fix, Related, Rule, Severity, Sources};
+use crate::{Applicability, Diagnostic, Fix, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU015",
@@ -14,6 +14,7 @@ pub static RULE: Rule = Rule {
     docs: DOCS,
     check: Some(check),
     replaced_by: &["GPU003"],
+    language: Some(Language::Python),
 };
 
 const DOCS: &str = r#"## What it does

@@ -13,6 +13,7 @@ pub static RULE: Rule = Rule {
     docs: DOCS,
     check: None,
     replaced_by: &[],
+    language: None,
 };
 
 const DOCS: &str = r#"## What it does

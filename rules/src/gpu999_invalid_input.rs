@@ -12,11 +12,12 @@ pub static RULE: Rule = Rule {
     docs: DOCS,
     check: None,
     replaced_by: &[],
+    language: None,
 };
 
 const DOCS: &str = r#"## What it does
-Reports a file that gpulint could not check: `invalid-syntax` when the Python parser rejects it (with
-the parser's message and position), `unreadable-file` when it is not UTF-8, contains a NUL byte, or
+Reports a file that gpulint could not check: `invalid-syntax` when the parser (Python's, or syn for
+Rust) rejects it (with the parser's message and position), `unreadable-file` when it is not UTF-8, contains a NUL byte, or
 cannot be read at all (permissions, a broken symbolic link). The other files are still checked.
 
 ## Why is this bad?

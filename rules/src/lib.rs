@@ -18,6 +18,9 @@ mod gpu012_start_method_wrong_layer;
 mod gpu013_spawn_reads_parent_mutated_global;
 mod gpu014_fork_after_threadpool;
 mod gpu015_set_device_after_process_group;
+mod gpu101_rust_fork_after_cuda_init;
+mod gpu102_rust_static_cuda_context;
+mod gpu103_rust_rank_as_device_ordinal;
 mod gpu900_unused_noqa;
 mod gpu999_invalid_input;
 #[cfg(test)]
@@ -46,6 +49,15 @@ pub struct Rule {
     /// severely when another main program reached it (GPU015's order-only group is GPU003's error
     /// when some caller uses the GPU before binding it).
     pub replaced_by: &'static [&'static str],
+    /// The source language whose facts it reads; `None` for the driver's own diagnostics.
+    pub language: Option<Language>,
+}
+
+/// Which frontend produced a set of facts: each rule words findings for one language's code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    Python,
+    Rust,
 }
 
 /// Every rule, in code order.
@@ -65,6 +77,9 @@ pub static RULES: &[&Rule] = &[
     &gpu013_spawn_reads_parent_mutated_global::RULE,
     &gpu014_fork_after_threadpool::RULE,
     &gpu015_set_device_after_process_group::RULE,
+    &gpu101_rust_fork_after_cuda_init::RULE,
+    &gpu102_rust_static_cuda_context::RULE,
+    &gpu103_rust_rank_as_device_ordinal::RULE,
     &gpu900_unused_noqa::RULE,
     &gpu999_invalid_input::RULE,
 ];
@@ -93,10 +108,11 @@ pub fn drop_replaced(diagnostics: &mut Vec<Diagnostic>) {
     diagnostics.retain(|_| keep.next().unwrap_or(true));
 }
 
-/// Runs every rule over one analysis's facts; `sources` lets rules build fixes.
-pub fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
+/// Runs the rules of `language` over one analysis's facts; `sources` lets rules build fixes.
+pub fn check(facts: &Facts, sources: &dyn Sources, language: Language) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = RULES
         .iter()
+        .filter(|r| r.language == Some(language))
         .filter_map(|r| r.check)
         .flat_map(|c| c(facts, sources))
         .collect();

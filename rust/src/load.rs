@@ -1,0 +1,501 @@
+//! Loads Rust files into crates: each crate is a root file (`src/lib.rs`, `src/main.rs`,
+//! `src/bin/*.rs`, `examples/*.rs`, a target a `Cargo.toml` names, or a lone file) and the module
+//! files its `mod` declarations reach. Files are parsed here only to follow `mod`s and to report
+//! syntax errors; each crate's analysis parses its files again on its own thread (syn's spans live
+//! in a thread-local map).
+
+use std::path::{Path, PathBuf};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// A file of some crate.
+#[derive(Debug)]
+pub struct RustFile {
+    /// As given (checked files) or joined from its parent module's path.
+    pub path: PathBuf,
+    pub text: String,
+    /// Why it could not be read or parsed: the message and the byte offset.
+    pub error: Option<(String, u32)>,
+    /// Where its `//` comments are (suppression comments are read from these).
+    pub comments: Vec<(u32, u32)>,
+    /// Named by the user (or found under a named folder).
+    pub checked: bool,
+}
+
+/// A crate: its files, the root first, each with its module path.
+#[derive(Debug)]
+pub struct Crate {
+    pub modules: Vec<(usize, Vec<String>)>,
+    /// Renamed dependencies of its package (`candle = { package = "candle-core" }`): name → crate.
+    pub renamed: FxHashMap<String, String>,
+}
+
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub files: Vec<RustFile>,
+    pub crates: Vec<Crate>,
+}
+
+/// Where a file comes from: the disk, or text read elsewhere (standard input).
+pub enum Source {
+    Path(PathBuf),
+    Text(PathBuf, String),
+}
+
+/// Files larger than this are not read: generated bindings, not code worth interpreting.
+const MAX_BYTES: u64 = 8 << 20;
+/// How deep `mod` declarations are followed.
+const MAX_MOD_DEPTH: usize = 32;
+
+#[derive(Default)]
+struct Loader {
+    loaded: Loaded,
+    by_key: FxHashMap<PathBuf, usize>,
+    texts: FxHashMap<PathBuf, String>,
+    in_crate: FxHashSet<usize>,
+    roots: FxHashSet<usize>,
+}
+
+/// Loads the checked files and the crates they belong to.
+pub fn load(sources: Vec<Source>) -> Loaded {
+    let mut loader = Loader::default();
+    let mut checked = Vec::new();
+    for source in sources {
+        let path = match source {
+            Source::Path(p) => p,
+            Source::Text(p, text) => {
+                loader.texts.insert(key(&p), text);
+                p
+            }
+        };
+        let id = loader.file(&path, true);
+        checked.push((id, path));
+    }
+    // Crate roots first: a checked module file joins the crate whose `mod`s reach it.
+    let mut roots: Vec<(usize, PathBuf)> = Vec::new();
+    for (id, path) in &checked {
+        for root in package_roots(path) {
+            let root_id = if key(&root) == key(path) {
+                *id
+            } else {
+                loader.file(&root, false)
+            };
+            if !roots.iter().any(|(r, _)| *r == root_id) {
+                roots.push((root_id, root));
+            }
+        }
+    }
+    for (id, path) in roots {
+        loader.add_crate(id, &path);
+    }
+    for (id, path) in checked {
+        if !loader.in_crate.contains(&id) {
+            loader.add_crate(id, &path);
+        }
+    }
+    loader.loaded
+}
+
+impl Loader {
+    /// The file at `path`, read and parsed once.
+    fn file(&mut self, path: &Path, checked: bool) -> usize {
+        let k = key(path);
+        if let Some(&id) = self.by_key.get(&k) {
+            self.loaded.files[id].checked |= checked;
+            return id;
+        }
+        let (text, error) = match self.texts.remove(&k) {
+            Some(text) => (text, None),
+            None => read(path),
+        };
+        let error = error.or_else(|| parse_error(&text));
+        let comments = if error.is_none() {
+            comments(&text)
+        } else {
+            Vec::new()
+        };
+        let id = self.loaded.files.len();
+        self.loaded.files.push(RustFile {
+            path: path.to_path_buf(),
+            text,
+            error,
+            comments,
+            checked,
+        });
+        self.by_key.insert(k, id);
+        id
+    }
+
+    fn add_crate(&mut self, root: usize, path: &Path) {
+        if !self.roots.insert(root) || (self.in_crate.contains(&root) && !is_root_name(path)) {
+            return;
+        }
+        let mut modules = Vec::new();
+        let mut seen = FxHashSet::default();
+        self.walk(root, path, true, Vec::new(), &mut modules, &mut seen, 0);
+        for (id, _) in &modules {
+            self.in_crate.insert(*id);
+        }
+        self.loaded.crates.push(Crate {
+            modules,
+            renamed: renamed_dependencies(path),
+        });
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn walk(
+        &mut self,
+        id: usize,
+        path: &Path,
+        mod_rs: bool,
+        module: Vec<String>,
+        out: &mut Vec<(usize, Vec<String>)>,
+        seen: &mut FxHashSet<usize>,
+        depth: usize,
+    ) {
+        if depth > MAX_MOD_DEPTH || !seen.insert(id) {
+            return;
+        }
+        out.push((id, module.clone()));
+        let Ok(file) = syn::parse_file(&self.loaded.files[id].text) else {
+            return;
+        };
+        // Where child modules' files are: beside a root or `mod.rs`, else in a folder named after it.
+        let dir = match (mod_rs, path.parent(), path.file_stem()) {
+            (true, Some(p), _) => p.to_path_buf(),
+            (false, Some(p), Some(stem)) => p.join(stem),
+            _ => PathBuf::new(),
+        };
+        let mut children = Vec::new();
+        mod_files(&file.items, &dir, &module, &mut children);
+        proc_macro2::extra::invalidate_current_thread_spans();
+        for (child_path, child_module, child_mod_rs) in children {
+            if !child_path.is_file() {
+                continue;
+            }
+            let child = self.file(&child_path, false);
+            self.walk(
+                child,
+                &child_path,
+                child_mod_rs,
+                child_module,
+                out,
+                seen,
+                depth + 1,
+            );
+        }
+    }
+}
+
+/// The files `mod name;` declarations in `items` name, with their module paths and whether each is
+/// a `mod.rs`-like file (its children sit beside it).
+fn mod_files(
+    items: &[syn::Item],
+    dir: &Path,
+    module: &[String],
+    out: &mut Vec<(PathBuf, Vec<String>, bool)>,
+) {
+    for item in items {
+        let syn::Item::Mod(m) = item else { continue };
+        let name = m.ident.to_string();
+        let mut child_module = module.to_vec();
+        child_module.push(name.clone());
+        let explicit = path_attribute(&m.attrs).map(|p| dir.join(p));
+        match &m.content {
+            Some((_, inner)) => mod_files(inner, &dir.join(&name), &child_module, out),
+            None => {
+                let candidates = match explicit {
+                    Some(p) => vec![(p, true)],
+                    None => vec![
+                        (dir.join(format!("{name}.rs")), false),
+                        (dir.join(&name).join("mod.rs"), true),
+                    ],
+                };
+                if let Some((p, mod_rs)) = candidates.into_iter().find(|(p, _)| p.is_file()) {
+                    out.push((p, child_module, mod_rs));
+                }
+            }
+        }
+    }
+}
+
+/// The value of `#[path = "..."]`.
+fn path_attribute(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find_map(|a| {
+        let syn::Meta::NameValue(nv) = &a.meta else {
+            return None;
+        };
+        if !nv.path.is_ident("path") {
+            return None;
+        }
+        match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        }
+    })
+}
+
+fn is_root_name(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n == "lib.rs" || n == "main.rs")
+}
+
+/// The crate roots of the package a file sits in whose modules may include it: for a file under
+/// `src/`, the library and binaries; under `examples/`, `tests/` or `benches/`, those targets. A
+/// file elsewhere (or in no package) is a crate of its own.
+fn package_roots(path: &Path) -> Vec<PathBuf> {
+    let Some((package, rel)) = package_of(path) else {
+        return Vec::new();
+    };
+    let Some(top) = rel.components().next() else {
+        return Vec::new();
+    };
+    let top = package.join(top);
+    let mut roots = Vec::new();
+    if top.ends_with("src") {
+        roots.push(top.join("lib.rs"));
+        roots.push(top.join("main.rs"));
+        roots.extend(targets_in(&top.join("bin")));
+        roots.extend(manifest_targets(&package));
+    } else if ["examples", "tests", "benches"]
+        .iter()
+        .any(|d| top.ends_with(d))
+    {
+        roots.extend(targets_in(&top));
+    }
+    roots.retain(|r| r.is_file() && path.starts_with(package_prefix(r, &package)));
+    roots
+}
+
+/// The part of the package a root's modules can be in (its folder).
+fn package_prefix(root: &Path, package: &Path) -> PathBuf {
+    root.parent()
+        .map_or(package.to_path_buf(), Path::to_path_buf)
+}
+
+/// `dir/*.rs` and `dir/*/main.rs`, sorted.
+fn targets_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| {
+            if p.is_dir() {
+                Some(p.join("main.rs"))
+            } else {
+                p.extension().is_some_and(|e| e == "rs").then_some(p)
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The nearest folder above `path` holding a `Cargo.toml`, and `path` relative to it.
+fn package_of(path: &Path) -> Option<(PathBuf, PathBuf)> {
+    let mut dir = path.parent();
+    for _ in 0..16 {
+        let d = dir?;
+        let d = if d.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            d
+        };
+        if d.join("Cargo.toml").is_file() {
+            let rel = path.strip_prefix(d).ok()?.to_path_buf();
+            return Some((d.to_path_buf(), rel));
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+fn manifest(package: &Path) -> Option<toml::Table> {
+    std::fs::read_to_string(package.join("Cargo.toml"))
+        .ok()?
+        .parse()
+        .ok()
+}
+
+/// The `path`s of `[lib]` and `[[bin]]` targets a manifest names.
+fn manifest_targets(package: &Path) -> Vec<PathBuf> {
+    let Some(m) = manifest(package) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let lib = m.get("lib").into_iter();
+    let bins = m
+        .get("bin")
+        .and_then(|b| b.as_array())
+        .into_iter()
+        .flatten();
+    for target in lib.chain(bins) {
+        if let Some(p) = target.get("path").and_then(|p| p.as_str()) {
+            out.push(package.join(p));
+        }
+    }
+    out
+}
+
+/// A package's dependencies known under another name: `name = { package = "real-name" }`.
+fn renamed_dependencies(root: &Path) -> FxHashMap<String, String> {
+    let mut out = FxHashMap::default();
+    let Some((package, _)) = package_of(root) else {
+        return out;
+    };
+    let Some(m) = manifest(&package) else {
+        return out;
+    };
+    for table in ["dependencies", "dev-dependencies"] {
+        let Some(deps) = m.get(table).and_then(|d| d.as_table()) else {
+            continue;
+        };
+        for (name, spec) in deps {
+            if let Some(real) = spec.get("package").and_then(|p| p.as_str()) {
+                out.insert(name.replace('-', "_"), real.replace('-', "_"));
+            }
+        }
+    }
+    out
+}
+
+fn key(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn read(path: &Path) -> (String, Option<(String, u32)>) {
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() > MAX_BYTES => {
+            return (
+                String::new(),
+                Some((format!("larger than {} MiB", MAX_BYTES >> 20), 0)),
+            )
+        }
+        Err(e) => return (String::new(), Some((e.to_string(), 0))),
+        Ok(_) => {}
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => (text, None),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to() as u32;
+                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                (text, Some(("not valid UTF-8".into(), at)))
+            }
+        },
+        Err(e) => (String::new(), Some((e.to_string(), 0))),
+    }
+}
+
+/// syn's message and where it points, for a file that does not parse.
+pub fn parse_error(text: &str) -> Option<(String, u32)> {
+    let result = syn::parse_file(text);
+    let out = result.err().map(|e| {
+        let at = e.span().byte_range().start.min(text.len()) as u32;
+        (e.to_string(), at)
+    });
+    proc_macro2::extra::invalidate_current_thread_spans();
+    out
+}
+
+/// Where the `//` comments of a text are, skipping strings and block comments.
+pub fn comments(text: &str) -> Vec<(u32, u32)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                let end = memchr_newline(b, i);
+                out.push((i as u32, end as u32));
+                i = end;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = b[i + 2..]
+                    .windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(b.len(), |p| i + 2 + p + 2);
+            }
+            b'"' => i = string_end(b, i + 1),
+            b'r' if raw_string_start(b, i).is_some() => {
+                let (hashes, open) = raw_string_start(b, i).unwrap_or((0, i + 1));
+                let close: Vec<u8> = std::iter::once(b'"')
+                    .chain(std::iter::repeat_n(b'#', hashes))
+                    .collect();
+                i = b[open..]
+                    .windows(close.len())
+                    .position(|w| w == close.as_slice())
+                    .map_or(b.len(), |p| open + p + close.len());
+            }
+            b'\'' => {
+                // A char literal ('x', '\n', '"'), not a lifetime ('a).
+                if b.get(i + 1) == Some(&b'\\') {
+                    i = b[i + 2..]
+                        .iter()
+                        .position(|c| *c == b'\'')
+                        .map_or(b.len(), |p| i + 2 + p + 1);
+                } else if b.get(i + 2) == Some(&b'\'') {
+                    i += 3;
+                } else {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+fn memchr_newline(b: &[u8], from: usize) -> usize {
+    b[from..]
+        .iter()
+        .position(|c| *c == b'\n')
+        .map_or(b.len(), |p| from + p)
+}
+
+fn string_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+/// For `r"`, `r#"`, `br"`: how many `#` and where the contents start.
+fn raw_string_start(b: &[u8], i: usize) -> Option<(usize, usize)> {
+    if i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_') && b[i - 1] != b'b' {
+        return None;
+    }
+    let hashes = b[i + 1..].iter().take_while(|c| **c == b'#').count();
+    (b.get(i + 1 + hashes) == Some(&b'"')).then_some((hashes, i + 2 + hashes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_skip_strings() {
+        let text =
+            "let a = \"// no\"; // yes\nlet b = r#\"// no\"#; /* // no */ let c = '/'; // two\n";
+        let found: Vec<&str> = comments(text)
+            .iter()
+            .map(|(s, e)| &text[*s as usize..*e as usize])
+            .collect();
+        assert_eq!(found, ["// yes", "// two"]);
+    }
+
+    #[test]
+    fn a_syntax_error_has_a_position() {
+        let (_, at) = parse_error("fn main() {\n    let x = ;\n}\n").expect("an error");
+        assert_eq!(at, 24);
+        assert!(parse_error("fn main() {}").is_none());
+    }
+}

@@ -446,6 +446,55 @@ fn utf8_positions_safe_fixes_and_errors_for_bad_requests() {
 }
 
 #[test]
+fn a_broken_configuration_is_shown_once_and_the_document_gets_no_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    fs::write(
+        root.join("pyproject.toml"),
+        "[tool.gpulint]\nplatform = \"amiga\"\n",
+    )
+    .unwrap();
+    let loader = uri(&root.join("loader.py"));
+    let mut client = Client::start(&root);
+    initialize(&mut client, &root, json!({}));
+    client.open(&loader, LOADER);
+    let shown = client.wait_for(|m| m["method"] == "window/showMessage");
+    assert_eq!(shown["params"]["type"], 1, "an error");
+    assert_eq!(
+        shown["params"]["message"],
+        "gpulint: loader.py not checked: pyproject.toml:2: invalid configuration: platform `amiga` is not \"linux\", \"macos\" or \"windows\""
+    );
+    assert_eq!(client.diagnostics(&loader)["diagnostics"], json!([]));
+    // The same error at the next keystroke is not shown again; once fixed, the check runs.
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": loader, "version": 2},
+            "contentChanges": [{"text": format!("{LOADER}\n")}],
+        }),
+    );
+    // A code action request checks first: any message of that check comes before its answer.
+    let zero = json!({"line": 0, "character": 0});
+    let params = json!({
+        "textDocument": {"uri": loader},
+        "range": {"start": zero, "end": zero},
+        "context": {"diagnostics": []},
+    });
+    let response = client.request("textDocument/codeAction", params);
+    assert_eq!(response["result"], json!([]));
+    let shown_again = |c: &Client| c.queued.iter().any(|m| m["method"] == "window/showMessage");
+    assert!(!shown_again(&client), "{:#?}", client.queued);
+    fs::write(root.join("pyproject.toml"), "[tool.gpulint]\n").unwrap();
+    client.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": loader}}),
+    );
+    let published = client.diagnostics(&loader);
+    assert_eq!(published["diagnostics"][0]["code"], "GPU001", "{published}");
+    assert!(!shown_again(&client), "{:#?}", client.queued);
+}
+
+#[test]
 fn exit_without_shutdown_is_status_1_and_a_closed_input_ends_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let mut client = Client::start(dir.path());

@@ -162,8 +162,17 @@ impl Session {
                 (findings::report(&checked, self.encoding), note)
             }
             Ok(Err(err)) => {
+                // One line: a message box shows no excerpt.
                 let text = match err.downcast_ref::<config::ConfigError>() {
-                    Some(config) => config.render(),
+                    Some(e) => {
+                        let at = e.span.start.min(e.text.len());
+                        let line = e.text.as_bytes()[..at]
+                            .iter()
+                            .filter(|b| **b == b'\n')
+                            .count();
+                        let file = crate::paths::relative(&e.path);
+                        format!("{file}:{}: invalid configuration: {}", line + 1, e.message)
+                    }
                     None => format!("{err:#}"),
                 };
                 (

@@ -423,10 +423,7 @@ fn bad_notebooks_are_reported_by_name_and_the_run_goes_on() {
         text.contains("syntax.ipynb:cell 3:1:12: GPU999 Syntax error"),
         "{text}"
     );
-    assert!(
-        text.contains("hazard.ipynb:cell 4:3:6: GPU001 "),
-        "{text}"
-    );
+    assert!(text.contains("hazard.ipynb:cell 4:3:6: GPU001 "), "{text}");
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
 

@@ -190,7 +190,7 @@ impl Server<'_> {
             "textDocument/didOpen" => {
                 params::<DidOpenTextDocumentParams>(notification.params).map(|p| {
                     let doc = p.text_document;
-                    session.open(doc.uri, doc.text, doc.version);
+                    session.open(doc.uri, &doc.language_id, doc.text, doc.version);
                 })
             }
             "textDocument/didChange" => params::<DidChangeTextDocumentParams>(notification.params)
@@ -347,4 +347,37 @@ fn initialize(params: InitializeParams) -> (InitializeResult, Session) {
         }),
     };
     (result, Session::new(encoding, roots))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lsp_types::{Position, Range, TextDocumentContentChangeEvent};
+
+    #[test]
+    fn a_ranged_change_is_applied_at_its_utf16_positions() {
+        let mut text = "é🚀x\nnext\n".to_string();
+        let change = TextDocumentContentChangeEvent {
+            // From after 'é' to after the rocket (two units).
+            range: Some(Range::new(Position::new(0, 1), Position::new(0, 3))),
+            range_length: None,
+            text: "y".to_string(),
+        };
+        apply_change(&mut text, change, Encoding::Utf16);
+        assert_eq!(text, "éyx\nnext\n");
+        let whole = TextDocumentContentChangeEvent {
+            range: None,
+            range_length: None,
+            text: "new".to_string(),
+        };
+        apply_change(&mut text, whole, Encoding::Utf16);
+        assert_eq!(text, "new");
+    }
+
+    #[test]
+    fn quick_fixes_are_offered_unless_other_kinds_only_are_asked_for() {
+        assert!(wants_quick_fixes(None));
+        assert!(wants_quick_fixes(Some(&[CodeActionKind::QUICKFIX])));
+        assert!(!wants_quick_fixes(Some(&[CodeActionKind::REFACTOR])));
+    }
 }

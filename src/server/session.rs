@@ -52,12 +52,14 @@ impl Session {
         }
     }
 
-    /// Opens a document; one that is not a file, or a notebook, is not checked.
-    pub fn open(&mut self, uri: Url, text: String, version: i32) {
+    /// Opens a document; only Python files are checked (a notebook is not yet: its positions
+    /// count in cells).
+    pub fn open(&mut self, uri: Url, language: &str, text: String, version: i32) {
         let Some(path) = convert::uri_path(&uri) else {
             return;
         };
-        if gpulint_python::program::is_notebook(&path) {
+        let python = path.extension().is_some_and(|e| e == "py" || e == "pyi");
+        if (!python && language != "python") || gpulint_python::program::is_notebook(&path) {
             return;
         }
         self.docs.insert(

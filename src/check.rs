@@ -64,10 +64,10 @@ pub struct Request {
 }
 
 fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Checked> {
+    let free_memory = request.free_memory;
     let report_unused_noqa = request.report_unused_noqa;
     let use_baseline = request.use_baseline;
     let verbose = request.verbose;
-    let free_memory = request.free_memory;
     let inputs = inputs(request, &mut resolver)?;
     let timings = std::env::var_os("GPULINT_TIMINGS").is_some();
     let started = std::time::Instant::now();

@@ -27,13 +27,10 @@ pub fn add(checked: &Checked) -> anyhow::Result<Added> {
         if d.code == "GPU999" || d.code == "GPU900" || !file.checked {
             continue;
         }
-        // Keyed by where the line starts: a lone `\r` ends a line too.
-        let at = (d.span.start as usize).min(file.text.len());
-        let line = file.text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1) as u32;
         by_file
             .entry(d.span.file)
             .or_default()
-            .entry(line)
+            .entry(line_start(&file.text, d.span.start))
             .or_default()
             .insert(d.code);
     }
@@ -64,6 +61,27 @@ pub fn add(checked: &Checked) -> anyhow::Result<Added> {
     Ok(added)
 }
 
+/// Where the line holding `offset` starts: directives are keyed by it (a lone `\r` ends a line
+/// too).
+fn line_start(text: &str, offset: u32) -> u32 {
+    let at = (offset as usize).min(text.len());
+    // A span never starts inside a character; if one did, look from the character's start.
+    let at = (0..=at)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1) as u32
+}
+
+/// The edit that puts `# noqa: CODE` on the line where `offset` is (the language server's "disable
+/// for this line"), merged into the line's noqa comment when it has one; `None` where a comment
+/// there would not be one.
+pub fn line_edit(file: &SourceFile, id: FileId, offset: u32, code: &str) -> Option<Edit> {
+    let lines = BTreeMap::from([(line_start(&file.text, offset), BTreeSet::from([code]))]);
+    let (mut edits, _) = directive_edits(file, id, &lines);
+    edits.pop()
+}
+
 /// The file's text with the directives added (`lines`: by where each line starts), how many lines
 /// changed, and the lines skipped.
 fn with_directives(
@@ -71,6 +89,18 @@ fn with_directives(
     id: FileId,
     lines: &BTreeMap<u32, BTreeSet<&str>>,
 ) -> (String, usize, Vec<u32>) {
+    let (edits, skipped) = directive_edits(file, id, lines);
+    let edits: Vec<&Edit> = edits.iter().collect();
+    let (new, count) = gpulint_rules::fix::apply(&file.text, &edits);
+    (new, count, skipped)
+}
+
+/// The edits that add the directives (`lines`: by where each line starts), and the lines skipped.
+fn directive_edits(
+    file: &SourceFile,
+    id: FileId,
+    lines: &BTreeMap<u32, BTreeSet<&str>>,
+) -> (Vec<Edit>, Vec<u32>) {
     let text = &file.text;
     let mut merged = Vec::new();
     let mut appended = Vec::new();
@@ -103,9 +133,8 @@ fn with_directives(
         appended.push((line, edit));
     }
     let (kept, skipped) = real_comments(text, appended);
-    let edits: Vec<&Edit> = merged.iter().chain(kept.iter()).collect();
-    let (new, count) = gpulint_rules::fix::apply(text, &edits);
-    (new, count, skipped)
+    merged.extend(kept);
+    (merged, skipped)
 }
 
 /// The appended comments that Python reads as comments, and the lines of those it would not
@@ -128,13 +157,14 @@ fn real_comments(text: &str, appended: Vec<(u32, Edit)>) -> (Vec<Edit>, Vec<u32>
     (kept, skipped)
 }
 
-/// Whether `text` with `edits` parses, with a comment where each edit's `#` lands.
+/// Whether `text` with `edits` parses, with each edit's `#` in a comment: its own, or the line's
+/// comment it extends (`# note  # noqa: GPU001` reads as a directive).
 fn comments_land(text: &str, edits: &[&Edit]) -> bool {
     let (new, _) = gpulint_rules::fix::apply(text, edits);
     let Ok(parsed) = gpulint_python::lower::parse(&new, FileId(0)) else {
         return false;
     };
-    let starts: BTreeSet<u32> = parsed.comments.iter().map(|c| c.start).collect();
+    let in_comment = |at: u32| parsed.comments.iter().any(|c| c.start <= at && at < c.end);
     // Where each `#` ends up: shifted by what the edits before it added.
     let mut sorted: Vec<&&Edit> = edits.iter().collect();
     sorted.sort_by_key(|e| e.span.start);
@@ -142,6 +172,6 @@ fn comments_land(text: &str, edits: &[&Edit]) -> bool {
     sorted.iter().all(|e| {
         let hash = e.span.start as i64 + shift + e.content.find('#').unwrap_or(0) as i64;
         shift += e.content.len() as i64 - i64::from(e.span.end - e.span.start);
-        starts.contains(&(hash as u32))
+        in_comment(hash as u32)
     })
 }

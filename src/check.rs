@@ -58,9 +58,13 @@ pub struct Request {
     pub report_unused_noqa: bool,
     /// Name on standard error each place where a budget cut an analysis short.
     pub verbose: bool,
+    /// The caller lives on after the check (the language server): free the import cache, which a
+    /// run of the command leaves to the end of the process.
+    pub free_memory: bool,
 }
 
 fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Checked> {
+    let free_memory = request.free_memory;
     let report_unused_noqa = request.report_unused_noqa;
     let use_baseline = request.use_baseline;
     let verbose = request.verbose;
@@ -152,7 +156,11 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     };
     // Its frozen module states die with the process (at most ten `--fix` rounds keep one each):
     // freeing them piece by piece only costs time.
-    std::mem::forget(cache);
+    if free_memory {
+        drop(cache);
+    } else {
+        std::mem::forget(cache);
+    }
     let mut failing = 0;
     for d in &diagnostics {
         if d.severity >= resolver.fail_on_for(&program.file(d.span.file).path)? {

@@ -29,6 +29,9 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
         output_format: RulesFormat,
     },
+    /// Run a language server on standard input and output, for editors: findings as you type,
+    /// fixes and `# noqa` comments as quick fixes.
+    Server,
     /// Reproduce each hazard on this host's GPUs and time the fixes (needs an NVIDIA driver;
     /// exits 3 without one).
     Probe(ProbeArgs),

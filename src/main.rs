@@ -14,6 +14,7 @@ mod output;
 mod paths;
 mod rust;
 mod selection;
+mod server;
 mod servers;
 mod show;
 
@@ -55,6 +56,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut out = stdout.lock();
     match cli.command {
         Command::Check(args) => command::check(*args, &mut out),
+        Command::Server => {
+            // The server's writer thread locks standard output itself.
+            drop(out);
+            server::run()
+        }
         Command::Rule { code } => match gpulint_rules::rule(&code) {
             Some(rule) => {
                 writeln!(out, "# {} ({})\n", rule.name, rule.code)?;

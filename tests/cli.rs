@@ -1322,6 +1322,24 @@ fn add_noqa_comments_each_finding_and_merges_with_an_existing_noqa() {
 }
 
 #[test]
+fn add_noqa_goes_after_a_lines_own_comment() {
+    let dir = tempfile::tempdir().unwrap();
+    let fork_line = "with mp.Pool(2) as pool:";
+    let source = HAZARD.replace(fork_line, &format!("{fork_line}  # one pool, é"));
+    fs::write(dir.path().join("hazard.py"), &source).unwrap();
+    let out = gpulint(&["check", "--add-noqa", "hazard.py"], dir.path());
+    assert!(stderr(&out).contains("Added 1 noqa directive."), "{out:?}");
+    let edited = fs::read_to_string(dir.path().join("hazard.py")).unwrap();
+    assert!(
+        edited.contains("with mp.Pool(2) as pool:  # one pool, é  # noqa: GPU001\n"),
+        "{edited}"
+    );
+    // The directive inside the line's comment is read as one.
+    let again = gpulint(&["check", "hazard.py"], dir.path());
+    assert_eq!(again.status.code(), Some(0), "{again:?}");
+}
+
+#[test]
 fn a_dash_reads_standard_input() {
     let dir = tempfile::tempdir().unwrap();
     let args = ["check", "--output-format", "concise", "-"];

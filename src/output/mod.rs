@@ -161,7 +161,7 @@ fn path(program: &Program, span: Span) -> String {
 const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
 
 /// Where a rule is documented: its section of docs/rules.md.
-fn rule_url(code: &str) -> String {
+pub(crate) fn rule_url(code: &str) -> String {
     docs_url(REPOSITORY, code)
 }
 

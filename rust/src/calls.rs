@@ -310,19 +310,10 @@ impl<'a, A: Analysis> Interp<'a, A> {
     /// device value, it places something there (creating the context).
     fn unknown_call(&mut self, path: &str, short: &str, args: Vec<Value<'a>>, span: Span) -> R<'a> {
         if libraries::in_gpu_crate(path) {
-            if let Some((object, ordinal)) = args.iter().find_map(Value::find_cuda) {
-                let object = object.clone();
-                return Ok(self.use_object(
-                    object,
-                    ordinal,
-                    span,
-                    format!("`{short}` runs on the GPU"),
-                ));
-            }
-            if let Some((index, ordinal)) = args.iter().find_map(Value::find_device) {
-                let what = format!("`{short}` allocates on a CUDA device");
-                self.init_cuda(Init::Context, span, what.clone(), true);
-                return Ok(self.new_object(span, index, ordinal, what));
+            let uses = format!("`{short}` runs on the GPU");
+            let allocates = format!("`{short}` allocates on a CUDA device");
+            if let Some(value) = self.on_gpu_of(&args, span, uses, allocates) {
+                return Ok(value);
             }
         }
         self.run_closures(&args)?;
@@ -404,19 +395,10 @@ impl<'a, A: Analysis> Interp<'a, A> {
                 return Ok(self.new_object(span, index, from, what));
             }
             Some(Method::MovesToDevice) => {
-                if let Some((object, ordinal)) = args.iter().find_map(Value::find_cuda) {
-                    let object = object.clone();
-                    return Ok(self.use_object(
-                        object,
-                        ordinal,
-                        span,
-                        format!("`.{name}()` copies to the GPU"),
-                    ));
-                }
-                if let Some((index, ordinal)) = args.iter().find_map(Value::find_device) {
-                    let what = format!("`.{name}()` moves it to a CUDA device");
-                    self.init_cuda(Init::Context, span, what.clone(), true);
-                    return Ok(self.new_object(span, index, ordinal, what));
+                let uses = format!("`.{name}()` copies to the GPU");
+                let allocates = format!("`.{name}()` moves it to a CUDA device");
+                if let Some(value) = self.on_gpu_of(&args, span, uses, allocates) {
+                    return Ok(value);
                 }
             }
             None => {}
@@ -435,6 +417,24 @@ impl<'a, A: Analysis> Interp<'a, A> {
     }
 
     /// Reports a use of a CUDA object; returns what the use computes (on the same device).
+    /// A call handed a CUDA object uses it (`uses`); one handed a device allocates there
+    /// (`allocates`, creating the context); `None` when it is handed neither.
+    fn on_gpu_of(
+        &mut self,
+        args: &[Value<'a>],
+        span: Span,
+        uses: String,
+        allocates: String,
+    ) -> Option<Value<'a>> {
+        if let Some((object, ordinal)) = args.iter().find_map(Value::find_cuda) {
+            let object = object.clone();
+            return Some(self.use_object(object, ordinal, span, uses));
+        }
+        let (index, ordinal) = args.iter().find_map(Value::find_device)?;
+        self.init_cuda(Init::Context, span, allocates.clone(), true);
+        Some(self.new_object(span, index, ordinal, allocates))
+    }
+
     fn use_object(
         &mut self,
         object: CudaObject,

@@ -71,8 +71,11 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     let (inputs, rust_inputs) = crate::rust::split(inputs(request, &mut resolver)?);
     let timings = std::env::var_os("GPULINT_TIMINGS").is_some();
     let started = std::time::Instant::now();
-    let mut program = Program::build(inputs);
-    let rust = crate::rust::load(rust_inputs, &mut program);
+    let loaded = crate::rust::read(rust_inputs);
+    let native = crate::rust::native_modules(&loaded);
+    let mut program = Program::build_with_native(inputs, native);
+    let rust = crate::rust::add(loaded, &mut program);
+    program.remap_native(|f| rust.id(f));
     // The leaves' models were built and dropped on the pool's threads; glibc keeps that memory in
     // each thread's arena, where the analyses' parsing of the leaves again (on other threads) does not
     // find it. Handing it back first keeps the peak at one set of models.

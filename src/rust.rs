@@ -4,11 +4,13 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use gpulint_analyses::Analyses;
+use gpulint_core::effect::CudaInitSite;
 use gpulint_python::program::{Input, Program};
 use gpulint_python::source::{FileId, Span};
 use gpulint_rules::{Diagnostic, Language};
 use gpulint_rust::{Loaded, Source};
 use rayon::prelude::*;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The Rust files a run checks, loaded, and the program's id of each.
 pub struct Rust {
@@ -38,21 +40,48 @@ pub fn split(inputs: Vec<Input>) -> (Vec<Input>, Vec<Source>) {
     (python, rust)
 }
 
-/// Loads the Rust sources and their crates, and adds every file to the program.
-pub fn load(sources: Vec<Source>, program: &mut Program) -> Rust {
+/// Loads the Rust sources and their crates.
+pub fn read(sources: Vec<Source>) -> Loaded {
     if sources.is_empty() {
-        return Rust {
-            loaded: Loaded::default(),
-            ids: Vec::new(),
-        };
+        return Loaded::default();
     }
-    let loaded = gpulint_rust::load(sources);
+    gpulint_rust::load(sources)
+}
+
+/// The extension modules the crates define whose initialiser initialises CUDA, by the name Python
+/// imports them by; their sites' files are the loaded files' indices (`FileId(i)`) until
+/// [`Program::remap_native`] gives them their ids.
+pub fn native_modules(loaded: &Loaded) -> HashMap<String, Vec<CudaInitSite>> {
+    let mut out: HashMap<String, Vec<CudaInitSite>> = HashMap::default();
+    for krate in &loaded.crates {
+        if !gpulint_rust::may_matter(loaded, krate) {
+            continue;
+        }
+        let found = catch_unwind(AssertUnwindSafe(|| {
+            gpulint_rust::native_modules(loaded, krate, |f| FileId(f as u32))
+        }));
+        for (name, site) in found.unwrap_or_default() {
+            out.entry(name).or_default().push(site);
+        }
+    }
+    out
+}
+
+/// Adds every loaded file to the program.
+pub fn add(loaded: Loaded, program: &mut Program) -> Rust {
     let ids = loaded
         .files
         .iter()
         .map(|f| program.add_foreign(f.path.clone(), f.text.clone(), &f.comments, f.checked))
         .collect();
     Rust { loaded, ids }
+}
+
+impl Rust {
+    /// The program's id of the loaded file `index` (as `FileId(index)`).
+    pub fn id(&self, index: FileId) -> FileId {
+        self.ids.get(index.0 as usize).copied().unwrap_or(index)
+    }
 }
 
 /// GPU999 for each checked file that could not be read or parsed, then every crate's findings,

@@ -1511,3 +1511,46 @@ fn the_summary_counts_each_severity_and_fail_on_decides_the_exit_status() {
         Some(0)
     );
 }
+
+/// A mixed project: a PyO3 crate whose module initialiser creates a context, a script and a
+/// notebook that import it before forking. GPU001 names the Rust line as the initialisation, in
+/// both; the same crate initialising lazily, in another project, does not leak into this one.
+#[test]
+fn a_rust_extension_initialising_cuda_at_import_is_seen_from_python_and_notebooks() {
+    let projects = root().join("corpus/projects");
+    let out = gpulint(
+        &[
+            "check",
+            "--output-format",
+            "json",
+            "pos_pyo3_extension_cuda_at_import",
+            "neg_pyo3_extension_lazy_cuda",
+        ],
+        &projects,
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = findings.as_array().unwrap();
+    assert_eq!(findings.len(), 2, "{findings:#?}");
+    for f in findings {
+        assert_eq!(f["code"], "GPU001");
+        let file = f["filename"].as_str().unwrap();
+        assert!(file.contains("pos_pyo3_extension_cuda_at_import"), "{file}");
+        let init = f["related"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| {
+                r["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("CUDA was initialised")
+            })
+            .expect("the initialisation is related");
+        assert!(
+            init["filename"].as_str().unwrap().ends_with("src/lib.rs"),
+            "{init}"
+        );
+        assert_eq!(init["location"]["row"], 12);
+    }
+}

@@ -113,6 +113,9 @@ pub struct Program {
     nodes: Vec<Node>,
     /// Every name read, and every attribute name, in any file.
     referenced: HashSet<String>,
+    /// Native extension modules of the project (another frontend's, by the name Python imports
+    /// them by) whose initialisation at import initialises CUDA, and where.
+    native: HashMap<String, Vec<gpulint_core::effect::CudaInitSite>>,
 }
 
 /// What to read: a file, or the text of one (standard input, tests).
@@ -139,7 +142,17 @@ impl Program {
     /// Reads and parses `inputs` (the checked files) and every first-party module they import,
     /// transitively. Parsing runs on rayon's current pool.
     pub fn build(inputs: Vec<Input>) -> Program {
+        Program::build_with_native(inputs, HashMap::default())
+    }
+
+    /// [`Program::build`] for a project whose native extension modules (`native`, by module name)
+    /// initialise CUDA when imported: a file importing one can reach CUDA, as one importing torch.
+    pub fn build_with_native(
+        inputs: Vec<Input>,
+        native: HashMap<String, Vec<gpulint_core::effect::CudaInitSite>>,
+    ) -> Program {
         let mut builder = Builder::default();
+        builder.program.native = native;
         let mut wave: Vec<(FileId, Source)> = Vec::new();
         for input in inputs {
             let (path, source) = match input {
@@ -311,6 +324,33 @@ impl Program {
             }
         }
         importers
+    }
+
+    /// Where importing the native module `name` from `importer` initialises CUDA, if it does: the
+    /// module of a crate whose folder (the one holding its `Cargo.toml`) holds the importer, as in
+    /// a mixed Rust and Python project; another project's module of the same name is not this one.
+    pub fn native_module(
+        &self,
+        name: &str,
+        importer: FileId,
+    ) -> Option<&gpulint_core::effect::CudaInitSite> {
+        let importer = self.files.get(importer.0 as usize)?.path.as_path();
+        self.native.get(name)?.iter().find(|site| {
+            let source = &self.files[site.span.file.0 as usize].path;
+            source
+                .ancestors()
+                .skip(1)
+                .find(|dir| dir.join("Cargo.toml").is_file())
+                .is_some_and(|krate| importer.starts_with(krate))
+        })
+    }
+
+    /// Moves the native modules' sites to the files' final ids, once the other frontend's files
+    /// are in the program.
+    pub fn remap_native(&mut self, id: impl Fn(FileId) -> FileId) {
+        for site in self.native.values_mut().flatten() {
+            site.span = Span::new(id(site.span.file), site.span.start, site.span.end);
+        }
     }
 
     /// Whether `file` runs as an interactive `__main__` (see [`SourceFile::interactive`]).
@@ -621,7 +661,12 @@ impl Builder {
                 }
                 file.module = loaded.module;
                 file.comments = loaded.comments;
-                file.gpu = loaded.gpu;
+                let native = &self.program.native;
+                let imports_native = loaded.wanted.imports.iter().any(|(level, dotted)| {
+                    *level == 0 && native.contains_key(dotted.split('.').next().unwrap_or(dotted))
+                });
+                let file = &mut self.program.files[id.0 as usize];
+                file.gpu = loaded.gpu || imports_native;
                 file.lazy = loaded.lazy;
                 if loaded.scanned {
                     scanned.push(id);

@@ -21,6 +21,9 @@ pub struct FnDef<'a> {
     pub self_ty: Option<String>,
     pub public: bool,
     pub test: bool,
+    /// A Python extension module's initialiser (PyO3's `#[pymodule]`): the module's name, which
+    /// Python imports it by.
+    pub pymodule: Option<String>,
 }
 
 /// How a static gets its value.
@@ -171,6 +174,7 @@ impl<'a> Index<'a> {
                         self_ty: None,
                         public: matches!(f.vis, syn::Visibility::Public(_)),
                         test,
+                        pymodule: pymodule_name(&f.attrs, &f.sig.ident),
                     });
                 }
                 syn::Item::Impl(imp) => {
@@ -193,6 +197,7 @@ impl<'a> Index<'a> {
                                 public: matches!(f.vis, syn::Visibility::Public(_))
                                     || imp.trait_.is_some(),
                                 test: false,
+                                pymodule: None,
                             });
                         }
                     }
@@ -623,4 +628,27 @@ impl<'ast> Visit<'ast> for MacroScan {
             }
         }
     }
+}
+
+/// The module name of a `#[pymodule]` function: `#[pyo3(name = "...")]`, else its own name.
+fn pymodule_name(attrs: &[syn::Attribute], ident: &syn::Ident) -> Option<String> {
+    let is =
+        |a: &syn::Attribute, name: &str| a.path().segments.last().is_some_and(|s| s.ident == name);
+    if !attrs.iter().any(|a| is(a, "pymodule")) {
+        return None;
+    }
+    let mut name = ident.to_string();
+    for a in attrs.iter().filter(|a| is(a, "pyo3") || is(a, "pymodule")) {
+        // `#[pyo3(name = "fast")]`, or `#[pymodule(name = "fast")]` in recent PyO3.
+        let _ = a.parse_nested_meta(|meta| {
+            if meta.path.is_ident("name") {
+                let value: syn::LitStr = meta.value()?.parse()?;
+                name = value.value();
+            } else if meta.input.peek(syn::Token![=]) {
+                let _: syn::Expr = meta.value()?.parse()?;
+            }
+            Ok(())
+        });
+    }
+    Some(name)
 }

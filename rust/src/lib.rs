@@ -12,7 +12,8 @@ pub mod libraries;
 pub mod load;
 mod value;
 
-use gpulint_core::analysis::Analysis;
+use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
+use gpulint_core::effect::{CudaInitSite, Effect};
 use gpulint_core::source::FileId;
 
 pub use load::{load, Crate, Loaded, RustFile, Source};
@@ -33,6 +34,59 @@ pub fn analyze<A: Analysis>(
     krate: &Crate,
     id: impl Fn(usize) -> FileId,
 ) -> A::Facts {
+    let parsed = parse(loaded, krate, id);
+    let facts = run::<A>(&parsed, krate);
+    proc_macro2::extra::invalidate_current_thread_spans();
+    facts
+}
+
+/// The Python extension modules the crate defines (`#[pymodule]` functions) whose initialiser,
+/// run when Python imports the module, initialises CUDA: each module's name and where.
+pub fn native_modules(
+    loaded: &Loaded,
+    krate: &Crate,
+    id: impl Fn(usize) -> FileId,
+) -> Vec<(String, CudaInitSite)> {
+    let parsed = parse(loaded, krate, id);
+    let index = index::Index::build(&parsed, krate.renamed.clone());
+    let mut out = Vec::new();
+    for (i, f) in index.fns.iter().enumerate() {
+        let Some(name) = &f.pymodule else { continue };
+        let mut interp = interp::Interp::<FirstInit>::new(&index);
+        interp.run_entry(i, false);
+        if let Some(site) = interp.facts {
+            out.push((name.clone(), site));
+        }
+    }
+    drop(index);
+    drop(parsed);
+    proc_macro2::extra::invalidate_current_thread_spans();
+    out
+}
+
+/// Records where a process first initialised CUDA.
+#[derive(Clone, Debug, Default)]
+struct FirstInit;
+
+impl Analysis for FirstInit {
+    type Facts = Option<CudaInitSite>;
+
+    fn effect(&mut self, effect: &Effect, _: &Context, facts: &mut Self::Facts) {
+        if let (Effect::CudaInit { site, .. }, None) = (effect, &facts) {
+            *facts = Some(site.clone());
+        }
+    }
+
+    fn join(&mut self, _: Self) {}
+
+    fn finish(self, _: &ProcessEnd, _: &mut Self::Facts) {}
+}
+
+fn parse(
+    loaded: &Loaded,
+    krate: &Crate,
+    id: impl Fn(usize) -> FileId,
+) -> Vec<(FileId, Vec<String>, syn::File)> {
     let mut parsed = Vec::new();
     for (file, module) in &krate.modules {
         let f = &loaded.files[*file];
@@ -43,9 +97,7 @@ pub fn analyze<A: Analysis>(
             parsed.push((id(*file), module.clone(), tree));
         }
     }
-    let facts = run::<A>(&parsed, krate);
-    proc_macro2::extra::invalidate_current_thread_spans();
-    facts
+    parsed
 }
 
 fn run<A: Analysis>(parsed: &[(FileId, Vec<String>, syn::File)], krate: &Crate) -> A::Facts {

@@ -958,6 +958,27 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     fn import_effect(&mut self, module: &str, span: Span) {
+        let root = module.split('.').next().unwrap_or(module);
+        if let Some(native) = self.p.native_module(root, self.cur) {
+            // The module's initialiser runs at its first import, in this process: CUDA is
+            // initialised where the other frontend saw it.
+            let site = CudaInitSite {
+                span: native.span,
+                level: native.level,
+                what: format!(
+                    "`import {root}` runs the extension module's initialiser: {}",
+                    native.what
+                )
+                .into(),
+            };
+            if self.proc_ref().cuda.is_none() {
+                self.proc().cuda = Some(site.clone());
+            }
+            self.emit(Effect::CudaInit {
+                site,
+                fails_in_child: true,
+            });
+        }
         let Some(row) = libraries::import_effect(module) else {
             return;
         };

@@ -1,0 +1,16 @@
+"""Imports the project's own Rust extension, whose module initialiser creates a CUDA context, and
+then forks a pool whose workers use CUDA."""
+import multiprocessing as mp
+
+import fastops
+import torch
+
+
+def score(i):
+    return float(torch.ones(4, device="cuda").sum()) + i
+
+
+if __name__ == "__main__":
+    print("extension on GPU", fastops.ordinal)
+    with mp.Pool(2) as pool:  # expect: GPU001
+        print(pool.map(score, range(4)))

@@ -1131,12 +1131,12 @@ fn gpulint_with_stdin(args: &[&str], dir: &std::path::Path, input: &str) -> std:
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
+    // A run refused before it reads (a usage error) closes its input: the write may find the pipe
+    // broken, and the exit status says what happened.
+    let written = child.stdin.take().unwrap().write_all(input.as_bytes());
+    if let Err(e) = written {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
     child.wait_with_output().unwrap()
 }
 

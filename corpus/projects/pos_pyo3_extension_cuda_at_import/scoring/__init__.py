@@ -1,0 +1,1 @@
+"""The scoring package of the mixed project."""

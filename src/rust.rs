@@ -54,7 +54,12 @@ pub fn read(sources: Vec<Source>) -> Loaded {
 pub fn native_modules(loaded: &Loaded) -> HashMap<String, Vec<CudaInitSite>> {
     let mut out: HashMap<String, Vec<CudaInitSite>> = HashMap::default();
     for krate in &loaded.crates {
-        if !gpulint_rust::may_matter(loaded, krate) {
+        // Parsing a crate again costs; only a crate that names `pymodule` can define one.
+        let names_pymodule = krate
+            .modules
+            .iter()
+            .any(|(f, _)| loaded.files[*f].text.contains("pymodule"));
+        if !names_pymodule || !gpulint_rust::may_matter(loaded, krate) {
             continue;
         }
         let found = catch_unwind(AssertUnwindSafe(|| {

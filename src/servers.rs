@@ -29,13 +29,27 @@ const MAX_LEVELS: usize = 8;
 #[derive(Default)]
 pub struct Servers {
     by_dir: HashMap<PathBuf, bool>,
+    /// The answer for each folder files were asked about: most share a few folders.
+    by_start: HashMap<PathBuf, bool>,
 }
 
 impl Servers {
     /// Whether the project `file` belongs to declares a preloading server: in the file's folder or
     /// one above it, up to the folder that holds `pyproject.toml`.
     pub fn preloads(&mut self, file: &Path) -> bool {
-        let mut dir = file.parent();
+        let Some(start) = file.parent() else {
+            return false;
+        };
+        if let Some(&known) = self.by_start.get(start) {
+            return known;
+        }
+        let found = self.project_preloads(start);
+        self.by_start.insert(start.to_path_buf(), found);
+        found
+    }
+
+    fn project_preloads(&mut self, start: &Path) -> bool {
+        let mut dir = Some(start);
         for _ in 0..MAX_LEVELS {
             let Some(d) = dir else { break };
             if self.dir_preloads(d) {

@@ -81,6 +81,26 @@ pub struct SourceFile {
 
 impl SourceFile {
     /// Where byte `offset` of the text is, as users count (in its cell for a notebook).
+    /// A file not read yet: no text, no module.
+    fn unread(path: PathBuf, checked: bool) -> SourceFile {
+        SourceFile {
+            path,
+            text: String::new(),
+            lines: LineIndex::new(""),
+            module: Err(FileError::Unreadable("not read".into())),
+            comments: Vec::new(),
+            checked,
+            cells: None,
+            notebook: None,
+            interactive: false,
+            imports: HashMap::default(),
+            runs_at_import: Vec::new(),
+            gpu: false,
+            lazy: false,
+            relevant: false,
+        }
+    }
+
     pub fn location(&self, offset: u32) -> Location {
         Location::of(&self.text, &self.lines, self.cells.as_ref(), offset)
     }
@@ -230,7 +250,6 @@ impl Program {
     ) -> FileId {
         let id = FileId(self.files.len() as u32);
         self.files.push(SourceFile {
-            path,
             lines: LineIndex::new(&text),
             text,
             module: Err(FileError::Foreign),
@@ -238,15 +257,7 @@ impl Program {
                 .iter()
                 .map(|(s, e)| Span::new(id, *s, *e))
                 .collect(),
-            checked,
-            cells: None,
-            notebook: None,
-            interactive: false,
-            imports: HashMap::default(),
-            runs_at_import: Vec::new(),
-            gpu: false,
-            lazy: false,
-            relevant: false,
+            ..SourceFile::unread(path, checked)
         });
         id
     }
@@ -700,22 +711,7 @@ impl Builder {
 
     fn add_file(&mut self, key: PathBuf, shown: PathBuf, checked: bool) -> FileId {
         let id = FileId(self.program.files.len() as u32);
-        self.program.files.push(SourceFile {
-            path: shown,
-            text: String::new(),
-            lines: LineIndex::new(""),
-            module: Err(FileError::Unreadable("not read".into())),
-            comments: Vec::new(),
-            checked,
-            cells: None,
-            notebook: None,
-            interactive: false,
-            imports: HashMap::default(),
-            runs_at_import: Vec::new(),
-            gpu: false,
-            lazy: false,
-            relevant: false,
-        });
+        self.program.files.push(SourceFile::unread(shown, checked));
         self.by_path.insert(key, id);
         id
     }

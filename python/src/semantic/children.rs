@@ -855,11 +855,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return;
         }
         let parent = self.proc_ref().cuda.clone();
-        let method = match self.proc_ref().env.get(method_env) {
-            Some(m) if StartMethod::parse(m).is_some() => {
-                StartMethod::parse(m).unwrap_or(StartMethod::Fork)
-            }
-            _ => match self.settings.requirements.at_least(package, spawns_since) {
+        let from_env = self.proc_ref().env.get(method_env);
+        let method = match from_env.and_then(|m| StartMethod::parse(m)) {
+            Some(m) => m,
+            None => match self.settings.requirements.at_least(package, spawns_since) {
                 Some(false) => StartMethod::Fork,
                 _ if parent.is_some() => StartMethod::Spawn,
                 _ => StartMethod::Fork,

@@ -971,13 +971,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 )
                 .into(),
             };
-            if self.proc_ref().cuda.is_none() {
-                self.proc().cuda = Some(site.clone());
-            }
-            self.emit(Effect::CudaInit {
-                site,
-                fails_in_child: true,
-            });
+            self.cuda_event_at(site, true);
         }
         let Some(row) = libraries::import_effect(module) else {
             return;
@@ -1009,6 +1003,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
             level: init,
             what: what.into(),
         };
+        self.cuda_event_at(site, fails_in_child);
+    }
+
+    /// [`Self::cuda_event`] at a site already built (another file's, another frontend's).
+    fn cuda_event_at(&mut self, site: CudaInitSite, fails_in_child: bool) {
         let process = self.proc();
         if process.cuda.is_none() {
             process.cuda = Some(site.clone());

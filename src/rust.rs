@@ -55,10 +55,10 @@ pub fn native_modules(loaded: &Loaded) -> HashMap<String, Vec<CudaInitSite>> {
     let mut out: HashMap<String, Vec<CudaInitSite>> = HashMap::default();
     for krate in &loaded.crates {
         // Parsing a crate again costs; only a crate that names `pymodule` can define one.
-        let names_pymodule = krate
-            .modules
-            .iter()
-            .any(|(f, _)| loaded.files[*f].text.contains("pymodule"));
+        let names_pymodule = krate.modules.iter().any(|(f, _)| {
+            let text = &loaded.files[*f].text;
+            text.contains(gpulint_rust::libraries::EXTENSION_MODULE_ATTRIBUTE)
+        });
         if !names_pymodule || !gpulint_rust::may_matter(loaded, krate) {
             continue;
         }

@@ -634,11 +634,15 @@ impl<'ast> Visit<'ast> for MacroScan {
 fn pymodule_name(attrs: &[syn::Attribute], ident: &syn::Ident) -> Option<String> {
     let is =
         |a: &syn::Attribute, name: &str| a.path().segments.last().is_some_and(|s| s.ident == name);
-    if !attrs.iter().any(|a| is(a, "pymodule")) {
+    let (module, options) = (
+        libraries::EXTENSION_MODULE_ATTRIBUTE,
+        libraries::EXTENSION_OPTIONS_ATTRIBUTE,
+    );
+    if !attrs.iter().any(|a| is(a, module)) {
         return None;
     }
     let mut name = ident.to_string();
-    for a in attrs.iter().filter(|a| is(a, "pyo3") || is(a, "pymodule")) {
+    for a in attrs.iter().filter(|a| is(a, options) || is(a, module)) {
         // `#[pyo3(name = "fast")]`, or `#[pymodule(name = "fast")]` in recent PyO3.
         let _ = a.parse_nested_meta(|meta| {
             if meta.path.is_ident("name") {

@@ -8,6 +8,12 @@ use std::sync::OnceLock;
 use gpulint_core::effect::Init;
 use rustc_hash::FxHashMap;
 
+/// The attribute that makes a function a Python extension module's initialiser (PyO3), and the one
+/// that can rename the module (`#[pyo3(name = "...")]`; recent PyO3 also takes `name` on the
+/// first). Python runs the initialiser when it first imports the module.
+pub const EXTENSION_MODULE_ATTRIBUTE: &str = "pymodule";
+pub const EXTENSION_OPTIONS_ATTRIBUTE: &str = "pyo3";
+
 /// What a library item does, as far as the hazards care.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Behaviour {

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// gunicorn's configuration files, by the names gunicorn and projects use for them.
-const CONFIG_FILES: &[&str] = &["gunicorn.conf.py", "gunicorn_config.py", "gunicorn.py"];
+use gpulint_python::libraries::processes::{ServerHooks, SERVER_HOOKS};
+
 /// Files whose lines start servers.
 const LAUNCH_FILES: &[&str] = &[
     "Procfile",
@@ -67,14 +67,19 @@ impl Servers {
         if let Some(&known) = self.by_dir.get(dir) {
             return known;
         }
-        let found = CONFIG_FILES
+        let launchers: Vec<String> = LAUNCH_FILES
             .iter()
-            .any(|name| read(&dir.join(name)).is_some_and(|t| config_preloads(&t)))
-            || LAUNCH_FILES
+            .map(|name| dir.join(name))
+            .chain(scripts(dir))
+            .filter_map(|path| read(&path))
+            .collect();
+        let found = SERVER_HOOKS.iter().any(|server| {
+            server
+                .files
                 .iter()
-                .map(|name| dir.join(name))
-                .chain(scripts(dir))
-                .any(|path| read(&path).is_some_and(|t| command_preloads(&t)));
+                .any(|name| read(&dir.join(name)).is_some_and(|t| config_preloads(server, &t)))
+                || launchers.iter().any(|t| command_preloads(server, t))
+        });
         self.by_dir.insert(dir.to_path_buf(), found);
         found
     }
@@ -107,22 +112,23 @@ fn read(path: &Path) -> Option<String> {
     Some(text)
 }
 
-/// A gunicorn configuration file that sets `preload_app = True`.
-fn config_preloads(text: &str) -> bool {
+/// A server configuration file that turns preloading on (`preload_app = True`).
+fn config_preloads(server: &ServerHooks, text: &str) -> bool {
+    let setting = format!("{}=True", server.preload_setting);
     text.lines().any(|line| {
         let code = line.split('#').next().unwrap_or_default();
         let compact: String = code.chars().filter(|c| !c.is_whitespace()).collect();
-        compact == "preload_app=True"
+        compact == setting
     })
 }
 
-/// A command line that starts gunicorn with `--preload`.
-fn command_preloads(text: &str) -> bool {
+/// A command line that starts the server with preloading (`gunicorn --preload ...`).
+fn command_preloads(server: &ServerHooks, text: &str) -> bool {
     text.lines().any(|line| {
         let code = line.trim_start();
         !code.starts_with('#')
-            && code.contains("gunicorn")
-            && code.split_whitespace().any(|w| w == "--preload")
+            && code.contains(server.command)
+            && code.split_whitespace().any(|w| w == server.preload_flag)
     })
 }
 
@@ -132,17 +138,24 @@ mod tests {
 
     #[test]
     fn a_config_file_or_a_command_line_preloads() {
+        let g = &SERVER_HOOKS[0];
         assert!(config_preloads(
+            g,
             "workers = 2\npreload_app = True  # share memory\n"
         ));
         assert!(!config_preloads(
+            g,
             "# preload_app = True\npreload_app = False\n"
         ));
-        assert!(command_preloads("web: gunicorn --preload -w 4 app:app\n"));
+        assert!(command_preloads(
+            g,
+            "web: gunicorn --preload -w 4 app:app\n"
+        ));
         assert!(!command_preloads(
+            g,
             "web: gunicorn -w 4 app:app\n# gunicorn --preload\n"
         ));
-        assert!(!command_preloads("web: uvicorn app:app --preload\n"));
+        assert!(!command_preloads(g, "web: uvicorn app:app --preload\n"));
     }
 
     #[test]

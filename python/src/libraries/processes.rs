@@ -144,12 +144,20 @@ const PREFORK: &str = "the worker process imports the module that defines the ta
 pub struct ServerHooks {
     pub files: &'static [&'static str],
     pub master_hooks: &'static [&'static str],
+    /// How a project asks the server to import the application in its master before it forks:
+    /// a setting of the configuration file (`name = True`), or a flag on the command that starts it.
+    pub preload_setting: &'static str,
+    pub command: &'static str,
+    pub preload_flag: &'static str,
     pub reason: &'static str,
 }
 
 pub const SERVER_HOOKS: &[ServerHooks] = &[ServerHooks {
     files: &["gunicorn.conf.py", "gunicorn_config.py", "gunicorn.py"],
     master_hooks: &["on_starting", "when_ready"],
+    preload_setting: "preload_app",
+    command: "gunicorn",
+    preload_flag: "--preload",
     reason:
         "gunicorn calls `on_starting` and `when_ready` in its master, which then forks the workers",
 }];

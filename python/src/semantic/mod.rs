@@ -474,29 +474,28 @@ impl<'m, A: Analysis> Interp<'m, A> {
             None => None,
             Some(class) if func.receives() == Receives::Class => Some(Value::Class(class)),
             Some(_) if func.receives() == Receives::Nothing => None,
+            // A partial `__init__` entry is the building of the receiver every other method's
+            // entry starts from: built once, it serves both.
+            Some(class)
+                if func.name == "__init__"
+                    && partial
+                    && narrowed.is_none()
+                    && self.find_method(class, "__init__") == Some(id) =>
+            {
+                let (_, built) = self.receiver(class, partial, process, base);
+                self.run_time = false;
+                self.finish_process(built);
+                return;
+            }
             Some(class) if func.name == "__init__" => Some(self.alloc(Object::Instance {
                 class,
                 attrs: HashMap::default(),
             })),
-            Some(class) => match base.receivers.get(&(class, partial)) {
-                Some((value, built)) => {
-                    process = built.clone();
-                    Some(value.clone())
-                }
-                None => {
-                    // Whoever built the object may have bound the device before, or between that
-                    // and this call: a process group from `__init__` is judged by the `__init__`
-                    // entry and by the callers' analyses.
-                    process.partial = true;
-                    self.procs.push(process);
-                    let value = self.instantiate(class, Vec::new(), Vec::new());
-                    process = self.procs.pop().unwrap_or_default();
-                    base.receivers
-                        .insert((class, partial), (value.clone(), process.clone()));
-                    base.world = self.save_world();
-                    Some(value)
-                }
-            },
+            Some(class) => {
+                let (value, built) = self.receiver(class, partial, process, base);
+                process = built;
+                Some(value)
+            }
         };
         self.procs.push(process);
         if let Some(span) = narrowed {
@@ -510,6 +509,31 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.run_time = false;
         let process = self.procs.pop().unwrap_or_default();
         self.finish_process(process);
+    }
+
+    /// An instance of `class` as its `__init__` builds it from `process` (once per entry kind), and
+    /// the process state building it left.
+    fn receiver(
+        &mut self,
+        class: ClassId,
+        partial: bool,
+        mut process: Process<A>,
+        base: &mut EntryBase<A>,
+    ) -> (Value, Process<A>) {
+        if let Some((value, built)) = base.receivers.get(&(class, partial)) {
+            return (value.clone(), built.clone());
+        }
+        // Whoever built the object may have bound the device before, or between that and this
+        // call: a process group from `__init__` is judged by the `__init__` entry and by the
+        // callers' analyses.
+        process.partial = true;
+        self.procs.push(process);
+        let value = self.instantiate(class, Vec::new(), Vec::new());
+        let built = self.procs.pop().unwrap_or_default();
+        base.receivers
+            .insert((class, partial), (value.clone(), built.clone()));
+        base.world = self.save_world();
+        (value, built)
     }
 
     /// The program's shared state now; cheap, since its tables are shared until written.

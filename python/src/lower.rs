@@ -411,7 +411,7 @@ impl Lower {
             // Only short strings name things (devices, start methods, variables, modules); long ones
             // (docstrings, templates) would be copied each time they are evaluated.
             E::StringLiteral(s) if s.value.len() > MAX_STRING => ExprKind::Other(Vec::new()),
-            E::StringLiteral(s) => ExprKind::Str(s.value.to_str().to_string()),
+            E::StringLiteral(s) => ExprKind::Str(s.value.to_str().into()),
             E::NumberLiteral(n) => match &n.value {
                 ast::Number::Int(i) => i
                     .as_i64()

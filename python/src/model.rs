@@ -235,7 +235,7 @@ pub enum ExprKind {
         args: Vec<Expr>,
         keywords: Vec<Keyword>,
     },
-    Str(String),
+    Str(std::sync::Arc<str>),
     Int(i64),
     Bool(bool),
     NoneLiteral,

@@ -357,7 +357,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 .fold(Value::Unknown, Value::join);
         }
         match owner {
-            Value::Qualified(q) => Value::Qualified(format!("{q}.{attr}")),
+            Value::Qualified(q) => Value::Qualified(format!("{q}.{attr}").into()),
             Value::Module(node) => self.module_attribute(*node, attr),
             Value::Object(id) => match self.heap.get(*id) {
                 Some(Object::Instance { class, attrs }) => {
@@ -400,7 +400,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 .find_map(|base| match base {
                     Value::Qualified(q) => {
                         let name = format!("{q}.{attr}");
-                        libraries::lookup(&name).map(|_| Value::Qualified(name))
+                        libraries::lookup(&name).map(|_| Value::Qualified(name.into()))
                     }
                     _ => None,
                 })
@@ -542,7 +542,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.start_processes(span, api, args);
                 Value::Unknown
             }
-            ProcessApi::DaemonContext => Value::Qualified(name.to_string()),
+            ProcessApi::DaemonContext => Value::Qualified(name.into()),
         }
     }
 }

@@ -58,12 +58,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     }
                     self.import_effect(&name.name, stmt.span);
                     match &name.asname {
-                        Some(alias) => {
-                            self.store(alias, Value::Qualified(name.name.clone()), stmt.span)
-                        }
+                        Some(alias) => self.store(
+                            alias,
+                            Value::Qualified(name.name.as_str().into()),
+                            stmt.span,
+                        ),
                         None => {
                             let top = top_name(&name.name);
-                            self.store(top, Value::Qualified(top.to_string()), stmt.span);
+                            self.store(top, Value::Qualified(top.into()), stmt.span);
                         }
                     }
                 }
@@ -91,7 +93,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         (None, Some(module)) if *level == 0 => {
                             let full = format!("{module}.{}", name.name);
                             self.import_effect(&full, stmt.span);
-                            Value::Qualified(full)
+                            Value::Qualified(full.into())
                         }
                         // A relative import of a module not in the program (not found on disk).
                         _ => Value::Unknown,
@@ -653,7 +655,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// An environment write: visibility narrowed before CUDA starts binds the device.
     pub(super) fn write_env(&mut self, key: &str, value: &Value, span: Span) {
         let text = match value {
-            Value::Str(s) => Some(s.clone()),
+            Value::Str(s) => Some(s.to_string()),
             Value::Int(i) => Some(i.to_string()),
             _ => None,
         };
@@ -782,7 +784,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     let read = found.clone().unwrap_or(Value::Unknown);
                     self.global_read(name, expr.span, &read);
                 }
-                let v = found.unwrap_or_else(|| Value::Qualified(format!("builtins.{name}")));
+                let v =
+                    found.unwrap_or_else(|| Value::Qualified(format!("builtins.{name}").into()));
                 if let Value::Cuda(obj) = &v {
                     // A local holding a global's object (`m = get_model()`) uses that global too.
                     let global = self.is_global_name(name) || obj.global.is_some();
@@ -810,11 +813,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
             ExprKind::FString { template, parts } => {
                 let values: Vec<Value> = parts.iter().map(|p| self.eval(p)).collect();
                 if parts.is_empty() {
-                    Value::Str(template.clone())
+                    Value::Str(template.as_str().into())
                 } else if template.starts_with("cuda:{}") {
                     match values.first() {
                         Some(Value::Int(i)) if template == "cuda:{}" => {
-                            Value::Str(format!("cuda:{i}"))
+                            Value::Str(format!("cuda:{i}").into())
                         }
                         Some(Value::GlobalRank) if template == "cuda:{}" => Value::GlobalRank,
                         _ => Value::Device(Device::Cuda(DeviceIndex::PerWorker)),
@@ -872,7 +875,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     let key = k.as_ref().map(|k| self.eval(k));
                     let value = self.eval(v);
                     match (key, &mut mapping) {
-                        (Some(Value::Str(key)), Some(entries)) => entries.push((key, value)),
+                        (Some(Value::Str(key)), Some(entries)) => {
+                            entries.push((key.to_string(), value))
+                        }
                         _ => mapping = None,
                     }
                 }
@@ -919,7 +924,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             (Value::Cuda(obj), _) => Value::Cuda(obj.derived()),
             (Value::Mapping(entries), Value::Str(k)) => entries
                 .iter()
-                .find(|(key, _)| key == k)
+                .find(|(key, _)| **key == **k)
                 .map_or(Value::Unknown, |(_, v)| v.clone()),
             _ => Value::Unknown,
         }
@@ -941,7 +946,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.proc_ref()
             .env
             .get(key)
-            .map_or(Value::Unknown, |v| Value::Str(v.clone()))
+            .map_or(Value::Unknown, |v| Value::Str(v.as_str().into()))
     }
 
     /// The value produced by iterating `iterable` once (and, for a DataLoader, its workers' start).
@@ -983,7 +988,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             self.settings.requirements.at_least(package, since) == Some(false)
         });
         if let (Some((key, value)), false) = (row.sets_env, older) {
-            self.write_env(key, &Value::Str(value.to_string()), span);
+            self.write_env(key, &Value::Str(value.into()), span);
         }
     }
 

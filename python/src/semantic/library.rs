@@ -214,7 +214,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             ),
             Behaviour::DeviceValue { kind, index } => {
                 let device = match (args.param(kind), args.param(index)) {
-                    (Some((Value::Str(kind), _)), Some((index, e))) if kind == "cuda" => {
+                    (Some((Value::Str(kind), _)), Some((index, e))) if &**kind == "cuda" => {
                         Some(Device::Cuda(self.ordinal_arg(index, e)))
                     }
                     (Some((v, e)), None) => self.device_arg(v, e),
@@ -314,7 +314,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 });
                 passthrough(args)
             }
-            Behaviour::Returns(name) => Value::Qualified(name.to_string()),
+            Behaviour::Returns(name) => Value::Qualified((*name).into()),
             Behaviour::StartsChildren { api, layer } => {
                 self.call_process_api(span, name, api, layer, args, None)
             }
@@ -420,7 +420,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some((Value::GlobalRank, _)) => Value::GlobalRank,
                 Some((Value::Int(i), _)) if to_int => Value::Int(*i),
                 Some((Value::Str(s), _)) if to_int => s.parse().map_or(Value::Unknown, Value::Int),
-                Some((Value::Int(i), _)) => Value::Str(i.to_string()),
+                Some((Value::Int(i), _)) => Value::Str(i.to_string().into()),
                 Some((Value::Str(s), _)) => Value::Str(s.clone()),
                 _ => Value::Unknown,
             },
@@ -455,7 +455,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         let named = device.and_then(|p| args.param(p)).map(|(v, e)| match v {
             Value::Int(i) if *i < 0 => Some(Device::Cpu),
-            Value::Str(s) if auto == Some(s.as_str()) => Some(Device::Cuda(DeviceIndex::Current)),
+            Value::Str(s) if auto == Some(&**s) => Some(Device::Cuda(DeviceIndex::Current)),
             _ => self.device_arg(v, e),
         });
         let target = match (named, device_map.and_then(|p| args.param(p))) {

@@ -56,7 +56,7 @@ pub fn is_main_guard(test: &Expr) -> bool {
         return false;
     }
     let is_name = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if n == "__name__");
-    let is_main = |e: &Expr| matches!(&e.kind, ExprKind::Str(s) if s == "__main__");
+    let is_main = |e: &Expr| matches!(&e.kind, ExprKind::Str(s) if &**s == "__main__");
     (is_name(left) && is_main(&comparators[0])) || (is_main(left) && is_name(&comparators[0]))
 }
 
@@ -171,7 +171,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         match self.global(head) {
             Some(Value::Qualified(q)) => Some(match rest {
                 Some(r) => format!("{q}.{r}"),
-                None => q.clone(),
+                None => q.to_string(),
             }),
             _ => None,
         }

@@ -57,7 +57,7 @@ pub type Captures = Arc<HashMap<String, Value>>;
 pub enum Value {
     #[default]
     Unknown,
-    Str(String),
+    Str(Arc<str>),
     Int(i64),
     Bool(bool),
     None,
@@ -69,7 +69,7 @@ pub enum Value {
     GlobalRank,
     Device(Device),
     /// A module or library object, by qualified name (`torch.cuda`, `multiprocessing.Pool`).
-    Qualified(String),
+    Qualified(Arc<str>),
     /// One of the program's own modules.
     Module(crate::program::NodeId),
     Function(FuncId, Option<Captures>),

@@ -309,6 +309,7 @@ impl Lower {
             body: Vec::new(),
             class: self.class,
             parent: self.function,
+            names: Default::default(),
         });
         let (outer_class, outer_fn) = (self.class.take(), self.function.replace(id));
         let body = self.suite(&f.body);
@@ -459,6 +460,7 @@ impl Lower {
                     body: Vec::new(),
                     class: None,
                     parent: self.function,
+                    names: Default::default(),
                 });
                 let outer = self.function.replace(id);
                 let body_expr = self.expr(&l.body);

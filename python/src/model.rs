@@ -53,6 +53,17 @@ pub struct Function {
     pub class: Option<ClassId>,
     /// The function whose body defines this one (closures).
     pub parent: Option<FuncId>,
+    /// Facts about the body's names, computed once for every file's analysis that runs it.
+    pub names: FunctionNames,
+}
+
+/// The names a function reads from enclosing scopes and the module globals it writes (see
+/// `semantic::names`), filled on first use: every checked file that imports a module runs the
+/// same functions.
+#[derive(Debug, Default)]
+pub struct FunctionNames {
+    pub free: std::sync::OnceLock<std::sync::Arc<Vec<String>>>,
+    pub written_globals: std::sync::OnceLock<std::sync::Arc<Vec<String>>>,
 }
 
 /// What a method's first parameter receives when it is called through an instance or its class.

@@ -14,6 +14,10 @@ use crate::libraries::{self, torch, Param};
 use crate::model::{ClassId, Expr, ExprKind, FuncId, Keyword, Receives};
 use crate::source::Span;
 
+/// How long a chain of single bases `find_in_classes` walks before it takes the general path (a
+/// cycle of bases ends there too).
+const MAX_SINGLE_BASES: usize = 64;
+
 /// A call's evaluated arguments, with their expressions for spans and names.
 pub(super) struct Args<'m> {
     pub pos: Vec<(Value, &'m Expr)>,
@@ -327,17 +331,41 @@ impl<'m, A: Analysis> Interp<'m, A> {
         out
     }
 
+    /// The first `Some` that `f` gives for the class and its bases, in `classes_of`'s order. A
+    /// chain of single bases, the usual case, is walked without building the list.
+    fn find_in_classes<T>(
+        &self,
+        class: ClassId,
+        mut f: impl FnMut(ClassId) -> Option<T>,
+    ) -> Option<T> {
+        let mut c = class;
+        for _ in 0..MAX_SINGLE_BASES {
+            if let Some(found) = f(c) {
+                return Some(found);
+            }
+            let mut bases = self.class_bases.get(&c).into_iter().flat_map(|b| b.iter());
+            let mut own = bases.by_ref().filter_map(|b| match b {
+                Value::Class(b) => Some(*b),
+                _ => None,
+            });
+            match (own.next(), own.next()) {
+                (None, _) => return None,
+                (Some(base), None) => c = base,
+                _ => break,
+            }
+        }
+        self.classes_of(class).into_iter().find_map(f)
+    }
+
     /// A method defined on the class or one of its bases in this module.
     pub(super) fn find_method(&self, class: ClassId, name: &str) -> Option<FuncId> {
-        self.classes_of(class)
-            .into_iter()
-            .find_map(|c| self.class(c).method(name))
+        self.find_in_classes(class, |c| self.class(c).method(name))
     }
 
     /// The process layer a class inherits from (`class Worker(mp.Process)`, through local bases),
     /// and the start method when the base came from a context (`class W(ctx.Process)`).
     pub(super) fn process_base(&self, class: ClassId) -> Option<(Layer, Option<StartMethod>)> {
-        self.classes_of(class).into_iter().find_map(|c| {
+        self.find_in_classes(class, |c| {
             let bases = self.class_bases.get(&c)?;
             bases.iter().find_map(|base| match base {
                 Value::Qualified(q) => libraries::process_class_layer(q).map(|l| (l, None)),
@@ -393,7 +421,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// A classmethod the project's class inherits from a library base with a row of its own
     /// (`Model.load_from_checkpoint` on a `LightningModule`): that row's name.
     fn inherited_library_call(&self, class: ClassId, attr: &str) -> Option<Value> {
-        self.classes_of(class).into_iter().find_map(|c| {
+        self.find_in_classes(class, |c| {
             self.class_bases
                 .get(&c)?
                 .iter()
@@ -418,9 +446,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     fn class_attr(&self, class: ClassId, attr: &str) -> Option<Value> {
-        self.classes_of(class)
-            .into_iter()
-            .find_map(|c| self.class_attrs.get(&c)?.get(attr).cloned())
+        self.find_in_classes(class, |c| self.class_attrs.get(&c)?.get(attr).cloned())
     }
 
     pub(super) fn iterate_value(&mut self, v: &Value, span: Span) -> Value {

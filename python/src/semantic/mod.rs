@@ -295,8 +295,6 @@ struct Interp<'m, A: Analysis> {
     last_result: HashMap<FuncId, Value>,
     /// Where the analysis was cut short (a budget ran out), for `--verbose`.
     cuts: Vec<Cut>,
-    /// The names each nested function may read from enclosing scopes, computed once.
-    free_names: HashMap<FuncId, Arc<Vec<String>>>,
     /// The `os.fork()` calls evaluated so far.
     fork_calls: HashSet<Span>,
     /// The running code runs after the program started, not while a module is imported: in a
@@ -312,8 +310,6 @@ struct Interp<'m, A: Analysis> {
     /// The main program is an interactive `__main__` (a notebook): a child started by spawn or
     /// forkserver does not import it at all.
     interactive: bool,
-    /// The module globals each function binds or changes in place, computed once.
-    written_globals: HashMap<FuncId, Arc<Vec<String>>>,
     facts: A::Facts,
 }
 
@@ -352,8 +348,6 @@ impl<'m, A: Analysis> Interp<'m, A> {
             main_only: HashSet::default(),
             forked_tasks: Vec::new(),
             interactive: p.is_interactive(main),
-            written_globals: HashMap::default(),
-            free_names: HashMap::default(),
             statement_budgets: false,
             calls: HashMap::default(),
             children: HashMap::default(),
@@ -552,29 +546,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// The names function `id` may read from enclosing scopes (see `names::free_names`).
-    fn free_names(&mut self, id: FuncId) -> Arc<Vec<String>> {
-        if let Some(names) = self.free_names.get(&id) {
-            return Arc::clone(names);
-        }
-        let names = match self.module(id.file) {
-            Some(module) => Arc::new(names::free_names(module, id)),
-            None => Arc::default(),
+    fn free_names(&self, id: FuncId) -> Arc<Vec<String>> {
+        let Some(module) = self.module(id.file) else {
+            return Arc::default();
         };
-        self.free_names.insert(id, Arc::clone(&names));
-        names
+        let cell = &module.function(id).names.free;
+        Arc::clone(cell.get_or_init(|| Arc::new(names::free_names(module, id))))
     }
 
     /// The module globals function `id` binds or changes in place (see `names::written_globals`).
-    fn written_globals(&mut self, id: FuncId) -> Arc<Vec<String>> {
-        if let Some(names) = self.written_globals.get(&id) {
-            return Arc::clone(names);
-        }
-        let names = match self.module(id.file) {
-            Some(module) => Arc::new(names::written_globals(module, id)),
-            None => Arc::default(),
+    fn written_globals(&self, id: FuncId) -> Arc<Vec<String>> {
+        let Some(module) = self.module(id.file) else {
+            return Arc::default();
         };
-        self.written_globals.insert(id, Arc::clone(&names));
-        names
+        let cell = &module.function(id).names.written_globals;
+        Arc::clone(cell.get_or_init(|| Arc::new(names::written_globals(module, id))))
     }
 
     fn alloc(&mut self, object: Object) -> Value {

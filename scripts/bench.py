@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """gpulint against ruff, on the same trees, in one run: alternating runs, medians, ratios, peak memory.
 
-Trees: this Python's standard library, and the sources of a pinned transformers release (its wheel,
-downloaded once from PyPI into the cache and unpacked). ruff is installed once, pinned, into a virtual
+Trees: this Python's standard library, the sources of a pinned transformers release (its wheel,
+downloaded once from PyPI into the cache and unpacked), and a pinned vLLM source archive (with its
+tests and examples: many small main programs that start GPU workers). ruff is installed once, pinned, into a virtual
 environment in the cache. Usage: scripts/bench.sh [--runs N] [--tree PATH ...]
 GPULINT_BENCH_CACHE sets the cache (default ~/.cache/gpulint-bench).
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 
 RUFF = "0.17.6"
 TRANSFORMERS = "4.46.3"
+VLLM = "0.6.4.post1"
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("GPULINT_BENCH_CACHE", Path.home() / ".cache" / "gpulint-bench"))
 GPULINT = ROOT / "target" / "release" / "gpulint"
@@ -49,6 +51,14 @@ def transformers():
             z.extractall(tree)
         (tree / ".unpacked").touch()
     return tree / "transformers"
+
+
+def vllm():
+    """The unpacked source archive of the pinned vLLM release (fetched as scripts/realworld.py does)."""
+    import realworld
+
+    realworld.CACHE = CACHE
+    return realworld.fetch("vllm", VLLM, "sdist")
 
 
 def run(command):
@@ -89,7 +99,7 @@ def main():
     args = parser.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
     ruff_bin = ruff()
-    trees = args.tree or [Path(sysconfig.get_paths()["stdlib"]), transformers()]
+    trees = args.tree or [Path(sysconfig.get_paths()["stdlib"]), transformers(), vllm()]
     print(f"gpulint {GPULINT} against ruff {RUFF}, {os.cpu_count()} cores")
     for tree in trees:
         compare(tree, args.runs, ruff_bin)

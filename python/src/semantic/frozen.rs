@@ -128,12 +128,21 @@ impl<A: Analysis> Interp<'_, A> {
     }
 }
 
-/// Adds the entries of `from` that `into` lacks, sharing the whole table when `into` is empty.
-fn merge_missing<K: Copy + Eq + std::hash::Hash, V>(
+/// Adds the entries of `from` that `into` lacks, sharing the whole table when `into` has nothing
+/// else: it is empty, or every entry it has is `from`'s own (a module imported after the modules it
+/// imports itself, the usual order).
+pub(super) fn merge_missing<K: Copy + Eq + std::hash::Hash, V>(
     into: &mut Arc<HashMap<K, Arc<V>>>,
     from: &Arc<HashMap<K, Arc<V>>>,
 ) {
-    if into.is_empty() {
+    if Arc::ptr_eq(into, from) {
+        return;
+    }
+    if into.len() <= from.len()
+        && into
+            .iter()
+            .all(|(k, v)| from.get(k).is_some_and(|w| Arc::ptr_eq(v, w)))
+    {
         *into = Arc::clone(from);
         return;
     }

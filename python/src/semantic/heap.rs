@@ -46,16 +46,6 @@ impl Heap {
 
     /// Makes another heap's objects reachable here (those of segments this heap lacks).
     pub fn attach(&mut self, other: &Heap) {
-        if self.segments.is_empty() {
-            self.segments = Arc::clone(&other.segments);
-            return;
-        }
-        if other.segments.keys().all(|k| self.segments.contains_key(k)) {
-            return;
-        }
-        let segments = Arc::make_mut(&mut self.segments);
-        for (id, segment) in other.segments.iter() {
-            segments.entry(*id).or_insert_with(|| Arc::clone(segment));
-        }
+        super::frozen::merge_missing(&mut self.segments, &other.segments);
     }
 }

@@ -110,8 +110,8 @@ impl Analysis for OnceGlobal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::at;
-    use gpulint_core::effect::{ChildKind, ChildStart, CudaObject, DeviceIndex, StartMethod};
+    use crate::testing::{at, child_started};
+    use gpulint_core::effect::{ChildKind, CudaObject, DeviceIndex, StartMethod};
 
     fn object(global: bool) -> CudaObject {
         CudaObject {
@@ -134,17 +134,7 @@ mod tests {
     }
 
     fn fork() -> Effect {
-        Effect::ChildStarted(ChildStart {
-            span: at(20),
-            kind: ChildKind::OsFork,
-            start_method: StartMethod::Fork,
-            start_method_source: None,
-            parent_init: None,
-            code: None,
-            at_module_scope: false,
-            during_reimport: false,
-            other_layer_start: None,
-        })
+        child_started(ChildKind::OsFork, StartMethod::Fork, 20)
     }
 
     fn run(effects: &[Effect]) -> Vec<OnceGlobalFact> {

@@ -97,17 +97,9 @@ impl<'a, A: Analysis> Interp<'a, A> {
             Err(Exit::Break) => ends.push((self.st.clone(), Value::Unknown)),
             Err(Exit::Stop) => {}
         }
+        // The callee's locals joined here are dropped below, when the caller's come back.
         let returned = match ends.into_iter().reduce(|(mut s, v), (s2, v2)| {
-            s.analyses.join(s2.analyses);
-            if s.init.is_none() {
-                s.init = s2.init;
-            }
-            for (k, val) in s2.statics {
-                s.statics.entry(k).or_insert(val);
-            }
-            for (k, val) in s2.cells {
-                s.cells.entry(k).or_insert(val);
-            }
+            s.join(s2);
             (s, v.join(v2))
         }) {
             Some((state, v)) => {

@@ -60,7 +60,7 @@ impl<'a, A: Analysis> State<'a, A> {
         }
     }
 
-    fn join(&mut self, other: State<'a, A>) {
+    pub(crate) fn join(&mut self, other: State<'a, A>) {
         self.analyses.join(other.analyses);
         if self.init.is_none() {
             self.init = other.init;

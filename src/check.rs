@@ -252,14 +252,17 @@ fn check_file(
             }
             found
         }))
-        .map_err(|panic| {
-            panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into())
-        }),
+        .map_err(panic_message),
     }
+}
+
+/// What a caught panic said, for the internal-error report of the file whose check it ended.
+pub(crate) fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
 }
 
 /// Where and why a budget cut an analysis short: "`f` (path:line) was not followed further (reason)".

@@ -119,13 +119,7 @@ pub fn check(rust: &Rust, program: &Program) -> Vec<(FileId, Result<Vec<Diagnost
                 let facts = gpulint_rust::analyze::<Analyses>(&rust.loaded, krate, |f| rust.ids[f]);
                 gpulint_rules::check(&facts, program, Language::Rust)
             }))
-            .map_err(|panic| {
-                panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".into())
-            });
+            .map_err(crate::check::panic_message);
             (root, result)
         })
         .collect();

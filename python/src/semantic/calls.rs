@@ -332,7 +332,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// The first `Some` that `f` gives for the class and its bases, in `classes_of`'s order. A
-    /// chain of single bases, the usual case, is walked without building the list.
+    /// chain of single bases, the usual case, is walked without building the list; where it forks,
+    /// the general path goes on from the fork (the classes before it gave nothing).
     fn find_in_classes<T>(
         &self,
         class: ClassId,
@@ -343,8 +344,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             if let Some(found) = f(c) {
                 return Some(found);
             }
-            let mut bases = self.class_bases.get(&c).into_iter().flat_map(|b| b.iter());
-            let mut own = bases.by_ref().filter_map(|b| match b {
+            let bases = self.class_bases.get(&c).into_iter().flat_map(|b| b.iter());
+            let mut own = bases.filter_map(|b| match b {
                 Value::Class(b) => Some(*b),
                 _ => None,
             });
@@ -354,7 +355,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 _ => break,
             }
         }
-        self.classes_of(class).into_iter().find_map(f)
+        self.classes_of(c).into_iter().find_map(f)
     }
 
     /// A method defined on the class or one of its bases in this module.

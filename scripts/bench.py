@@ -3,8 +3,8 @@
 
 Trees: this Python's standard library, the sources of a pinned transformers release (its wheel,
 downloaded once from PyPI into the cache and unpacked), and a pinned vLLM source archive (with its
-tests and examples: many small main programs that start GPU workers). ruff is installed once, pinned, into a virtual
-environment in the cache. Usage: scripts/bench.sh [--runs N] [--tree PATH ...]
+tests and examples: many small main programs that start GPU workers). ruff is installed once,
+pinned, into a virtual environment in the cache. Usage: scripts/bench.sh [--runs N] [--tree PATH ...]
 GPULINT_BENCH_CACHE sets the cache (default ~/.cache/gpulint-bench).
 """
 
@@ -57,8 +57,7 @@ def vllm():
     """The unpacked source archive of the pinned vLLM release (fetched as scripts/realworld.py does)."""
     import realworld
 
-    realworld.CACHE = CACHE
-    return realworld.fetch("vllm", VLLM, "sdist")
+    return realworld.fetch("vllm", VLLM, "sdist", cache=CACHE)
 
 
 def run(command):

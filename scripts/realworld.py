@@ -37,12 +37,14 @@ CACHE = Path(os.environ.get("GPULINT_REALWORLD_CACHE", Path.home() / ".cache" / 
 BINARY = ROOT / "target" / "release" / "gpulint"
 
 
-def fetch(name, version, how):
-    """The unpacked tree of one release, downloading and unpacking it on first use."""
-    tree = CACHE / f"{name}-{version}"
+def fetch(name, version, how, cache=None):
+    """The unpacked tree of one release, downloading and unpacking it on first use (into `cache`,
+    by default this script's)."""
+    cache = cache or CACHE
+    tree = cache / f"{name}-{version}"
     if (tree / ".unpacked").exists():
         return tree
-    downloads = CACHE / "downloads"
+    downloads = cache / "downloads"
     downloads.mkdir(parents=True, exist_ok=True)
     if how == "wheel":
         subprocess.run(

@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::class_table::ClassTable;
 use super::heap::Heap;
 use super::process::Process;
 use super::value::Value;
 use super::{Interp, Settings};
-use crate::model::ClassId;
 use crate::program::Program;
 use crate::source::FileId;
 use gpulint_core::analysis::Analysis;
@@ -23,8 +23,8 @@ use gpulint_core::analysis::Analysis;
 pub(super) struct Frozen<A> {
     pub globals: Arc<HashMap<FileId, Arc<HashMap<String, Value>>>>,
     pub heap: Heap,
-    pub class_attrs: Arc<HashMap<ClassId, Arc<HashMap<String, Value>>>>,
-    pub class_bases: Arc<HashMap<ClassId, Arc<Vec<Value>>>>,
+    pub class_attrs: ClassTable<HashMap<String, Value>>,
+    pub class_bases: ClassTable<Vec<Value>>,
     pub process: Process<A>,
 }
 
@@ -122,8 +122,8 @@ impl<A: Analysis> Interp<'_, A> {
     pub(super) fn attach(&mut self, frozen: &Frozen<A>) {
         merge_missing(&mut self.globals, &frozen.globals);
         self.heap.attach(&frozen.heap);
-        merge_missing(&mut self.class_attrs, &frozen.class_attrs);
-        merge_missing(&mut self.class_bases, &frozen.class_bases);
+        self.class_attrs.merge_missing(&frozen.class_attrs);
+        self.class_bases.merge_missing(&frozen.class_bases);
         self.proc().attach(&frozen.process);
     }
 }

@@ -133,7 +133,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let class = self.class(*id);
                 self.eval_decorators(&class.decorators);
                 let bases: Vec<Value> = class.bases.iter().map(|b| self.eval(b)).collect();
-                Arc::make_mut(&mut self.class_bases).insert(*id, Arc::new(bases));
+                self.class_bases.insert(*id, Arc::new(bases));
                 for s in &class.body {
                     if let StmtKind::Assign { targets, value } = &s.kind {
                         let v = self.eval(value);
@@ -144,10 +144,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                                     &format!("{}.{name}", class.name),
                                     s.span,
                                 );
-                                Arc::make_mut(
-                                    Arc::make_mut(&mut self.class_attrs).entry(*id).or_default(),
-                                )
-                                .insert(name.clone(), v);
+                                Arc::make_mut(self.class_attrs.entry(*id)).insert(name.clone(), v);
                             }
                         }
                     }
@@ -568,8 +565,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     Value::Class(id) => {
                         let name = format!("{}.{attr}", self.class(id).name);
                         let value = self.as_global(value, &name, span);
-                        Arc::make_mut(Arc::make_mut(&mut self.class_attrs).entry(id).or_default())
-                            .insert(attr.clone(), value);
+                        Arc::make_mut(self.class_attrs.entry(id)).insert(attr.clone(), value);
                     }
                     _ => {}
                 }

@@ -10,6 +10,7 @@
 
 mod calls;
 mod children;
+mod class_table;
 mod frozen;
 mod heap;
 mod imports;
@@ -37,6 +38,7 @@ use crate::libraries::processes::StartMethod;
 use crate::model::{Class, ClassId, FuncId, Function, Module, Receives};
 use crate::program::Program;
 use crate::source::{FileId, Span};
+use class_table::ClassTable;
 use process::Process;
 use value::{Captures, ObjId, Value};
 
@@ -194,7 +196,7 @@ enum Object {
 struct World {
     globals: Arc<HashMap<FileId, Arc<HashMap<String, Value>>>>,
     heap: heap::Heap,
-    class_attrs: Arc<HashMap<ClassId, Arc<HashMap<String, Value>>>>,
+    class_attrs: ClassTable<HashMap<String, Value>>,
 }
 
 /// What every entry point starts from: the world and process the main program left, and each
@@ -268,8 +270,8 @@ struct Interp<'m, A: Analysis> {
     /// Each imported module's globals (present while it is being imported, too), in this process.
     /// Shared until written, so entries and children copy them cheaply.
     globals: Arc<HashMap<FileId, Arc<HashMap<String, Value>>>>,
-    class_attrs: Arc<HashMap<ClassId, Arc<HashMap<String, Value>>>>,
-    class_bases: Arc<HashMap<ClassId, Arc<Vec<Value>>>>,
+    class_attrs: ClassTable<HashMap<String, Value>>,
+    class_bases: ClassTable<Vec<Value>>,
     heap: heap::Heap,
     frames: Vec<Frame>,
     /// The process stack; the last is the one running.

@@ -73,7 +73,7 @@ pub fn fixed_texts(checked: &Checked, mode: Mode) -> (BTreeMap<PathBuf, Change>,
             None => {
                 let (text, _) = gpulint_rules::fix::apply(&source.text, &edits);
                 Change {
-                    shown: vec![(name, source.text.clone(), text.clone())],
+                    shown: vec![(name, source.text.to_string(), text.clone())],
                     new: text,
                 }
             }

@@ -17,6 +17,7 @@ use crate::lower::{self, SyntaxError};
 use crate::model::{Module, Stmt, StmtKind};
 use crate::notebook::{self, Notebook};
 use crate::prefilter;
+use crate::text::Text;
 use crate::source::{Cells, FileId, LineIndex, Location, Span};
 
 /// A module of the program as imports see it: a `.py` file, a package (its `__init__.py`), or a
@@ -52,7 +53,7 @@ pub struct SourceFile {
     /// absolute) for files found through imports.
     pub path: PathBuf,
     /// The text (lossy for a file that is not UTF-8), for excerpts and positions.
-    pub text: String,
+    pub text: Text,
     pub lines: LineIndex,
     pub module: Result<Module, FileError>,
     /// Where its comments are (suppression comments are read from these).
@@ -85,7 +86,7 @@ impl SourceFile {
     fn unread(path: PathBuf, checked: bool) -> SourceFile {
         SourceFile {
             path,
-            text: String::new(),
+            text: Text::default(),
             lines: LineIndex::new(""),
             module: Err(FileError::Unreadable("not read".into())),
             comments: Vec::new(),
@@ -211,7 +212,7 @@ impl Program {
                     let imported = importers[id.0 as usize].iter().any(|i| *i != id.0);
                     let file = &mut builder.program.files[id.0 as usize];
                     let keep = !file.checked || imported;
-                    (id, Source::Scanned(std::mem::take(&mut file.text), keep))
+                    (id, Source::Scanned(file.text.take(), keep))
                 })
                 .collect();
         }
@@ -227,7 +228,7 @@ impl Program {
             .map(|id| {
                 (
                     *id,
-                    parse(&builder.program.files[id.0 as usize].text, *id).0,
+                    parse(&builder.program.files[id.0 as usize].text.unpacked(), *id).0,
                 )
             })
             .collect();
@@ -236,6 +237,12 @@ impl Program {
             file.module = module;
             file.lazy = false;
         }
+        // Only scanned, or read for a diagnostic: from here on, rarely read again.
+        builder
+            .program
+            .files
+            .par_iter_mut()
+            .for_each(|f| f.text.pack_in_place());
         builder.program
     }
 
@@ -251,7 +258,7 @@ impl Program {
         let id = FileId(self.files.len() as u32);
         self.files.push(SourceFile {
             lines: LineIndex::new(&text),
-            text,
+            text: text.into(),
             module: Err(FileError::Foreign),
             comments: comments
                 .iter()
@@ -383,7 +390,7 @@ impl Program {
         if !file.lazy {
             return None;
         }
-        parse(&file.text, id).0.ok()
+        parse(&file.text.unpacked(), id).0.ok()
     }
 
     /// The files whose top level runs when `file`'s does (module-level imports of the program's own
@@ -478,11 +485,11 @@ fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
         scanned: false,
         lazy: false,
         wanted: Wanted::default(),
-        text: String::new(),
+        text: Text::default(),
     };
     if let Some(error) = module {
         loaded.module = error;
-        loaded.text = text;
+        loaded.text = text.into();
         return loaded;
     }
     if keep.is_none() {
@@ -499,7 +506,7 @@ fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
                 imports,
                 top_level: 0,
             };
-            loaded.text = text;
+            loaded.text = text.into();
             return loaded;
         }
     }
@@ -519,7 +526,7 @@ fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
         }
         other => other,
     };
-    loaded.text = text;
+    loaded.text = Text::pack(text);
     loaded
 }
 
@@ -619,7 +626,7 @@ fn parse(text: &str, id: FileId) -> (Result<Module, FileError>, Vec<Span>) {
 /// One file as a parsing worker returns it.
 struct Loaded {
     id: FileId,
-    text: String,
+    text: Text,
     /// `None` when the text was indexed before (a scanned file parsed now).
     lines: Option<LineIndex>,
     module: Result<Module, FileError>,

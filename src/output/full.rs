@@ -25,7 +25,7 @@ pub fn write(
                 &file.text[bytes.clone()],
                 bytes.start,
             ),
-            None => (path, file.text.as_str(), 0),
+            None => (path, &*file.text, 0),
         }
     };
     let name = |span: Span| part(span).0;

@@ -1,0 +1,117 @@
+//! A file's text, held compressed once it has been parsed.
+//!
+//! After parsing, a file's text is needed only to show a finding's source, read its suppression
+//! comments, or parse a dropped model again; but every file's text was held for the whole run (on
+//! transformers, 44 MB of a 186 MiB peak). LZ4 keeps it in under a third of that, and unpacks a file
+//! in microseconds when it is needed.
+
+use std::borrow::Cow;
+use std::ops::Deref;
+use std::sync::OnceLock;
+
+/// Texts shorter than this stay plain: packing them saves too little to pay for itself.
+const PACK_FROM: usize = 2048;
+
+#[derive(Debug, Default)]
+pub struct Text {
+    /// The text, once unpacked (or never packed).
+    plain: OnceLock<String>,
+    /// The packed text, as [`lz4_flex::compress_prepend_size`] writes it.
+    packed: Option<Box<[u8]>>,
+}
+
+impl Text {
+    /// Holds `text` packed, unless it is short.
+    pub fn pack(text: String) -> Text {
+        if text.len() < PACK_FROM {
+            return Text::from(text);
+        }
+        Text {
+            plain: OnceLock::new(),
+            packed: Some(lz4_flex::compress_prepend_size(text.as_bytes()).into_boxed_slice()),
+        }
+    }
+
+    /// Packs the text if it is held plain only.
+    pub fn pack_in_place(&mut self) {
+        if self.packed.is_none() {
+            *self = Text::pack(self.plain.take().unwrap_or_default());
+        }
+    }
+
+    /// The text, unpacked for this use only: it is not kept unpacked afterwards (a model parsed
+    /// again, while the analysis runs, should not bring every text back).
+    pub fn unpacked(&self) -> Cow<'_, str> {
+        match (self.plain.get(), &self.packed) {
+            (Some(plain), _) => Cow::Borrowed(plain),
+            (None, Some(packed)) => Cow::Owned(unpack(packed)),
+            (None, None) => Cow::Borrowed(""),
+        }
+    }
+
+    /// The text as a string, leaving this one empty.
+    pub fn take(&mut self) -> String {
+        let text = self.unpacked().into_owned();
+        *self = Text::default();
+        text
+    }
+}
+
+impl From<String> for Text {
+    fn from(text: String) -> Text {
+        Text {
+            plain: OnceLock::from(text),
+            packed: None,
+        }
+    }
+}
+
+/// Unpacks the text the first time it is read this way, and keeps it (for the files whose
+/// findings are shown).
+impl Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.plain.get_or_init(|| match &self.packed {
+            Some(packed) => unpack(packed),
+            None => String::new(),
+        })
+    }
+}
+
+fn unpack(packed: &[u8]) -> String {
+    // Packed from a `String` by `pack`: valid LZ4 holding valid UTF-8.
+    let bytes = lz4_flex::decompress_size_prepended(packed).unwrap_or_default();
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn long() -> String {
+        "import torch\nx = torch.zeros(3, device='cuda')  # é\n".repeat(100)
+    }
+
+    #[test]
+    fn a_packed_text_reads_back_whole() {
+        let text = Text::pack(long());
+        assert!(text.packed.as_ref().is_some_and(|p| p.len() < long().len() / 4));
+        assert_eq!(text.unpacked(), long());
+        assert!(text.plain.get().is_none(), "`unpacked` keeps nothing");
+        assert_eq!(&*text, long());
+        assert!(text.plain.get().is_some(), "reading through `Deref` keeps it");
+    }
+
+    #[test]
+    fn short_texts_stay_plain_and_take_empties() {
+        let mut short = Text::pack("x = 1\n".to_string());
+        assert!(short.packed.is_none());
+        assert_eq!(short.take(), "x = 1\n");
+        assert_eq!(&*short, "");
+        let mut packed = Text::from(long());
+        packed.pack_in_place();
+        assert!(packed.packed.is_some());
+        assert_eq!(packed.take(), long());
+    }
+}

@@ -5,6 +5,7 @@ use ruff_python_ast as ast;
 use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::visitor::{walk_expr, Visitor};
 use ruff_text_size::{Ranged, TextRange};
+use thin_vec::{thin_vec, ThinVec};
 
 use crate::model::*;
 use crate::source::{FileId, Span};
@@ -129,7 +130,7 @@ impl Lower {
         )
     }
 
-    fn suite(&mut self, stmts: &[ast::Stmt]) -> Vec<Stmt> {
+    fn suite(&mut self, stmts: &[ast::Stmt]) -> ThinVec<Stmt> {
         stmts.iter().map(|s| self.stmt(s)).collect()
     }
 
@@ -141,26 +142,26 @@ impl Lower {
             S::Return(r) => StmtKind::Return(r.value.as_deref().map(|e| self.expr(e))),
             S::Delete(d) => StmtKind::Other(self.exprs(&d.targets)),
             S::TypeAlias(_) | S::Pass(_) | S::IpyEscapeCommand(_) | S::Nonlocal(_) => {
-                StmtKind::Other(Vec::new())
+                StmtKind::Other(ThinVec::new())
             }
             S::Assign(a) => StmtKind::Assign {
                 targets: self.exprs(&a.targets),
                 value: self.expr(&a.value),
             },
             S::AugAssign(a) => StmtKind::AugAssign {
-                target: self.expr(&a.target),
-                value: self.expr(&a.value),
+                target: self.boxed(&a.target),
+                value: self.boxed(&a.value),
             },
             S::AnnAssign(a) => match &a.value {
                 Some(value) => StmtKind::Assign {
-                    targets: vec![self.expr(&a.target)],
+                    targets: thin_vec![self.expr(&a.target)],
                     value: self.expr(value),
                 },
-                None => StmtKind::Other(Vec::new()),
+                None => StmtKind::Other(ThinVec::new()),
             },
             S::For(f) => StmtKind::For {
-                target: self.expr(&f.target),
-                iter: self.expr(&f.iter),
+                target: self.boxed(&f.target),
+                iter: self.boxed(&f.iter),
                 body: self.suite(&f.body),
                 orelse: self.suite(&f.orelse),
             },
@@ -198,7 +199,7 @@ impl Lower {
                 orelse: self.suite(&t.orelse),
                 finally: self.suite(&t.finalbody),
             },
-            S::Assert(a) => StmtKind::Other(vec![self.expr(&a.test)]),
+            S::Assert(a) => StmtKind::Other(thin_vec![self.expr(&a.test)]),
             S::Import(i) => StmtKind::Import(
                 i.names
                     .iter()
@@ -241,10 +242,10 @@ impl Lower {
         let test = self.expr(test);
         let body = self.suite(body);
         let orelse = match clauses.split_first() {
-            None => Vec::new(),
+            None => ThinVec::new(),
             Some((first, rest)) => match &first.test {
                 Some(elif_test) => {
-                    vec![self.if_chain(
+                    thin_vec![self.if_chain(
                         TextRange::new(first.range.start(), range.end()),
                         elif_test,
                         &first.body,
@@ -306,7 +307,7 @@ impl Lower {
             vararg,
             kwarg,
             decorators,
-            body: Vec::new(),
+            body: ThinVec::new(),
             class: self.class,
             parent: self.function,
             names: Default::default(),
@@ -327,7 +328,7 @@ impl Lower {
             .collect();
         let (bases, keywords) = match c.arguments.as_deref() {
             Some(args) => (self.exprs(&args.args), self.keywords(&args.keywords)),
-            None => (Vec::new(), Vec::new()),
+            None => (ThinVec::new(), ThinVec::new()),
         };
         let id = ClassId {
             file: self.module.file,
@@ -343,7 +344,7 @@ impl Lower {
             bases,
             keywords,
             decorators,
-            body: Vec::new(),
+            body: ThinVec::new(),
             methods: Vec::new(),
             local,
         });
@@ -364,7 +365,7 @@ impl Lower {
         id
     }
 
-    fn keywords(&mut self, keywords: &[ast::Keyword]) -> Vec<Keyword> {
+    fn keywords(&mut self, keywords: &[ast::Keyword]) -> ThinVec<Keyword> {
         keywords
             .iter()
             .map(|k| Keyword {
@@ -374,7 +375,7 @@ impl Lower {
             .collect()
     }
 
-    fn exprs(&mut self, exprs: &[ast::Expr]) -> Vec<Expr> {
+    fn exprs(&mut self, exprs: &[ast::Expr]) -> ThinVec<Expr> {
         exprs.iter().map(|e| self.expr(e)).collect()
     }
 
@@ -387,7 +388,7 @@ impl Lower {
         if self.depth >= MAX_DEPTH {
             return Expr {
                 span: sp,
-                kind: ExprKind::Other(Vec::new()),
+                kind: ExprKind::Other(ThinVec::new()),
             };
         }
         self.depth += 1;
@@ -402,7 +403,7 @@ impl Lower {
             E::Name(n) => ExprKind::Name(n.id.to_string()),
             E::Attribute(a) => ExprKind::Attribute {
                 value: self.boxed(&a.value),
-                attr: a.attr.to_string(),
+                attr: a.attr.as_str().into(),
             },
             E::Call(c) => ExprKind::Call {
                 func: self.boxed(&c.func),
@@ -411,19 +412,19 @@ impl Lower {
             },
             // Only short strings name things (devices, start methods, variables, modules); long ones
             // (docstrings, templates) would be copied each time they are evaluated.
-            E::StringLiteral(s) if s.value.len() > MAX_STRING => ExprKind::Other(Vec::new()),
+            E::StringLiteral(s) if s.value.len() > MAX_STRING => ExprKind::Other(ThinVec::new()),
             E::StringLiteral(s) => ExprKind::Str(s.value.to_str().into()),
             E::NumberLiteral(n) => match &n.value {
                 ast::Number::Int(i) => i
                     .as_i64()
-                    .map_or(ExprKind::Other(Vec::new()), ExprKind::Int),
-                _ => ExprKind::Other(Vec::new()),
+                    .map_or(ExprKind::Other(ThinVec::new()), ExprKind::Int),
+                _ => ExprKind::Other(ThinVec::new()),
             },
             E::BooleanLiteral(b) => ExprKind::Bool(b.value),
             E::NoneLiteral(_) => ExprKind::NoneLiteral,
             E::FString(f) => {
                 let mut template = String::new();
-                let mut parts = Vec::new();
+                let mut parts = ThinVec::new();
                 for part in f.value.iter() {
                     match part {
                         ast::FStringPart::Literal(lit) => template.push_str(&lit.value),
@@ -442,7 +443,10 @@ impl Lower {
                         }
                     }
                 }
-                ExprKind::FString { template, parts }
+                ExprKind::FString {
+                    template: template.into(),
+                    parts,
+                }
             }
             E::Lambda(l) => {
                 let (params, vararg, kwarg) = self.params(l.parameters.as_deref());
@@ -456,8 +460,8 @@ impl Lower {
                     params,
                     vararg,
                     kwarg,
-                    decorators: Vec::new(),
-                    body: Vec::new(),
+                    decorators: ThinVec::new(),
+                    body: ThinVec::new(),
                     class: None,
                     parent: self.function,
                     names: Default::default(),
@@ -465,7 +469,7 @@ impl Lower {
                 let outer = self.function.replace(id);
                 let body_expr = self.expr(&l.body);
                 self.function = outer;
-                self.module.functions[id.index as usize].body = vec![Stmt {
+                self.module.functions[id.index as usize].body = thin_vec![Stmt {
                     span: body_expr.span,
                     kind: StmtKind::Return(Some(body_expr)),
                 }];
@@ -515,7 +519,7 @@ impl Lower {
                 None => self.comprehension(&c.generators, &[&c.value]),
             },
             E::BinOp(b) if b.op == ast::Operator::MatMult => {
-                ExprKind::MatMul(vec![self.expr(&b.left), self.expr(&b.right)])
+                ExprKind::MatMul(thin_vec![self.expr(&b.left), self.expr(&b.right)])
             }
             other => ExprKind::Other(self.children(other)),
         }
@@ -540,7 +544,7 @@ impl Lower {
     }
 
     /// The direct sub-expressions of an expression kind the model does not name.
-    fn children(&mut self, expr: &ast::Expr) -> Vec<Expr> {
+    fn children(&mut self, expr: &ast::Expr) -> ThinVec<Expr> {
         struct Children<'a>(Vec<&'a ast::Expr>);
         impl<'a> Visitor<'a> for Children<'a> {
             fn visit_expr(&mut self, expr: &'a ast::Expr) {

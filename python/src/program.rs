@@ -17,8 +17,8 @@ use crate::lower::{self, SyntaxError};
 use crate::model::{Module, Stmt, StmtKind};
 use crate::notebook::{self, Notebook};
 use crate::prefilter;
-use crate::text::Text;
 use crate::source::{Cells, FileId, LineIndex, Location, Span};
+use crate::text::Text;
 
 /// A module of the program as imports see it: a `.py` file, a package (its `__init__.py`), or a
 /// namespace package (a folder without one).

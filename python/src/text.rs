@@ -96,11 +96,17 @@ mod tests {
     #[test]
     fn a_packed_text_reads_back_whole() {
         let text = Text::pack(long());
-        assert!(text.packed.as_ref().is_some_and(|p| p.len() < long().len() / 4));
+        assert!(text
+            .packed
+            .as_ref()
+            .is_some_and(|p| p.len() < long().len() / 4));
         assert_eq!(text.unpacked(), long());
         assert!(text.plain.get().is_none(), "`unpacked` keeps nothing");
         assert_eq!(&*text, long());
-        assert!(text.plain.get().is_some(), "reading through `Deref` keeps it");
+        assert!(
+            text.plain.get().is_some(),
+            "reading through `Deref` keeps it"
+        );
     }
 
     #[test]

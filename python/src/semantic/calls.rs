@@ -137,7 +137,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     self.use_cuda_object(obj, func.span, attr, obj.global.is_some());
                 }
                 self.call_host_module(&callee, func.span, attr);
-                (Some((recv, attr.as_str())), callee)
+                (Some((recv, &**attr)), callee)
             }
             _ => {
                 let callee = self.eval(func);

@@ -553,7 +553,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     Value::Object(id) => {
                         let instance = match self.object_mut(id) {
                             Some(Object::Instance { attrs, .. }) => {
-                                attrs.insert(attr.clone(), value);
+                                attrs.insert(attr.to_string(), value);
                                 true
                             }
                             _ => false,
@@ -565,7 +565,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     Value::Class(id) => {
                         let name = format!("{}.{attr}", self.class(id).name);
                         let value = self.as_global(value, &name, span);
-                        Arc::make_mut(self.class_attrs.entry(id)).insert(attr.clone(), value);
+                        Arc::make_mut(self.class_attrs.entry(id)).insert(attr.to_string(), value);
                     }
                     _ => {}
                 }
@@ -809,18 +809,18 @@ impl<'m, A: Analysis> Interp<'m, A> {
             ExprKind::FString { template, parts } => {
                 let values: Vec<Value> = parts.iter().map(|p| self.eval(p)).collect();
                 if parts.is_empty() {
-                    Value::Str(template.as_str().into())
+                    Value::Str((&**template).into())
                 } else if template.starts_with("cuda:{}") {
                     match values.first() {
-                        Some(Value::Int(i)) if template == "cuda:{}" => {
+                        Some(Value::Int(i)) if &**template == "cuda:{}" => {
                             Value::Str(format!("cuda:{i}").into())
                         }
-                        Some(Value::GlobalRank) if template == "cuda:{}" => Value::GlobalRank,
+                        Some(Value::GlobalRank) if &**template == "cuda:{}" => Value::GlobalRank,
                         _ => Value::Device(Device::Cuda(DeviceIndex::PerWorker)),
                     }
-                } else if template == "{}" && matches!(values[..], [Value::GlobalRank]) {
+                } else if &**template == "{}" && matches!(values[..], [Value::GlobalRank]) {
                     Value::GlobalRank
-                } else if values.iter().any(|v| matches!(v, Value::Rank)) && template == "{}" {
+                } else if values.iter().any(|v| matches!(v, Value::Rank)) && &**template == "{}" {
                     Value::Rank
                 } else {
                     Value::Unknown

@@ -37,7 +37,7 @@ pub fn is_gpu_module(dotted: &str) -> bool {
 pub fn is_type_checking(test: &Expr) -> bool {
     match &test.kind {
         ExprKind::Name(n) => n == "TYPE_CHECKING",
-        ExprKind::Attribute { attr, .. } => attr == "TYPE_CHECKING",
+        ExprKind::Attribute { attr, .. } => &**attr == "TYPE_CHECKING",
         _ => false,
     }
 }
@@ -67,7 +67,7 @@ fn expr<'a>(e: &'a Expr, out: &mut HashSet<&'a str>) {
             out.insert(n.as_str());
         }
         ExprKind::Attribute { value, attr } => {
-            out.insert(attr.as_str());
+            out.insert(&**attr);
             expr(value, out);
         }
         ExprKind::Call {
@@ -272,7 +272,7 @@ pub(super) fn written_globals(module: &Module, id: FuncId) -> Vec<String> {
             } => {
                 if let ExprKind::Attribute { value, attr } = &func.kind {
                     if let ExprKind::Name(n) = &value.kind {
-                        if libraries::python::CONTAINER_MUTATORS.contains(&attr.as_str()) {
+                        if libraries::python::CONTAINER_MUTATORS.contains(&&**attr) {
                             out.push(n.clone());
                         }
                     }

@@ -107,7 +107,7 @@ fn directive_edits(
     for (&line_start, codes) in lines {
         let codes: Vec<&str> = codes.iter().copied().collect();
         let start = line_start as usize;
-        let line = file.lines.line_col(text, line_start).line;
+        let line = file.lines().line_col(text, line_start).line;
         let end = text[start..]
             .find(['\n', '\r'])
             .map_or(text.len(), |i| start + i);

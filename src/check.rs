@@ -268,7 +268,7 @@ pub(crate) fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
 /// Where and why a budget cut an analysis short: "`f` (path:line) was not followed further (reason)".
 fn describe_cut(program: &Program, cut: &semantic::Cut) -> String {
     let file = program.file(cut.span.file);
-    let at = file.lines.line_col(&file.text, cut.span.start);
+    let at = file.lines().line_col(&file.text, cut.span.start);
     format!(
         "`{}` ({}:{}) was not followed further ({})",
         cut.function,
@@ -318,7 +318,7 @@ fn suppress(
                 return true;
             }
             let file = program.file(d.span.file);
-            let line = file.lines.line_col(&file.text, d.span.start).line;
+            let line = file.lines().line_col(&file.text, d.span.start).line;
             let by = directives
                 .entry(d.span.file)
                 .or_insert_with(|| Directives::of(file))

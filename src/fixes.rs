@@ -55,7 +55,7 @@ pub fn fixed_texts(checked: &Checked, mode: Mode) -> (BTreeMap<PathBuf, Change>,
         let source = program.file(gpulint_python::source::FileId(file));
         let name = source.path.display().to_string();
         let change = match &source.notebook {
-            Some(notebook) => match notebook.apply(&source.text, &source.lines, &edits) {
+            Some(notebook) => match notebook.apply(&source.text, source.lines(), &edits) {
                 Ok(fixed) => Change {
                     new: fixed.json,
                     shown: fixed

@@ -46,7 +46,7 @@ impl Directives {
             match parse_comment(comment) {
                 Some((true, codes)) => out.file = Some(merge(out.file.take(), codes, *span)),
                 Some((false, codes)) => {
-                    let line = file.lines.line_col(&file.text, span.start).line;
+                    let line = file.lines().line_col(&file.text, span.start).line;
                     let old = out.lines.remove(&line);
                     out.lines.insert(line, merge(old, codes, *span));
                 }

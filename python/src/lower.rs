@@ -5,6 +5,8 @@ use ruff_python_ast as ast;
 use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::visitor::{walk_expr, Visitor};
 use ruff_text_size::{Ranged, TextRange};
+use rustc_hash::FxHashSet as HashSet;
+use std::sync::Arc;
 use thin_vec::{thin_vec, ThinVec};
 
 use crate::model::*;
@@ -102,6 +104,7 @@ pub fn parse(source: &str, file: FileId) -> Result<Lowered, SyntaxError> {
             file,
             ..Module::default()
         },
+        names: HashSet::default(),
         class: None,
         function: None,
         depth: 0,
@@ -116,12 +119,23 @@ pub fn parse(source: &str, file: FileId) -> Result<Lowered, SyntaxError> {
 
 struct Lower {
     module: Module,
+    /// Each name and attribute once: a module reads the same few names (`self`, `torch`) many times.
+    names: HashSet<Arc<str>>,
     class: Option<ClassId>,
     function: Option<FuncId>,
     depth: u32,
 }
 
 impl Lower {
+    fn name(&mut self, name: &str) -> Arc<str> {
+        if let Some(known) = self.names.get(name) {
+            return Arc::clone(known);
+        }
+        let name: Arc<str> = name.into();
+        self.names.insert(Arc::clone(&name));
+        name
+    }
+
     fn span(&self, range: TextRange) -> Span {
         Span::new(
             self.module.file,
@@ -400,10 +414,10 @@ impl Lower {
     fn expr_kind(&mut self, expr: &ast::Expr) -> ExprKind {
         use ast::Expr as E;
         match expr {
-            E::Name(n) => ExprKind::Name(n.id.to_string()),
+            E::Name(n) => ExprKind::Name(self.name(&n.id)),
             E::Attribute(a) => ExprKind::Attribute {
                 value: self.boxed(&a.value),
-                attr: a.attr.as_str().into(),
+                attr: self.name(a.attr.as_str()),
             },
             E::Call(c) => ExprKind::Call {
                 func: self.boxed(&c.func),

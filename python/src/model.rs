@@ -85,7 +85,7 @@ impl Function {
         let named = |n: &str| {
             self.decorators
                 .iter()
-                .any(|d| matches!(&d.kind, ExprKind::Name(x) if x == n))
+                .any(|d| matches!(&d.kind, ExprKind::Name(x) if &**x == n))
         };
         if named("classmethod") {
             Receives::Class
@@ -237,10 +237,10 @@ pub enum CmpOp {
 
 #[derive(Debug)]
 pub enum ExprKind {
-    Name(String),
+    Name(std::sync::Arc<str>),
     Attribute {
         value: Box<Expr>,
-        attr: Box<str>,
+        attr: std::sync::Arc<str>,
     },
     Call {
         func: Box<Expr>,
@@ -306,7 +306,7 @@ impl Expr {
     /// The dotted path of a `Name` or `Attribute` chain (`torch.cuda.set_device`), if it is one.
     pub fn dotted(&self) -> Option<String> {
         match &self.kind {
-            ExprKind::Name(n) => Some(n.clone()),
+            ExprKind::Name(n) => Some(n.to_string()),
             ExprKind::Attribute { value, attr } => {
                 let mut base = value.dotted()?;
                 base.push('.');

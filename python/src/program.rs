@@ -10,6 +10,7 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
@@ -54,7 +55,8 @@ pub struct SourceFile {
     pub path: PathBuf,
     /// The text (lossy for a file that is not UTF-8), for excerpts and positions.
     pub text: Text,
-    pub lines: LineIndex,
+    /// Built on first use: most files never show a finding.
+    lines: OnceLock<LineIndex>,
     pub module: Result<Module, FileError>,
     /// Where its comments are (suppression comments are read from these).
     pub comments: Vec<Span>,
@@ -87,7 +89,7 @@ impl SourceFile {
         SourceFile {
             path,
             text: Text::default(),
-            lines: LineIndex::new(""),
+            lines: OnceLock::new(),
             module: Err(FileError::Unreadable("not read".into())),
             comments: Vec::new(),
             checked,
@@ -102,19 +104,24 @@ impl SourceFile {
         }
     }
 
+    /// Where each line starts, built from the text on first use.
+    pub fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
+    }
+
     pub fn location(&self, offset: u32) -> Location {
-        Location::of(&self.text, &self.lines, self.cells.as_ref(), offset)
+        Location::of(&self.text, self.lines(), self.cells.as_ref(), offset)
     }
 
     /// For a notebook, the cell holding byte `offset` of the text: its number and its bytes.
     pub fn cell_at(&self, offset: u32) -> Option<(u32, std::ops::Range<usize>)> {
         let cells = self.cells.as_ref()?;
-        let line = self.lines.line_col(&self.text, offset).line;
+        let line = self.lines().line_col(&self.text, offset).line;
         let (number, _) = cells.locate(line);
         let (first, next) = cells.lines_of(line);
-        let start = self.lines.line_start(first).unwrap_or(0) as usize;
+        let start = self.lines().line_start(first).unwrap_or(0) as usize;
         let end = next
-            .and_then(|n| self.lines.line_start(n))
+            .and_then(|n| self.lines().line_start(n))
             .map_or(self.text.len(), |e| e as usize);
         Some((
             number,
@@ -257,7 +264,6 @@ impl Program {
     ) -> FileId {
         let id = FileId(self.files.len() as u32);
         self.files.push(SourceFile {
-            lines: LineIndex::new(&text),
             text: text.into(),
             module: Err(FileError::Foreign),
             comments: comments
@@ -470,11 +476,9 @@ fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
             }
         }
     }
-    let lines = keep.is_none().then(|| LineIndex::new(&text));
     let mut loaded = Loaded {
         notebook: read_notebook,
         id,
-        lines,
         module: Ok(Module {
             file: id,
             ..Module::default()
@@ -627,8 +631,6 @@ fn parse(text: &str, id: FileId) -> (Result<Module, FileError>, Vec<Span>) {
 struct Loaded {
     id: FileId,
     text: Text,
-    /// `None` when the text was indexed before (a scanned file parsed now).
-    lines: Option<LineIndex>,
     module: Result<Module, FileError>,
     comments: Vec<Span>,
     /// The names it reads or uses as attributes.
@@ -669,9 +671,6 @@ impl Builder {
                 self.program.referenced.extend(loaded.names);
                 let file = &mut self.program.files[id.0 as usize];
                 file.text = loaded.text;
-                if let Some(lines) = loaded.lines {
-                    file.lines = lines;
-                }
                 if let Some((cells, notebook)) = loaded.notebook {
                     file.cells = Some(cells);
                     file.notebook = Some(notebook);

@@ -184,7 +184,7 @@ fn location(program: &Program, span: Span, offset: u32) -> Location {
 /// Where a span starts in its file's text (for ordering; notebooks' cells are in order).
 fn at(program: &Program, span: Span) -> LineCol {
     let file = program.file(span.file);
-    file.lines.line_col(&file.text, span.start)
+    file.lines().line_col(&file.text, span.start)
 }
 
 fn summary(

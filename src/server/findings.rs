@@ -71,7 +71,7 @@ fn finding(
     }
     let range = |span: Span| {
         let f = program.file(span.file);
-        convert::range(&f.text, &f.lines, span.start, span.end, encoding)
+        convert::range(&f.text, f.lines(), span.start, span.end, encoding)
     };
     let related = d
         .related

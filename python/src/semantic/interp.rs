@@ -144,7 +144,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                                     &format!("{}.{name}", class.name),
                                     s.span,
                                 );
-                                Arc::make_mut(self.class_attrs.entry(*id)).insert(name.clone(), v);
+                                Arc::make_mut(self.class_attrs.entry(*id))
+                                    .insert(name.to_string(), v);
                             }
                         }
                     }

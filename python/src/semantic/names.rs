@@ -36,7 +36,7 @@ pub fn is_gpu_module(dotted: &str) -> bool {
 /// `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`: a block that never runs.
 pub fn is_type_checking(test: &Expr) -> bool {
     match &test.kind {
-        ExprKind::Name(n) => n == "TYPE_CHECKING",
+        ExprKind::Name(n) => &**n == "TYPE_CHECKING",
         ExprKind::Attribute { attr, .. } => &**attr == "TYPE_CHECKING",
         _ => false,
     }
@@ -55,7 +55,7 @@ pub fn is_main_guard(test: &Expr) -> bool {
     if ops.as_slice() != [CmpOp::Eq] || comparators.len() != 1 {
         return false;
     }
-    let is_name = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if n == "__name__");
+    let is_name = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if &**n == "__name__");
     let is_main = |e: &Expr| matches!(&e.kind, ExprKind::Str(s) if &**s == "__main__");
     (is_name(left) && is_main(&comparators[0])) || (is_main(left) && is_name(&comparators[0]))
 }
@@ -64,7 +64,7 @@ pub fn is_main_guard(test: &Expr) -> bool {
 fn expr<'a>(e: &'a Expr, out: &mut HashSet<&'a str>) {
     match &e.kind {
         ExprKind::Name(n) => {
-            out.insert(n.as_str());
+            out.insert(&**n);
         }
         ExprKind::Attribute { value, attr } => {
             out.insert(&**attr);
@@ -253,7 +253,7 @@ pub(super) fn written_globals(module: &Module, id: FuncId) -> Vec<String> {
         match &e.kind {
             ExprKind::Subscript { value, .. } | ExprKind::Attribute { value, .. } => {
                 if let ExprKind::Name(n) = &value.kind {
-                    out.push(n.clone());
+                    out.push(n.to_string());
                 }
             }
             ExprKind::Tuple(items) | ExprKind::List(items) => {
@@ -273,7 +273,7 @@ pub(super) fn written_globals(module: &Module, id: FuncId) -> Vec<String> {
                 if let ExprKind::Attribute { value, attr } = &func.kind {
                     if let ExprKind::Name(n) = &value.kind {
                         if libraries::python::CONTAINER_MUTATORS.contains(&&**attr) {
-                            out.push(n.clone());
+                            out.push(n.to_string());
                         }
                     }
                 }

@@ -17,6 +17,10 @@ use crate::libraries::{self, Behaviour, EnvRole};
 use crate::model::{CmpOp, Expr, ExprKind, FuncId, Stmt, StmtKind};
 use crate::source::Span;
 
+/// An `elif` chain keeps at most this many branch states before joining them into one: no real
+/// chain is this long, and a generated one of 40,000 branches stays bounded.
+const MAX_PENDING_BRANCHES: usize = 64;
+
 /// How a block of statements ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Flow {
@@ -317,7 +321,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let (mut test, mut body, mut orelse) = (test, body, orelse);
         let mut flow = loop {
             match self.if_step(test, body) {
-                IfStep::Branch(after_body, flow_body) => pending.push((after_body, flow_body)),
+                IfStep::Branch(after_body, flow_body) => {
+                    pending.push((after_body, flow_body));
+                    if pending.len() == MAX_PENDING_BRANCHES {
+                        let joined = self.join_pending(std::mem::take(&mut pending));
+                        pending.push(joined);
+                    }
+                }
                 IfStep::OnlyElse => break self.exec_block(orelse),
                 IfStep::Fork(span, child_is_body) => {
                     break self.fork_branches(span, child_is_body, body, orelse)
@@ -344,6 +354,23 @@ impl<'m, A: Analysis> Interp<'m, A> {
             flow = self.join_branches(after_body, flow_body, flow);
         }
         flow
+    }
+
+    /// Joins the branches of a long `elif` chain kept so far into one, as the chain's nesting
+    /// would (the last of them standing for the `else`), and comes back to the state here. A chain
+    /// of thousands of branches then holds a bounded number of snapshots, each a copy of the state.
+    fn join_pending(&mut self, mut pending: Vec<(Snapshot<A>, Flow)>) -> (Snapshot<A>, Flow) {
+        let here = self.snapshot();
+        let Some((last, mut flow)) = pending.pop() else {
+            return (here, Flow::Normal);
+        };
+        self.restore(last);
+        while let Some((after_body, flow_body)) = pending.pop() {
+            flow = self.join_branches(after_body, flow_body, flow);
+        }
+        let joined = self.snapshot();
+        self.restore(here);
+        (joined, flow)
     }
 
     /// Evaluates an `if`'s test and, for an ordinary test, runs the body from here and returns to

@@ -187,3 +187,47 @@ fn the_multiprocess_package_sends_lambdas_with_dill() {
     let [fact] = facts(&src).unserializable.try_into().unwrap();
     assert_eq!(fact.handed, gpulint_core::effect::Handed::Task);
 }
+
+/// A chain longer than the branch states it keeps: what its first, middle and last branches did
+/// still reaches the code after it, in a function as at module level.
+#[test]
+fn a_long_elif_chain_joins_every_branch() {
+    let chain = |indent: &str, cuda_at: usize, spawn_at: usize| {
+        let mut out = format!("{indent}if x == 0:\n{indent}    y = 0\n");
+        for i in 1..300 {
+            out += &format!("{indent}elif x == {i}:\n");
+            out += &match i {
+                _ if i == cuda_at => format!("{indent}    torch.cuda.init()\n"),
+                _ if i == spawn_at => format!("{indent}    mp.set_start_method('spawn')\n"),
+                _ => format!("{indent}    y = {i}\n"),
+            };
+        }
+        out
+    };
+    for (cuda_at, spawn_at) in [(1, 0), (150, 0), (299, 0), (1, 64), (65, 200)] {
+        let at_top = format!(
+            "{CHILD}x = len(input())\n{}mp.Process(target=work).start()\n",
+            chain("", cuda_at, spawn_at)
+        );
+        let in_function = format!(
+            "{CHILD}def main(x):\n{}    mp.Process(target=work).start()\n\nmain(len(input()))\n",
+            chain("    ", cuda_at, spawn_at)
+        );
+        for source in [at_top, in_function] {
+            let fork = only_fork(&source);
+            if spawn_at > 0 {
+                // A path set spawn first: the child starts clean, whatever the parent did.
+                assert!(
+                    fork.start_method_source.is_some(),
+                    "spawn set in {spawn_at}"
+                );
+            } else {
+                assert_eq!(
+                    fork.parent_init.map(|i| i.level),
+                    Some(Init::Context),
+                    "CUDA initialised in branch {cuda_at}"
+                );
+            }
+        }
+    }
+}

@@ -76,14 +76,6 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     let mut program = Program::build_with_native(inputs, native);
     let rust = crate::rust::add(loaded, &mut program);
     program.remap_native(|f| rust.id(f));
-    // The leaves' models were built and dropped on the pool's threads; glibc keeps that memory in
-    // each thread's arena, where the analyses' parsing of the leaves again (on other threads) does not
-    // find it. Handing it back first keeps the peak at one set of models.
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only returns free memory to the system.
-    unsafe {
-        libc::malloc_trim(0);
-    }
     let built = started.elapsed();
     // Import-time state does not depend on the start method unless a module forks at import, which
     // the module's own analysis reports.

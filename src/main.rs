@@ -28,6 +28,18 @@ use gpulint_python::source::FileId;
 
 use cli::{Cli, Command, RulesFormat};
 
+#[cfg(all(target_os = "linux", not(target_env = "musl")))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// jemalloc's options, read when it starts: two arenas (the machines this runs on in CI have few
+/// cores, and each arena holds its own free pages), and freed pages handed back within a second
+/// instead of ten, without a second ("muzzy") stage. Measured on transformers: the same peak as
+/// glibc's malloc, where jemalloc's defaults held 6 MiB more.
+#[cfg(all(target_os = "linux", not(target_env = "musl")))]
+#[export_name = "_rjem_malloc_conf"]
+pub static MALLOC_CONF: &[u8; 47] = b"narenas:2,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {

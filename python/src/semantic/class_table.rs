@@ -9,6 +9,7 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
+use super::frozen::merge_missing;
 use crate::model::ClassId;
 use crate::source::FileId;
 
@@ -50,45 +51,30 @@ impl<V> ClassTable<V> {
         Arc::make_mut(Arc::make_mut(&mut self.0).entry(file).or_default())
     }
 
-    /// Adds the classes of `from` that this table lacks, sharing whole what it can: the table
-    /// itself when this one holds nothing else, and each module's part that this one lacks.
+    /// Adds the classes of `from` that this table lacks. A module's part both hold, differently, is
+    /// merged class by class; [`merge_missing`] then adds the modules this table lacks, sharing
+    /// their parts (or the whole table, when this one holds nothing else).
     pub fn merge_missing(&mut self, from: &ClassTable<V>) {
         if Arc::ptr_eq(&self.0, &from.0) {
             return;
         }
-        if self.0.len() <= from.0.len()
-            && self
-                .0
-                .iter()
-                .all(|(k, v)| from.0.get(k).is_some_and(|w| Arc::ptr_eq(v, w)))
-        {
-            self.0 = Arc::clone(&from.0);
-            return;
-        }
-        let missing = |mine: Option<&Part<V>>, theirs: &Part<V>| match mine {
-            None => true,
-            Some(mine) => {
-                !Arc::ptr_eq(mine, theirs) && theirs.keys().any(|k| !mine.contains_key(k))
-            }
-        };
-        if !from.0.iter().any(|(f, part)| missing(self.0.get(f), part)) {
-            return;
-        }
-        let outer = Arc::make_mut(&mut self.0);
-        for (file, part) in from.0.iter() {
-            match outer.get_mut(file) {
-                None => {
-                    outer.insert(*file, Arc::clone(part));
-                }
-                Some(mine) if missing(Some(mine), part) => {
-                    let mine = Arc::make_mut(mine);
-                    for (k, v) in part.iter() {
-                        mine.entry(*k).or_insert_with(|| Arc::clone(v));
-                    }
-                }
-                Some(_) => {}
+        let lacking: Vec<(FileId, &Part<V>)> = from
+            .0
+            .iter()
+            .filter(|(file, theirs)| {
+                self.0.get(file).is_some_and(|mine| {
+                    !Arc::ptr_eq(mine, theirs) && theirs.keys().any(|k| !mine.contains_key(k))
+                })
+            })
+            .map(|(file, theirs)| (*file, theirs))
+            .collect();
+        for (file, theirs) in lacking {
+            let mine = self.part_mut(file);
+            for (k, v) in theirs.iter() {
+                mine.entry(*k).or_insert_with(|| Arc::clone(v));
             }
         }
+        merge_missing(&mut self.0, &from.0);
     }
 }
 

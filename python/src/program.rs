@@ -244,12 +244,6 @@ impl Program {
             file.module = module;
             file.lazy = false;
         }
-        // Only scanned, or read for a diagnostic: from here on, rarely read again.
-        builder
-            .program
-            .files
-            .par_iter_mut()
-            .for_each(|f| f.text.pack_in_place());
         builder.program
     }
 

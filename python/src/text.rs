@@ -32,13 +32,6 @@ impl Text {
         }
     }
 
-    /// Packs the text if it is held plain only.
-    pub fn pack_in_place(&mut self) {
-        if self.packed.is_none() {
-            *self = Text::pack(self.plain.take().unwrap_or_default());
-        }
-    }
-
     /// The text, unpacked for this use only: it is not kept unpacked afterwards (a model parsed
     /// again, while the analysis runs, should not bring every text back).
     pub fn unpacked(&self) -> Cow<'_, str> {
@@ -49,11 +42,12 @@ impl Text {
         }
     }
 
-    /// The text as a string, leaving this one empty.
+    /// The text as a string, leaving this one empty; a plain text is moved, not copied.
     pub fn take(&mut self) -> String {
-        let text = self.unpacked().into_owned();
-        *self = Text::default();
-        text
+        let Text { plain, packed } = std::mem::take(self);
+        plain
+            .into_inner()
+            .unwrap_or_else(|| packed.as_deref().map(unpack).unwrap_or_default())
     }
 }
 
@@ -72,10 +66,8 @@ impl Deref for Text {
     type Target = str;
 
     fn deref(&self) -> &str {
-        self.plain.get_or_init(|| match &self.packed {
-            Some(packed) => unpack(packed),
-            None => String::new(),
-        })
+        self.plain
+            .get_or_init(|| self.packed.as_deref().map(unpack).unwrap_or_default())
     }
 }
 
@@ -115,8 +107,7 @@ mod tests {
         assert!(short.packed.is_none());
         assert_eq!(short.take(), "x = 1\n");
         assert_eq!(&*short, "");
-        let mut packed = Text::from(long());
-        packed.pack_in_place();
+        let mut packed = Text::pack(long());
         assert!(packed.packed.is_some());
         assert_eq!(packed.take(), long());
     }

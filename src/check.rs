@@ -94,39 +94,57 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
             checked.push((id, resolver.settings_for(&file.path)?));
         }
     }
-    let mut results: Vec<(FileId, Result<Vec<Diagnostic>, String>)> = checked
-        .into_par_iter()
-        .map(|(id, settings)| {
-            let start = std::time::Instant::now();
-            let result = check_file(&program, &cache, id, settings, verbose);
-            if timings {
-                for d in result.iter().flatten() {
-                    eprintln!(
-                        "gpulint: {} {} found by analysing {}",
-                        d.code,
-                        program.file(d.span.file).path.display(),
-                        program.file(id).path.display()
-                    );
-                }
-            }
-            if timings && start.elapsed().as_millis() >= 100 {
+    // The leaves first: parsing them gives the names they read, which the other files' analyses
+    // need (see `Program::leaf_names`).
+    let (leaves, others): (Vec<_>, Vec<_>) = checked
+        .into_iter()
+        .partition(|(id, _)| program.is_lazy(*id));
+    let leaf_count = leaves.len();
+    let run = |program: &Program, (id, settings): (FileId, Settings)| {
+        let start = std::time::Instant::now();
+        let (result, leaf) = check_file(program, &cache, id, settings, verbose);
+        if timings {
+            for d in result.iter().flatten() {
                 eprintln!(
-                    "gpulint: {} took {:.2?}",
-                    program.file(id).path.display(),
-                    start.elapsed()
+                    "gpulint: {} {} found by analysing {}",
+                    d.code,
+                    program.file(d.span.file).path.display(),
+                    program.file(id).path.display()
                 );
             }
-            (id, result)
-        })
-        .collect();
+        }
+        if timings && start.elapsed().as_millis() >= 100 {
+            eprintln!(
+                "gpulint: {} took {:.2?}",
+                program.file(id).path.display(),
+                start.elapsed()
+            );
+        }
+        (id, result, leaf)
+    };
+    let checked_leaves: Vec<_> = leaves.into_par_iter().map(|f| run(&program, f)).collect();
+    let mut names = rustc_hash::FxHashSet::default();
+    let mut comments = Vec::new();
+    let mut results: Vec<(FileId, Result<Vec<Diagnostic>, String>)> = Vec::new();
+    for (id, result, leaf) in checked_leaves {
+        if let Some(leaf) = leaf {
+            names.extend(leaf.names);
+            comments.push((id, leaf.comments));
+        }
+        results.push((id, result));
+    }
+    program.add_leaf_names(names, comments);
+    results.extend(
+        others
+            .into_par_iter()
+            .map(|f| run(&program, f))
+            .map(|(id, result, _)| (id, result))
+            .collect::<Vec<_>>(),
+    );
     results.extend(crate::rust::check(&rust, &program));
     if timings {
         let imported = program.files().filter(|(_, f)| !f.checked).count();
-        let lazy = program
-            .files()
-            .filter(|(id, _)| program.is_lazy(*id))
-            .count();
-        eprintln!("gpulint: {lazy} files parsed again when analysed");
+        eprintln!("gpulint: {leaf_count} files parsed when analysed");
         eprintln!(
             "gpulint: {} checked + {imported} imported files; read and parsed in {built:.2?}, imports run in {frozen:.2?}, analysed in {:.2?}",
             results.len(),
@@ -199,16 +217,41 @@ pub fn inputs(request: Request, resolver: &mut Resolver) -> anyhow::Result<Vec<I
     Ok(inputs)
 }
 
-/// The findings of analysing `id` as the main program; they may point into files it imports.
+/// What parsing a leaf gave besides its model (see `Program::add_leaf_names`).
+struct LeafParse {
+    /// The names it reads that no other module does.
+    names: Vec<String>,
+    comments: Vec<Span>,
+}
+
+/// The findings of analysing `id` as the main program; they may point into files it imports. A
+/// leaf is parsed here (see `Program::parse_leaf`), and what its parse gave is returned too.
 fn check_file(
     program: &Program,
     cache: &ImportCache<Analyses>,
     id: FileId,
     settings: Settings,
     verbose: bool,
-) -> Result<Vec<Diagnostic>, String> {
+) -> (Result<Vec<Diagnostic>, String>, Option<LeafParse>) {
     let file = program.file(id);
-    match &file.module {
+    let leaf = match program.parse_leaf(id) {
+        Some(Err(FileError::Syntax(err))) => {
+            let found = vec![gpulint_rules::invalid_syntax(&err.message, err.span)];
+            return (Ok(found), None);
+        }
+        Some(Err(_)) => return (Ok(Vec::new()), None),
+        Some(Ok(leaf)) => Some(leaf),
+        None => None,
+    };
+    let parse = leaf.as_ref().map(|leaf| LeafParse {
+        names: semantic::referenced_names(&leaf.module)
+            .into_iter()
+            .filter(|name| !program.is_referenced(name, false))
+            .map(str::to_string)
+            .collect(),
+        comments: leaf.comments.clone(),
+    });
+    let found = match &file.module {
         Err(FileError::Unreadable(reason)) => Ok(vec![gpulint_rules::unreadable_file(
             reason,
             Span::new(id, 0, 0),
@@ -222,7 +265,10 @@ fn check_file(
         }
         Err(FileError::Foreign) => Ok(Vec::new()),
         Ok(_) => catch_unwind(AssertUnwindSafe(|| {
-            let analysed = semantic::analyze_bounded(program, cache, id, settings);
+            let analysed = match &leaf {
+                Some(leaf) => semantic::analyze_leaf(program, cache, id, settings, &leaf.module),
+                None => semantic::analyze_bounded(program, cache, id, settings),
+            };
             let mut found =
                 gpulint_rules::check(&analysed.facts, program, gpulint_rules::Language::Python);
             if let Some(cut) = analysed.cuts.first() {
@@ -245,7 +291,8 @@ fn check_file(
             found
         }))
         .map_err(panic_message),
-    }
+    };
+    (found, parse)
 }
 
 /// What a caught panic said, for the internal-error report of the file whose check it ended.

@@ -329,6 +329,29 @@ fn a_finding_caused_by_another_module_points_into_it() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
 
+/// A checked file no module imports (a leaf) is parsed by its own analysis, once. Its functions
+/// have no callers outside it; the names it reads still count for the modules it imports.
+#[test]
+fn a_leaf_calls_into_the_modules_it_imports_and_nothing_calls_into_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let setup = "import torch\nimport torch.distributed as dist\n\n\ndef setup():\n    dist.init_process_group(\"nccl\")\n    return torch.ones(1).cuda()\n";
+    // Two leaves and a helper module: `setup` is defined in `solo.py` and in `helpers.py`.
+    fs::write(dir.path().join("solo.py"), setup).unwrap();
+    fs::write(dir.path().join("helpers.py"), setup).unwrap();
+    fs::write(
+        dir.path().join("train.py"),
+        "import torch\nfrom helpers import setup\n\n\ndef main():\n    torch.cuda.set_device(0)\n    setup()\n",
+    )
+    .unwrap();
+    let out = gpulint(&["check", "--output-format", "concise", "."], dir.path());
+    let text = stdout(&out);
+    // `train.py` calls `helpers.setup` after binding the device: judged in that context, not as an
+    // entry point of its own. Nothing can call `solo.setup`, whatever names `train.py` reads.
+    assert!(text.contains("solo.py:6:5: GPU003"), "{text}");
+    assert!(!text.contains("helpers.py"), "{text}");
+    assert_eq!(out.status.code(), Some(1), "{text}");
+}
+
 #[test]
 fn noqa_comments_suppress_by_line_code_and_file() {
     let dir = tempfile::tempdir().unwrap();

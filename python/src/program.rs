@@ -75,8 +75,9 @@ pub struct SourceFile {
     runs_at_import: Vec<FileId>,
     /// The file imports a GPU library itself (for a file only scanned: may import one).
     gpu: bool,
-    /// Parsed, but its model was dropped: no other module imports it, so only its own analysis
-    /// needs it, and parses it again ([`Program::parse_again`]).
+    /// A leaf: a checked file no other module imports. Only its own analysis needs its model, so
+    /// it is parsed there, once ([`Program::parse_leaf`]); until then its imports are those the
+    /// scan read from its text.
     lazy: bool,
     /// The file, or a first-party module it imports, imports a GPU library.
     relevant: bool,
@@ -139,8 +140,10 @@ pub fn is_notebook(path: &Path) -> bool {
 pub struct Program {
     files: Vec<SourceFile>,
     nodes: Vec<Node>,
-    /// Every name read, and every attribute name, in any file.
+    /// Every name read, and every attribute name, in any file but the leaves.
     referenced: HashSet<String>,
+    /// Those the leaves read besides, once they are parsed ([`Program::leaf_names`]).
+    leaf_names: OnceLock<HashSet<String>>,
     /// Native extension modules of the project (another frontend's, by the name Python imports
     /// them by) whose initialisation at import initialises CUDA, and where.
     native: HashMap<String, Vec<gpulint_core::effect::CudaInitSite>>,
@@ -204,8 +207,8 @@ impl Program {
         // Every file is first scanned for imports, not parsed: most of a tree like the standard
         // library can never reach a GPU library. Each round parses the scanned files that are
         // relevant (their imports reach one) or that an analysis imports, until none is left.
-        // A checked file no other file imports is parsed for its imports and names, then dropped,
-        // and parsed again when it is analysed: a tree's leaves are never all held at once.
+        // A checked file no other file imports (a leaf) is not parsed here: its analysis parses it,
+        // once, so a tree's leaves are never all held at once.
         let mut scanned: Vec<FileId> = Vec::new();
         while !wave.is_empty() {
             builder.load(wave, &mut scanned);
@@ -223,26 +226,20 @@ impl Program {
                 })
                 .collect();
         }
-        // A leaf that a module found later imports after all is held like the others.
-        let late: Vec<FileId> = builder
-            .program
-            .imported_files()
+        // A leaf that a module found later imports after all is parsed and held like the others.
+        let mut late = builder.program.imported_files();
+        late.retain(|f| builder.program.files[f.0 as usize].lazy);
+        let late: Vec<(FileId, Source)> = late
             .into_iter()
-            .filter(|f| builder.program.files[f.0 as usize].lazy)
-            .collect();
-        let parsed: Vec<(FileId, Result<Module, FileError>)> = late
-            .par_iter()
             .map(|id| {
-                (
-                    *id,
-                    parse(&builder.program.files[id.0 as usize].text.unpacked(), *id).0,
-                )
+                let file = &mut builder.program.files[id.0 as usize];
+                file.lazy = false;
+                (id, Source::Scanned(file.text.take(), true))
             })
             .collect();
-        for (id, module) in parsed {
-            let file = &mut builder.program.files[id.0 as usize];
-            file.module = module;
-            file.lazy = false;
+        if !late.is_empty() {
+            builder.load(late, &mut scanned);
+            builder.program.compute_relevance();
         }
         builder.program
     }
@@ -286,8 +283,47 @@ impl Program {
 
     /// Names some file of the program reads or uses as an attribute: a function by such a name has
     /// a caller somewhere.
-    pub fn referenced_names(&self) -> &HashSet<String> {
-        &self.referenced
+    /// Whether `name` is read (or is an attribute name) in a file other than the leaves, or, with
+    /// `in_leaves`, in any file.
+    pub fn is_referenced(&self, name: &str, in_leaves: bool) -> bool {
+        self.referenced.contains(name) || in_leaves && self.leaf_names().contains(name)
+    }
+
+    /// The names the leaves read that no other file does. A leaf's functions are called only from the leaf itself (no
+    /// module imports it), but the leaves call into the other modules, whose analyses need these.
+    /// Parsed here when no check supplied them ([`Program::add_leaf_names`]).
+    pub fn leaf_names(&self) -> &HashSet<String> {
+        self.leaf_names.get_or_init(|| {
+            let lazy: Vec<FileId> = self
+                .files()
+                .filter(|(id, _)| self.is_lazy(*id))
+                .map(|(id, _)| id)
+                .collect();
+            let names: Vec<Vec<String>> = lazy
+                .par_iter()
+                .filter_map(|id| match self.parse_leaf(*id)? {
+                    Ok(leaf) => Some(
+                        crate::semantic::referenced_names(&leaf.module)
+                            .into_iter()
+                            .filter(|name| !self.referenced.contains(*name))
+                            .map(str::to_string)
+                            .collect(),
+                    ),
+                    Err(_) => None,
+                })
+                .collect();
+            names.into_iter().flatten().collect()
+        })
+    }
+
+    /// What the analyses of the leaves found while parsing them: each leaf's comments (for
+    /// suppression comments) and the names the leaves read that no other file does. Call it before analysing the other
+    /// files, as a check does.
+    pub fn add_leaf_names(&mut self, names: HashSet<String>, comments: Vec<(FileId, Vec<Span>)>) {
+        for (id, spans) in comments {
+            self.files[id.0 as usize].comments = spans;
+        }
+        let _ = self.leaf_names.set(names);
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
@@ -378,19 +414,45 @@ impl Program {
             .is_some_and(|f| f.interactive)
     }
 
-    /// Whether the file's model is not held (see [`Program::parse_again`]).
+    /// Whether the file is a leaf, parsed by its own analysis (see [`Program::parse_leaf`]).
     pub fn is_lazy(&self, id: FileId) -> bool {
         self.files[id.0 as usize].lazy
     }
 
-    /// The model of a file whose model was not held (see [`SourceFile`]'s `lazy`), parsed again
-    /// from its text; `None` for any other file.
-    pub fn parse_again(&self, id: FileId) -> Option<Module> {
+    /// A leaf's model and comments, parsed from its text (see [`SourceFile`]'s `lazy`); `None` for
+    /// any other file.
+    pub fn parse_leaf(&self, id: FileId) -> Option<Result<lower::Lowered, FileError>> {
         let file = self.files.get(id.0 as usize)?;
         if !file.lazy {
             return None;
         }
-        parse(&file.text.unpacked(), id).0.ok()
+        Some(lower::parse(&file.text.unpacked(), id).map_err(FileError::Syntax))
+    }
+
+    /// Whether analysing a leaf can find anything, judged from its model: [`Program::is_relevant`]
+    /// judged it from the imports the scan read, which may be more than it has.
+    pub fn leaf_is_relevant(&self, id: FileId, module: &Module) -> bool {
+        let wanted = wanted_imports(module);
+        crate::semantic::imports_gpu_library(module)
+            || self.imports_native(&wanted.imports)
+            || wanted.imports.iter().any(|(level, dotted)| {
+                self.resolve(id, *level, dotted).is_some_and(|chain| {
+                    chain.iter().any(|n| {
+                        self.nodes[n.0 as usize]
+                            .file
+                            .is_some_and(|f| f != id && self.files[f.0 as usize].relevant)
+                    })
+                })
+            })
+    }
+
+    fn imports_native(&self, imports: &[(u32, String)]) -> bool {
+        imports.iter().any(|(level, dotted)| {
+            *level == 0
+                && self
+                    .native
+                    .contains_key(dotted.split('.').next().unwrap_or(dotted))
+        })
     }
 
     /// The files whose top level runs when `file`'s does (module-level imports of the program's own
@@ -438,13 +500,31 @@ pub const MAX_FILE_BYTES: u64 = 8 << 20;
 enum Source {
     Disk,
     Bytes(Vec<u8>),
-    /// Read and scanned before (valid UTF-8): parse it now, and hold its model if `true`.
+    /// Read and scanned before (valid UTF-8): parse it now if `true`; if `false` it is a leaf,
+    /// which its own analysis parses (its text is only packed).
     Scanned(String, bool),
 }
 
 /// Reads (or takes) one file's text, then parses it, or only scans it when it names no GPU package.
 fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
     let (decoded, keep) = match source {
+        Source::Scanned(text, false) => {
+            return Loaded {
+                id,
+                text: Text::pack(text),
+                module: Ok(Module {
+                    file: id,
+                    ..Module::default()
+                }),
+                comments: Vec::new(),
+                names: Vec::new(),
+                gpu: false,
+                scanned: false,
+                lazy: true,
+                wanted: Wanted::default(),
+                notebook: None,
+            }
+        }
         Source::Scanned(text, keep) => (Ok(text), Some(keep)),
         Source::Bytes(bytes) => (decode(bytes), None),
         Source::Disk => match read_source(path) {
@@ -516,14 +596,7 @@ fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
         loaded.gpu = crate::semantic::imports_gpu_library(m);
         loaded.wanted = wanted_imports(m);
     }
-    loaded.module = match module {
-        // Dropped here, in the worker, so a tree's leaves are never all held at once.
-        Ok(_) if keep == Some(false) => {
-            loaded.lazy = true;
-            loaded.module
-        }
-        other => other,
-    };
+    loaded.module = module;
     loaded.text = Text::pack(text);
     loaded
 }
@@ -633,7 +706,7 @@ struct Loaded {
     gpu: bool,
     /// Only scanned for imports, not parsed.
     scanned: bool,
-    /// Parsed, and its model dropped (see [`SourceFile::lazy`]).
+    /// A leaf, not parsed (see [`SourceFile::lazy`]).
     lazy: bool,
     wanted: Wanted,
     /// A notebook's cells and JSON.
@@ -662,9 +735,15 @@ impl Builder {
                 .collect();
             for loaded in loaded {
                 let id = loaded.id;
-                self.program.referenced.extend(loaded.names);
                 let file = &mut self.program.files[id.0 as usize];
                 file.text = loaded.text;
+                if loaded.lazy {
+                    // A leaf keeps what the scan found (imports, GPU imports) until it is parsed.
+                    file.lazy = true;
+                    continue;
+                }
+                self.program.referenced.extend(loaded.names);
+                let file = &mut self.program.files[id.0 as usize];
                 if let Some((cells, notebook)) = loaded.notebook {
                     file.cells = Some(cells);
                     file.notebook = Some(notebook);
@@ -672,13 +751,10 @@ impl Builder {
                 }
                 file.module = loaded.module;
                 file.comments = loaded.comments;
-                let native = &self.program.native;
-                let imports_native = loaded.wanted.imports.iter().any(|(level, dotted)| {
-                    *level == 0 && native.contains_key(dotted.split('.').next().unwrap_or(dotted))
-                });
+                let imports_native = self.program.imports_native(&loaded.wanted.imports);
                 let file = &mut self.program.files[id.0 as usize];
                 file.gpu = loaded.gpu || imports_native;
-                file.lazy = loaded.lazy;
+                file.lazy = false;
                 if loaded.scanned {
                     scanned.push(id);
                 }

@@ -279,3 +279,32 @@ fn a_link_to_a_checked_file_is_the_same_file() {
     ]);
     assert_eq!(p.files().count(), 1);
 }
+
+#[test]
+fn leaves_are_parsed_by_their_analysis_and_their_names_reach_the_other_modules() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        &[
+            (
+                "train.py",
+                "import torch\nfrom helpers import setup\n\nsetup()\n",
+            ),
+            ("helpers.py", "import torch\n\ndef setup():\n    pass\n"),
+        ],
+    );
+    let program = Program::build(vec![
+        Input::Path(root.join("train.py")),
+        Input::Path(root.join("helpers.py")),
+    ]);
+    let (train, helpers) = (FileId(0), FileId(1));
+    // No module imports `train.py`: build only scanned it, and its own analysis parses it.
+    assert!(program.is_lazy(train));
+    assert!(!program.is_lazy(helpers));
+    assert!(program.parse_leaf(train).is_some_and(|p| p.is_ok()));
+    assert!(program.parse_leaf(helpers).is_none());
+    // `setup` is read only in the leaf: a name of the leaves, found when first asked for.
+    assert!(!program.is_referenced("setup", false));
+    assert!(program.is_referenced("setup", true));
+}

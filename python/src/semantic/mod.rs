@@ -77,6 +77,7 @@ pub fn analyze<A: Analysis>(
 }
 
 /// What an analysis found, and where its budgets cut it short.
+#[derive(Default)]
 pub struct Analysed<F> {
     pub facts: F,
     /// Empty when nothing was cut: the facts are those of the whole program.
@@ -90,14 +91,35 @@ pub fn analyze_bounded<A: Analysis>(
     file: FileId,
     settings: Settings,
 ) -> Analysed<A::Facts> {
-    if !program.is_relevant(file) || program.module(file).is_none() {
-        return Analysed {
-            facts: A::Facts::default(),
-            cuts: Vec::new(),
-        };
+    match program.parse_leaf(file) {
+        Some(Ok(leaf)) => analyze_leaf(program, cache, file, settings, &leaf.module),
+        Some(Err(_)) => Analysed::default(),
+        None => {
+            if !program.is_relevant(file) || program.module(file).is_none() {
+                return Analysed::default();
+            }
+            let mut interp = Interp::new(program, cache, file, settings, None);
+            interp.run();
+            Analysed {
+                facts: interp.facts,
+                cuts: interp.cuts,
+            }
+        }
     }
-    let reparsed = program.parse_again(file);
-    let mut interp = Interp::new(program, cache, file, settings, reparsed.as_ref());
+}
+
+/// [`analyze_bounded`] for a leaf (see [`Program::parse_leaf`]), given its model.
+pub fn analyze_leaf<A: Analysis>(
+    program: &Program,
+    cache: &ImportCache<A>,
+    file: FileId,
+    settings: Settings,
+    module: &Module,
+) -> Analysed<A::Facts> {
+    if !program.leaf_is_relevant(file, module) {
+        return Analysed::default();
+    }
+    let mut interp = Interp::new(program, cache, file, settings, Some(module));
     interp.run();
     Analysed {
         facts: interp.facts,
@@ -256,7 +278,7 @@ const MAX_LOOP_DEPTH: u32 = 3;
 
 struct Interp<'m, A: Analysis> {
     p: &'m Program,
-    /// The main module's model when the program does not hold it (a leaf parsed again).
+    /// The main module's model when the program does not hold it (a leaf, parsed by its analysis).
     main_module: Option<&'m Module>,
     cache: &'m ImportCache<A>,
     /// Modules imported by running their top level even when the cache has them (the import cycle
@@ -424,8 +446,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
             receivers: HashMap::default(),
         };
         self.finish_process(main);
-        // A function named anywhere in the program has a caller that may bind what it needs.
-        let referenced = self.p.referenced_names();
+        // A function named anywhere in the program has a caller that may bind what it needs. A
+        // leaf's functions can be called only from the leaf itself: no module imports it.
+        let own: HashSet<&str> = match self.main_module {
+            Some(m) => referenced_names(m),
+            None => HashSet::default(),
+        };
+        let (leaf, program) = (self.main_module.is_some(), self.p);
+        let referenced = |name: &str| own.contains(name) || program.is_referenced(name, !leaf);
         for partial in [false, true] {
             for index in 0..m.functions.len() as u32 {
                 let id = FuncId {
@@ -438,8 +466,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let implicit_caller = func.name.starts_with("__")
                     && func
                         .class
-                        .is_some_and(|c| referenced.contains(self.class(c).name.as_str()));
-                let is_root = !referenced.contains(func.name.as_str()) && !implicit_caller;
+                        .is_some_and(|c| referenced(self.class(c).name.as_str()));
+                let is_root = !referenced(func.name.as_str()) && !implicit_caller;
                 if !self.entered.contains(&id) && func.name != "<lambda>" && is_root != partial {
                     self.run_entry(id, partial, &mut base);
                 }

@@ -719,7 +719,10 @@ struct Builder {
     by_path: HashMap<PathBuf, FileId>,
     nodes_by_path: HashMap<PathBuf, NodeId>,
     roots: HashMap<PathBuf, Vec<PathBuf>>,
-    resolved: HashMap<(PathBuf, u32, String), Option<Vec<NodeId>>>,
+    /// Resolved imports, by the importer's folder (an index into `resolved`), then by the import
+    /// as Python spells it (`..a.b`): files of one folder resolve imports alike.
+    folders: HashMap<PathBuf, usize>,
+    resolved: Vec<HashMap<String, Option<Vec<NodeId>>>>,
     fs: Fs,
 }
 
@@ -802,10 +805,31 @@ impl Builder {
         let mut found = Vec::new();
         let mut resolved: HashMap<(u32, String), Vec<NodeId>> = HashMap::default();
         let mut runs_at_import = Vec::new();
+        let folder = importer.parent().map(|dir| {
+            let next = self.resolved.len();
+            let index = *self.folders.entry(dir.to_path_buf()).or_insert(next);
+            if index == next {
+                self.resolved.push(HashMap::default());
+            }
+            index
+        });
+        let mut spelled = String::new();
         for (i, (level, dotted)) in wanted.into_iter().enumerate() {
             let key = (level, dotted);
             if !resolved.contains_key(&key) {
-                match self.resolve(&importer, key.0, &key.1, &mut found) {
+                let Some(folder) = folder else { continue };
+                spelled.clear();
+                spelled.extend(std::iter::repeat_n('.', key.0 as usize));
+                spelled.push_str(&key.1);
+                let chain = match self.resolved[folder].get(spelled.as_str()) {
+                    Some(known) => known.clone(),
+                    None => {
+                        let chain = self.resolve_uncached(&importer, key.0, &key.1, &mut found);
+                        self.resolved[folder].insert(spelled.clone(), chain.clone());
+                        chain
+                    }
+                };
+                match chain {
                     Some(chain) => {
                         resolved.insert(key.clone(), chain);
                     }
@@ -828,23 +852,6 @@ impl Builder {
         file.imports = resolved;
         file.runs_at_import = runs_at_import;
         found
-    }
-
-    /// Resolves an import, once per folder: files of one folder resolve imports alike.
-    fn resolve(
-        &mut self,
-        importer: &Path,
-        level: u32,
-        dotted: &str,
-        found: &mut Vec<FileId>,
-    ) -> Option<Vec<NodeId>> {
-        let key = (importer.parent()?.to_path_buf(), level, dotted.to_string());
-        if let Some(known) = self.resolved.get(&key) {
-            return known.clone();
-        }
-        let chain = self.resolve_uncached(importer, level, dotted, found);
-        self.resolved.insert(key, chain.clone());
-        chain
     }
 
     fn resolve_uncached(

@@ -14,7 +14,9 @@ static NEXT_SEGMENT: AtomicU32 = AtomicU32::new(0);
 #[derive(Clone, Debug)]
 pub(super) struct Heap {
     own: u32,
-    segments: Arc<HashMap<u32, Arc<Vec<Object>>>>,
+    /// Each object behind its own `Arc`: a segment shared with a saved state (a branch, an entry
+    /// point's start) is copied as pointers on its first write, and the object written alone.
+    segments: Arc<HashMap<u32, Arc<Vec<Arc<Object>>>>>,
 }
 
 impl Heap {
@@ -28,7 +30,7 @@ impl Heap {
     pub fn alloc(&mut self, object: Object) -> ObjId {
         let segments = Arc::make_mut(&mut self.segments);
         let segment = Arc::make_mut(segments.entry(self.own).or_default());
-        segment.push(object);
+        segment.push(Arc::new(object));
         ObjId {
             segment: self.own,
             index: segment.len() as u32 - 1,
@@ -36,12 +38,17 @@ impl Heap {
     }
 
     pub fn get(&self, id: ObjId) -> Option<&Object> {
-        self.segments.get(&id.segment)?.get(id.index as usize)
+        self.segments
+            .get(&id.segment)?
+            .get(id.index as usize)
+            .map(|o| &**o)
     }
 
     pub fn get_mut(&mut self, id: ObjId) -> Option<&mut Object> {
         let segments = Arc::make_mut(&mut self.segments);
-        Arc::make_mut(segments.get_mut(&id.segment)?).get_mut(id.index as usize)
+        Arc::make_mut(segments.get_mut(&id.segment)?)
+            .get_mut(id.index as usize)
+            .map(Arc::make_mut)
     }
 
     /// Makes another heap's objects reachable here (those of segments this heap lacks).

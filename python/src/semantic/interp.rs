@@ -791,6 +791,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 
+    /// A name no scope binds: the builtin of that name, made once per analysis.
+    fn builtin(&mut self, name: &'m str) -> Value {
+        self.builtins
+            .entry(name)
+            .or_insert_with(|| Value::Qualified(format!("builtins.{name}").into()))
+            .clone()
+    }
+
     /// Evaluates without counting reads of CUDA objects as uses (assignment targets).
     fn eval_quiet(&mut self, expr: &'m Expr) -> Value {
         match &expr.kind {
@@ -808,8 +816,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     let read = found.clone().unwrap_or(Value::Unknown);
                     self.global_read(name, expr.span, &read);
                 }
-                let v =
-                    found.unwrap_or_else(|| Value::Qualified(format!("builtins.{name}").into()));
+                let v = match found {
+                    Some(v) => v,
+                    None => self.builtin(name),
+                };
                 if let Value::Cuda(obj) = &v {
                     // A local holding a global's object (`m = get_model()`) uses that global too.
                     let global = self.is_global_name(name) || obj.global.is_some();

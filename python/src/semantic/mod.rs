@@ -280,6 +280,8 @@ struct Interp<'m, A: Analysis> {
     p: &'m Program,
     /// The main module's model when the program does not hold it (a leaf, parsed by its analysis).
     main_module: Option<&'m Module>,
+    /// The builtins read so far, by name (see `Interp::builtin`).
+    builtins: HashMap<&'m str, Value>,
     cache: &'m ImportCache<A>,
     /// Modules imported by running their top level even when the cache has them (the import cycle
     /// being frozen).
@@ -348,6 +350,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         Interp {
             p,
             main_module,
+            builtins: HashMap::default(),
             cache,
             run_directly: HashSet::default(),
             main,

@@ -510,19 +510,9 @@ fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
     let (decoded, keep) = match source {
         Source::Scanned(text, false) => {
             return Loaded {
-                id,
                 text: Text::pack(text),
-                module: Ok(Module {
-                    file: id,
-                    ..Module::default()
-                }),
-                comments: Vec::new(),
-                names: Vec::new(),
-                gpu: false,
-                scanned: false,
                 lazy: true,
-                wanted: Wanted::default(),
-                notebook: None,
+                ..Loaded::empty(id)
             }
         }
         Source::Scanned(text, keep) => (Ok(text), Some(keep)),
@@ -552,18 +542,7 @@ fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
     }
     let mut loaded = Loaded {
         notebook: read_notebook,
-        id,
-        module: Ok(Module {
-            file: id,
-            ..Module::default()
-        }),
-        comments: Vec::new(),
-        names: Vec::new(),
-        gpu: false,
-        scanned: false,
-        lazy: false,
-        wanted: Wanted::default(),
-        text: Text::default(),
+        ..Loaded::empty(id)
     };
     if let Some(error) = module {
         loaded.module = error;
@@ -711,6 +690,27 @@ struct Loaded {
     wanted: Wanted,
     /// A notebook's cells and JSON.
     notebook: Option<(Cells, Box<Notebook>)>,
+}
+
+impl Loaded {
+    /// A file with an empty module and nothing found yet.
+    fn empty(id: FileId) -> Loaded {
+        Loaded {
+            id,
+            text: Text::default(),
+            module: Ok(Module {
+                file: id,
+                ..Module::default()
+            }),
+            comments: Vec::new(),
+            names: Vec::new(),
+            gpu: false,
+            scanned: false,
+            lazy: false,
+            wanted: Wanted::default(),
+            notebook: None,
+        }
+    }
 }
 
 #[derive(Default)]

@@ -352,6 +352,27 @@ fn a_leaf_calls_into_the_modules_it_imports_and_nothing_calls_into_it() {
     assert_eq!(out.status.code(), Some(1), "{text}");
 }
 
+/// `from. engine import run` (no space before the dot) is a relative import: the scan that decides
+/// which files are analysed, and through which a leaf resolves its imports, reads it as one.
+#[test]
+fn a_relative_import_written_without_a_space_is_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    write_cross_module_project(dir.path());
+    fs::rename(dir.path().join("main.py"), dir.path().join("app/main.py")).unwrap();
+    let main = fs::read_to_string(dir.path().join("app/main.py")).unwrap();
+    fs::write(
+        dir.path().join("app/main.py"),
+        main.replace("from app.engine import", "from. engine import"),
+    )
+    .unwrap();
+    let out = gpulint(
+        &["check", "--output-format", "concise", "app/main.py"],
+        dir.path(),
+    );
+    let text = stdout(&out);
+    assert!(text.contains("app/main.py:4:6: GPU001"), "{text}");
+}
+
 #[test]
 fn noqa_comments_suppress_by_line_code_and_file() {
     let dir = tempfile::tempdir().unwrap();

@@ -131,10 +131,16 @@ fn from_clause(bytes: &[u8], at: usize) -> Option<Option<(u32, String)>> {
     clause.reverse();
     let clause = String::from_utf8_lossy(&clause);
     let words: Vec<&str> = clause.split_whitespace().collect();
-    let Some(from) = words.iter().rposition(|w| *w == "from") else {
+    // `from.config import x` and `from. config import x` are Python too.
+    let Some(from) = words
+        .iter()
+        .rposition(|w| *w == "from" || w.starts_with("from."))
+    else {
         return Some(None);
     };
-    let spec: String = words[from + 1..].concat();
+    let spec: String = std::iter::once(&words[from]["from".len()..])
+        .chain(words[from + 1..].iter().copied())
+        .collect();
     let level = spec.bytes().take_while(|b| *b == b'.').count();
     let module = &spec[level..];
     // `from . import x` names no module; otherwise every dotted part is an identifier.
@@ -269,6 +275,21 @@ mod tests {
                 (2, "p.q.r"),
                 (2, "p.q.s"),
                 (0, "m"),
+            ])
+        );
+    }
+
+    #[test]
+    fn from_clauses_without_a_space_before_the_dots() {
+        let text = "from. config import a\nfrom..b.c import d\nfromage.x = 1; import e\n";
+        assert_eq!(
+            scanned(text),
+            pairs(&[
+                (1, "config"),
+                (1, "config.a"),
+                (2, "b.c"),
+                (2, "b.c.d"),
+                (0, "e"),
             ])
         );
     }

@@ -1262,3 +1262,42 @@ impl gpulint_core::diagnostic::Sources for Program {
         &self.file(file).text
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A leaf keeps the scan's imports until its analysis, which resolves its import statements
+    /// through them: on every Python file of the repository, the scan finds each import the
+    /// parser does, under the same key.
+    #[test]
+    fn the_scan_finds_every_import_the_parser_does() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut checked = 0;
+        for entry in ignore::Walk::new(&root).flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "py") {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            let Ok(lowered) = lower::parse(&text, FileId(0)) else {
+                continue;
+            };
+            let Some(scanned) = prefilter::imports(&text) else {
+                continue;
+            };
+            let scanned: HashSet<(u32, String)> = scanned.into_iter().collect();
+            for import in wanted_imports(&lowered.module).imports {
+                assert!(
+                    scanned.contains(&import),
+                    "{}: the scan missed {import:?}",
+                    path.display()
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked > 300, "only {checked} files read");
+    }
+}

@@ -281,17 +281,15 @@ impl Program {
         self.files.get(id.0 as usize)?.module.as_ref().ok()
     }
 
-    /// Names some file of the program reads or uses as an attribute: a function by such a name has
-    /// a caller somewhere.
     /// Whether `name` is read (or is an attribute name) in a file other than the leaves, or, with
-    /// `in_leaves`, in any file.
+    /// `in_leaves`, in any file: a function by such a name has a caller somewhere.
     pub fn is_referenced(&self, name: &str, in_leaves: bool) -> bool {
         self.referenced.contains(name) || in_leaves && self.leaf_names().contains(name)
     }
 
-    /// The names the leaves read that no other file does. A leaf's functions are called only from the leaf itself (no
-    /// module imports it), but the leaves call into the other modules, whose analyses need these.
-    /// Parsed here when no check supplied them ([`Program::add_leaf_names`]).
+    /// The names the leaves read that no other file does. A leaf's functions are called only from
+    /// the leaf itself (no module imports it), but the leaves call into the other modules, whose
+    /// analyses need these. Parsed here when no check supplied them ([`Program::add_leaf_names`]).
     pub fn leaf_names(&self) -> &HashSet<String> {
         self.leaf_names.get_or_init(|| {
             let lazy: Vec<FileId> = self
@@ -317,8 +315,8 @@ impl Program {
     }
 
     /// What the analyses of the leaves found while parsing them: each leaf's comments (for
-    /// suppression comments) and the names the leaves read that no other file does. Call it before analysing the other
-    /// files, as a check does.
+    /// suppression comments) and the names the leaves read that no other file does. Call it
+    /// before analysing the other files, as a check does.
     pub fn add_leaf_names(&mut self, names: HashSet<String>, comments: Vec<(FileId, Vec<Span>)>) {
         for (id, spans) in comments {
             self.files[id.0 as usize].comments = spans;

@@ -244,11 +244,7 @@ fn check_file(
         None => None,
     };
     let parse = leaf.as_ref().map(|leaf| LeafParse {
-        names: semantic::referenced_names(&leaf.module)
-            .into_iter()
-            .filter(|name| !program.is_referenced(name, false))
-            .map(str::to_string)
-            .collect(),
+        names: program.names_only_in(&leaf.module),
         comments: leaf.comments.clone(),
     });
     let found = match &file.module {

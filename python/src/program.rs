@@ -299,19 +299,19 @@ impl Program {
                 .collect();
             let names: Vec<Vec<String>> = lazy
                 .par_iter()
-                .filter_map(|id| match self.parse_leaf(*id)? {
-                    Ok(leaf) => Some(
-                        crate::semantic::referenced_names(&leaf.module)
-                            .into_iter()
-                            .filter(|name| !self.referenced.contains(*name))
-                            .map(str::to_string)
-                            .collect(),
-                    ),
-                    Err(_) => None,
-                })
+                .filter_map(|id| Some(self.names_only_in(&self.parse_leaf(*id)?.ok()?.module)))
                 .collect();
             names.into_iter().flatten().collect()
         })
+    }
+
+    /// The names a leaf's `module` reads that no file but the leaves does.
+    pub fn names_only_in(&self, module: &Module) -> Vec<String> {
+        crate::semantic::referenced_names(module)
+            .into_iter()
+            .filter(|name| !self.referenced.contains(*name))
+            .map(str::to_string)
+            .collect()
     }
 
     /// What the analyses of the leaves found while parsing them: each leaf's comments (for
@@ -736,6 +736,7 @@ impl Builder {
                 .collect();
             for loaded in loaded {
                 let id = loaded.id;
+                self.program.referenced.extend(loaded.names);
                 let file = &mut self.program.files[id.0 as usize];
                 file.text = loaded.text;
                 if loaded.lazy {
@@ -743,8 +744,6 @@ impl Builder {
                     file.lazy = true;
                     continue;
                 }
-                self.program.referenced.extend(loaded.names);
-                let file = &mut self.program.files[id.0 as usize];
                 if let Some((cells, notebook)) = loaded.notebook {
                     file.cells = Some(cells);
                     file.notebook = Some(notebook);
@@ -816,18 +815,7 @@ impl Builder {
             let key = (level, dotted);
             if !resolved.contains_key(&key) {
                 let Some(folder) = folder else { continue };
-                spelled.clear();
-                spelled.extend(std::iter::repeat_n('.', key.0 as usize));
-                spelled.push_str(&key.1);
-                let chain = match self.resolved[folder].get(spelled.as_str()) {
-                    Some(known) => known.clone(),
-                    None => {
-                        let chain = self.resolve_uncached(&importer, key.0, &key.1, &mut found);
-                        self.resolved[folder].insert(spelled.clone(), chain.clone());
-                        chain
-                    }
-                };
-                match chain {
+                match self.resolve(folder, &importer, &key, &mut spelled, &mut found) {
                     Some(chain) => {
                         resolved.insert(key.clone(), chain);
                     }
@@ -850,6 +838,28 @@ impl Builder {
         file.imports = resolved;
         file.runs_at_import = runs_at_import;
         found
+    }
+
+    /// Resolves an import of a file in `folder` (an index into `resolved`), once per folder: files
+    /// of one folder resolve imports alike. `spelled` is a buffer for the import as Python spells
+    /// it, the key, so that a known import is looked up without building one.
+    fn resolve(
+        &mut self,
+        folder: usize,
+        importer: &Path,
+        (level, dotted): &(u32, String),
+        spelled: &mut String,
+        found: &mut Vec<FileId>,
+    ) -> Option<Vec<NodeId>> {
+        spelled.clear();
+        spelled.extend(std::iter::repeat_n('.', *level as usize));
+        spelled.push_str(dotted);
+        if let Some(known) = self.resolved[folder].get(spelled.as_str()) {
+            return known.clone();
+        }
+        let chain = self.resolve_uncached(importer, *level, dotted, found);
+        self.resolved[folder].insert(spelled.clone(), chain.clone());
+        chain
     }
 
     fn resolve_uncached(

@@ -94,17 +94,10 @@ pub fn analyze_bounded<A: Analysis>(
     match program.parse_leaf(file) {
         Some(Ok(leaf)) => analyze_leaf(program, cache, file, settings, &leaf.module),
         Some(Err(_)) => Analysed::default(),
-        None => {
-            if !program.is_relevant(file) || program.module(file).is_none() {
-                return Analysed::default();
-            }
-            let mut interp = Interp::new(program, cache, file, settings, None);
-            interp.run();
-            Analysed {
-                facts: interp.facts,
-                cuts: interp.cuts,
-            }
+        None if program.is_relevant(file) && program.module(file).is_some() => {
+            interpret(program, cache, file, settings, None)
         }
+        None => Analysed::default(),
     }
 }
 
@@ -119,7 +112,18 @@ pub fn analyze_leaf<A: Analysis>(
     if !program.leaf_is_relevant(file, module) {
         return Analysed::default();
     }
-    let mut interp = Interp::new(program, cache, file, settings, Some(module));
+    interpret(program, cache, file, settings, Some(module))
+}
+
+/// Runs the interpreter on `file` as the main program (with its model, for a leaf).
+fn interpret<A: Analysis>(
+    program: &Program,
+    cache: &ImportCache<A>,
+    file: FileId,
+    settings: Settings,
+    module: Option<&Module>,
+) -> Analysed<A::Facts> {
+    let mut interp = Interp::new(program, cache, file, settings, module);
     interp.run();
     Analysed {
         facts: interp.facts,

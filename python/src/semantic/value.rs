@@ -76,7 +76,8 @@ pub enum Value {
     BoundMethod(FuncId, Box<Value>),
     Class(ClassId),
     Object(ObjId),
-    Cuda(CudaObject),
+    /// Boxed: the largest variant, it would otherwise make every value 72 bytes.
+    Cuda(Box<CudaObject>),
     /// A tensor in host memory; `pinned`: copied into pinned memory there (`x.pin_memory()`), which
     /// only the CUDA host allocator can free.
     HostTensor {
@@ -351,5 +352,11 @@ mod tests {
         assert!(matches!(Value::Unknown.join(Value::Int(3)), Value::Unknown));
         assert!(matches!(Value::Int(1).join(Value::Unknown), Value::Unknown));
         assert!(matches!(Value::Int(1).join(Value::Int(1)), Value::Int(1)));
+    }
+
+    #[test]
+    fn a_value_stays_four_words() {
+        // Values are copied on every read, join and snapshot: a large variant makes them all large.
+        assert!(std::mem::size_of::<Value>() <= 32);
     }
 }

@@ -61,3 +61,105 @@ pub trait Analysis: Clone + Default + std::fmt::Debug + Send + Sync + 'static {
     /// The process ended: emit what its end decides.
     fn finish(self, end: &ProcessEnd, facts: &mut Self::Facts);
 }
+
+/// An analysis state shared copy-on-write by the saved states of one process (a branch's
+/// snapshot, an entry point's start). Saving a state costs a pointer instead of a copy of every
+/// analysis; the first effect after it copies once; a join of two paths that still share their
+/// state (no effect on either, the common case) costs nothing. That needs every join to be
+/// idempotent, as a merge of two paths is: joining a state with itself leaves it unchanged.
+#[derive(Clone, Debug, Default)]
+pub struct Shared<A>(std::sync::Arc<A>);
+
+impl<A: Analysis> Analysis for Shared<A> {
+    type Facts = A::Facts;
+
+    fn effect(&mut self, effect: &Effect, cx: &Context, facts: &mut Self::Facts) {
+        std::sync::Arc::make_mut(&mut self.0).effect(effect, cx, facts);
+    }
+
+    fn join(&mut self, other: Self) {
+        if !std::sync::Arc::ptr_eq(&self.0, &other.0) {
+            std::sync::Arc::make_mut(&mut self.0).join(std::sync::Arc::unwrap_or_clone(other.0));
+        }
+    }
+
+    fn attach(&mut self, imported: &Self) {
+        std::sync::Arc::make_mut(&mut self.0).attach(&imported.0);
+    }
+
+    fn forked(&self) -> Self {
+        Shared(std::sync::Arc::new(self.0.forked()))
+    }
+
+    fn spawned(&self) -> Self {
+        Shared(std::sync::Arc::new(self.0.spawned()))
+    }
+
+    fn imports_like_clean(&self) -> bool {
+        self.0.imports_like_clean()
+    }
+
+    fn finish(self, end: &ProcessEnd, facts: &mut Self::Facts) {
+        std::sync::Arc::unwrap_or_clone(self.0).finish(end, facts);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts the effects a process received; a join keeps the larger count.
+    #[derive(Clone, Debug, Default)]
+    struct Count(u32);
+
+    impl Analysis for Count {
+        type Facts = Vec<u32>;
+
+        fn effect(&mut self, _: &Effect, _: &Context, _: &mut Vec<u32>) {
+            self.0 += 1;
+        }
+
+        fn join(&mut self, other: Self) {
+            self.0 = self.0.max(other.0);
+        }
+
+        fn finish(self, _: &ProcessEnd, facts: &mut Vec<u32>) {
+            facts.push(self.0);
+        }
+    }
+
+    fn wait() -> Effect {
+        Effect::WaitedForOthers {
+            span: Span::default(),
+        }
+    }
+
+    #[test]
+    fn a_saved_state_does_not_see_later_effects() {
+        let mut facts = Vec::new();
+        let mut state = Shared::<Count>::default();
+        state.effect(&wait(), &Context::default(), &mut facts);
+        let saved = state.clone();
+        state.effect(&wait(), &Context::default(), &mut facts);
+        state.clone().finish(&ProcessEnd::default(), &mut facts);
+        saved.clone().finish(&ProcessEnd::default(), &mut facts);
+        assert_eq!(facts, [2, 1]);
+        // The two paths differ: the join is the analysis's own.
+        let mut joined = saved;
+        joined.join(state);
+        joined.finish(&ProcessEnd::default(), &mut facts);
+        assert_eq!(facts, [2, 1, 2]);
+    }
+
+    #[test]
+    fn joining_two_paths_that_share_their_state_keeps_it() {
+        let mut facts = Vec::new();
+        let mut state = Shared::<Count>::default();
+        state.effect(&wait(), &Context::default(), &mut facts);
+        let other = state.clone();
+        state.join(other);
+        assert!(std::sync::Arc::strong_count(&state.0) == 1);
+        state.finish(&ProcessEnd::default(), &mut facts);
+        assert_eq!(facts, [1]);
+    }
+}

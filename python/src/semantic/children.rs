@@ -1024,7 +1024,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             // The same workers forked again, from the parent as it is now: a new start, and what
             // the workers did the first time.
             let mut process = cached.process.clone();
-            let mut again = A::default();
+            let mut again = gpulint_core::analysis::Shared::<A>::default();
             again.effect(
                 &Effect::ChildStarted(ChildStart {
                     span,

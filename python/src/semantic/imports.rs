@@ -7,6 +7,7 @@ use super::value::Value;
 use super::Interp;
 use crate::program::NodeId;
 use crate::source::{FileId, Span};
+use gpulint_core::analysis::Analysis as _;
 
 /// Imports nested deeper than this are taken as already imported.
 const MAX_IMPORT_DEPTH: usize = 256;

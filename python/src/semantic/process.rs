@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use gpulint_core::analysis::{Analysis, ProcessEnd};
+use gpulint_core::analysis::{Analysis, ProcessEnd, Shared};
 use gpulint_core::effect::CudaInitSite;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -36,8 +36,9 @@ pub struct Process<A> {
     pub exited: bool,
     /// Analysed from a function nobody in the module calls: its caller may still bind the device.
     pub partial: bool,
-    /// What the analyses remember of this process.
-    pub analyses: A,
+    /// What the analyses remember of this process, shared with the saved copies of this state
+    /// until an effect changes it.
+    pub analyses: Shared<A>,
 }
 
 /// `Layer` as a map key.

@@ -34,6 +34,7 @@ pub trait Analysis: Clone + Default + std::fmt::Debug + Send + Sync + 'static {
     fn effect(&mut self, effect: &Effect, cx: &Context, facts: &mut Self::Facts);
 
     /// Merges the state of another path through the same code (the other branch of an `if`).
+    /// Idempotent: joining a state equal to this one leaves it unchanged ([`Shared`] relies on it).
     fn join(&mut self, other: Self);
 
     /// Adds the state a module's import left in a clean process (the import cache) to this one.

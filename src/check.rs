@@ -7,6 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 use gpulint_analyses::Analyses;
+use gpulint_python::lower;
 use gpulint_python::program::{normalize, FileError, Input, Program};
 use gpulint_python::semantic::{self, ImportCache, Settings};
 use gpulint_python::source::{FileId, Span};
@@ -234,35 +235,19 @@ fn check_file(
     verbose: bool,
 ) -> (Result<Vec<Diagnostic>, String>, Option<LeafParse>) {
     let file = program.file(id);
-    let leaf = match program.parse_leaf(id) {
-        Some(Err(FileError::Syntax(err))) => {
-            let found = vec![gpulint_rules::invalid_syntax(&err.message, err.span)];
-            return (Ok(found), None);
+    let (leaf, parse) = match program.parse_leaf(id) {
+        Some(Err(error)) => return (Ok(file_error_findings(id, &error)), None),
+        Some(Ok(lower::Lowered { module, comments })) => {
+            let names = program.names_only_in(&module);
+            (Some(module), Some(LeafParse { names, comments }))
         }
-        Some(Err(_)) => return (Ok(Vec::new()), None),
-        Some(Ok(leaf)) => Some(leaf),
-        None => None,
+        None => (None, None),
     };
-    let parse = leaf.as_ref().map(|leaf| LeafParse {
-        names: program.names_only_in(&leaf.module),
-        comments: leaf.comments.clone(),
-    });
     let found = match &file.module {
-        Err(FileError::Unreadable(reason)) => Ok(vec![gpulint_rules::unreadable_file(
-            reason,
-            Span::new(id, 0, 0),
-        )]),
-        Err(FileError::Binary { reason, offset }) => Ok(vec![gpulint_rules::unreadable_file(
-            reason,
-            Span::new(id, *offset, *offset),
-        )]),
-        Err(FileError::Syntax(err)) => {
-            Ok(vec![gpulint_rules::invalid_syntax(&err.message, err.span)])
-        }
-        Err(FileError::Foreign) => Ok(Vec::new()),
+        Err(error) => Ok(file_error_findings(id, error)),
         Ok(_) => catch_unwind(AssertUnwindSafe(|| {
             let analysed = match &leaf {
-                Some(leaf) => semantic::analyze_leaf(program, cache, id, settings, &leaf.module),
+                Some(module) => semantic::analyze_leaf(program, cache, id, settings, module),
                 None => semantic::analyze_bounded(program, cache, id, settings),
             };
             let mut found =
@@ -289,6 +274,22 @@ fn check_file(
         .map_err(panic_message),
     };
     (found, parse)
+}
+
+/// The findings that stand for a file that could not be analysed: why it could not be read or
+/// parsed (nothing for a file another frontend checks).
+fn file_error_findings(id: FileId, error: &FileError) -> Vec<Diagnostic> {
+    match error {
+        FileError::Unreadable(reason) => {
+            vec![gpulint_rules::unreadable_file(reason, Span::new(id, 0, 0))]
+        }
+        FileError::Binary { reason, offset } => vec![gpulint_rules::unreadable_file(
+            reason,
+            Span::new(id, *offset, *offset),
+        )],
+        FileError::Syntax(err) => vec![gpulint_rules::invalid_syntax(&err.message, err.span)],
+        FileError::Foreign => Vec::new(),
+    }
 }
 
 /// What a caught panic said, for the internal-error report of the file whose check it ended.

@@ -9,6 +9,7 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::ffi::OsString;
+use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -1053,7 +1054,7 @@ struct Fs {
     canonical: HashMap<PathBuf, PathBuf>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     File,
     Dir,
@@ -1145,9 +1146,17 @@ fn kind_of_type(t: std::fs::FileType) -> Kind {
     }
 }
 
+/// A folder's entries; empty when there is no folder there (nothing can be inside), `None` when
+/// one is there but cannot be listed (its entries may still be reachable by name).
 fn list(dir: &Path) -> Option<HashMap<OsString, Kind>> {
-    let entries = std::fs::read_dir(dir).ok()?;
     let mut out = HashMap::default();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+            return Some(out)
+        }
+        Err(_) => return None,
+    };
     for entry in entries.flatten() {
         // `file_type` comes with the listing on most file systems: no call per entry.
         let kind = entry.file_type().map_or(Kind::Other, kind_of_type);
@@ -1274,6 +1283,7 @@ impl gpulint_core::diagnostic::Sources for Program {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsStr;
 
     /// A leaf keeps the scan's imports until its analysis, which resolves its import statements
     /// through them: on every Python file of the repository, the scan finds each import the
@@ -1307,5 +1317,23 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 300, "only {checked} files read");
+    }
+
+    /// A module name that is no folder (`from .utils import Optional`) is looked up under a folder
+    /// that is not there: its listing is empty, so no entry under it is asked of the file system
+    /// one by one (on transformers, 75,000 such calls). A folder that is there is listed as it is.
+    #[test]
+    fn a_missing_folder_lists_as_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "").unwrap();
+        let missing = list(&dir.path().join("nothing_here")).expect("a listing");
+        assert!(missing.is_empty());
+        let not_a_folder = list(&dir.path().join("a.py")).expect("a listing");
+        assert!(not_a_folder.is_empty());
+        let listed = list(dir.path()).expect("a listing");
+        assert_eq!(listed.get(OsStr::new("a.py")), Some(&Kind::File));
+        let mut fs = Fs::default();
+        assert!(fs.is_file(&dir.path().join("a.py")));
+        assert!(!fs.exists(&dir.path().join("nothing_here").join("__init__.py")));
     }
 }

@@ -230,7 +230,8 @@ struct World {
 struct EntryBase<A> {
     world: World,
     end_of_main: Process<A>,
-    receivers: HashMap<(ClassId, bool), (Value, Process<A>)>,
+    /// Keyed by the class and the decorator that narrows its devices, which the building sees.
+    receivers: HashMap<(ClassId, Option<Span>), (Value, Process<A>)>,
 }
 
 /// A place where a budget cut the analysis short.
@@ -513,7 +514,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     && narrowed.is_none()
                     && self.find_method(class, "__init__") == Some(id) =>
             {
-                let (_, built) = self.receiver(class, partial, process, base);
+                let (_, built) = self.receiver(class, narrowed, process, base);
                 self.run_time = false;
                 self.finish_process(built);
                 return;
@@ -523,7 +524,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 attrs: HashMap::default(),
             })),
             Some(class) => {
-                let (value, built) = self.receiver(class, partial, process, base);
+                let (value, built) = self.receiver(class, narrowed, process, base);
                 process = built;
                 Some(value)
             }
@@ -547,11 +548,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
     fn receiver(
         &mut self,
         class: ClassId,
-        partial: bool,
+        narrowed: Option<Span>,
         mut process: Process<A>,
         base: &mut EntryBase<A>,
     ) -> (Value, Process<A>) {
-        if let Some((value, built)) = base.receivers.get(&(class, partial)) {
+        if let Some((value, built)) = base.receivers.get(&(class, narrowed)) {
             return (value.clone(), built.clone());
         }
         // Whoever built the object may have bound the device before, or between that and this
@@ -562,7 +563,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let value = self.instantiate(class, Vec::new(), Vec::new());
         let built = self.procs.pop().unwrap_or_default();
         base.receivers
-            .insert((class, partial), (value.clone(), built.clone()));
+            .insert((class, narrowed), (value.clone(), built.clone()));
         base.world = self.save_world();
         (value, built)
     }

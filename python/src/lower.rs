@@ -24,28 +24,57 @@ pub struct SyntaxError {
 /// limit is checked first, by a scan that skips comments and strings.
 pub const MAX_NESTING: usize = 200;
 
+/// The bytes [`too_deeply_nested`] stops at; every other byte is skipped in a tight loop, and
+/// comments and strings are skipped with `memchr`. The scan reads every parsed file: on
+/// transformers' 44 MB it takes 23 ms where a `match` on each byte took 60.
+const SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let special = b"#'\"([{)]}";
+    while i < special.len() {
+        table[special[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// The offset of the first bracket nested deeper than [`MAX_NESTING`], if any.
 fn too_deeply_nested(source: &str) -> Option<u32> {
     let bytes = source.as_bytes();
     let (mut depth, mut i) = (0usize, 0usize);
     while i < bytes.len() {
+        if !SPECIAL[bytes[i] as usize] {
+            i += 1;
+            continue;
+        }
         match bytes[i] {
             b'#' => {
-                while i < bytes.len() && bytes[i] != b'\n' && bytes[i] != b'\r' {
-                    i += 1;
-                }
+                i = memchr::memchr2(b'\n', b'\r', &bytes[i..]).map_or(bytes.len(), |at| i + at);
             }
             quote @ (b'\'' | b'"') => {
                 let triple = bytes.get(i + 1) == Some(&quote) && bytes.get(i + 2) == Some(&quote);
                 i += if triple { 3 } else { 1 };
+                // To the next byte that can end the string: a backslash, the quote, or (for a
+                // single-quoted string) a line break.
+                let stop = |rest: &[u8]| {
+                    if triple {
+                        memchr::memchr2(b'\\', quote, rest)
+                    } else {
+                        memchr::memchr3(b'\\', quote, b'\n', rest)
+                    }
+                };
                 while i < bytes.len() {
+                    let Some(at) = stop(&bytes[i..]) else {
+                        i = bytes.len();
+                        break;
+                    };
+                    i += at;
                     match bytes[i] {
                         b'\\' => i += 1,
-                        b'\n' if !triple => break,
-                        q if q == quote
-                            && (!triple
-                                || bytes.get(i + 1) == Some(&quote)
-                                    && bytes.get(i + 2) == Some(&quote)) =>
+                        b'\n' => break,
+                        _ if !triple
+                            || bytes.get(i + 1) == Some(&quote)
+                                && bytes.get(i + 2) == Some(&quote) =>
                         {
                             i += if triple { 2 } else { 0 };
                             break;
@@ -602,5 +631,26 @@ mod tests {
         // Brackets in strings and comments do not count.
         let quoted = format!("x = '{0}'  # {0}\ny = \"\"\"{0}\"\"\"\n", "(".repeat(500));
         assert!(parse(&quoted, FileId(0)).is_ok());
+    }
+
+    /// Where the scan's strings and comments end, as Python's tokenizer ends them.
+    #[test]
+    fn the_bracket_scan_ends_strings_and_comments_where_python_does() {
+        let deep = "(".repeat(MAX_NESTING + 1);
+        let found = |text: &str| too_deeply_nested(text).is_some();
+        // A line break ends a comment (a lone CR too) and a single-quoted string, not a triple one.
+        assert!(found(&format!("# note\r{deep}")));
+        assert!(found(&format!("x = 'open\n{deep}")));
+        assert!(!found(&format!("x = '''open\n{deep}")));
+        // An escaped quote does not end a string; an escaped line break does not either.
+        assert!(!found(&format!("x = 'a\\' {deep}'")));
+        assert!(!found(&format!("x = 'a\\\n{deep}'")));
+        // A lone quote inside a triple-quoted string does not end it; three do.
+        assert!(!found(&format!("x = \"\"\"a\" {deep}\"\"\"")));
+        assert!(found(&format!("x = \"\"\"a\"\"\" {deep}")));
+        // Unterminated at the end of the text, or an escape as its last byte: nothing is left.
+        assert!(!found(&format!("x = \"\"\"{deep}")));
+        assert!(!found("x = '\\"));
+        assert!(!found("# only a comment"));
     }
 }

@@ -268,7 +268,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     let mut items = Vec::new();
                     for (obj, span, name) in &held {
                         self.use_cuda_object(obj, *span, name, obj.global.is_some());
-                        items.push(Value::Cuda(Box::new(obj.derived())));
+                        items.push(Value::cuda(obj.derived()));
                     }
                     Value::seq(items)
                 }
@@ -583,7 +583,7 @@ pub(super) fn passthrough(args: &Args) -> Value {
         .chain(args.kw.iter().map(|(_, v, _)| v));
     for v in values {
         if let Value::Cuda(obj) = v {
-            return Value::Cuda(Box::new(obj.derived()));
+            return Value::cuda(obj.derived());
         }
     }
     Value::Unknown

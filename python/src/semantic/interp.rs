@@ -955,7 +955,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             (Value::Qualified(q), Value::Str(k)) if is_environ(q) => self.read_env(k),
             (Value::Sequence(items), Value::Int(i)) => items.at(*i),
             (Value::Sequence(items), _) => items.iter().cloned().fold(Value::Unknown, Value::join),
-            (Value::Cuda(obj), _) => Value::Cuda(Box::new(obj.derived())),
+            (Value::Cuda(obj), _) => Value::cuda(obj.derived()),
             (Value::Mapping(entries), Value::Str(k)) => entries
                 .iter()
                 .find(|(key, _)| **key == **k)
@@ -991,7 +991,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some(Object::Loader { .. }) => self.iterate_loader(*id, span),
                 _ => Value::Unknown,
             },
-            Value::Cuda(obj) => Value::Cuda(Box::new(obj.derived())),
+            Value::Cuda(obj) => Value::cuda(obj.derived()),
             _ => Value::Unknown,
         }
     }
@@ -1111,7 +1111,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             object: object.clone(),
             what: what.into(),
         });
-        Value::Cuda(Box::new(object))
+        Value::cuda(object)
     }
 
     /// Records that the call of `id` was cut short, once per function and reason.
@@ -1267,7 +1267,7 @@ fn derived(values: Vec<Value>) -> Value {
     let (mut rank, mut host) = (false, false);
     for v in values {
         match v {
-            Value::Cuda(obj) => return Value::Cuda(Box::new(obj.derived())),
+            Value::Cuda(obj) => return Value::cuda(obj.derived()),
             Value::Rank | Value::GlobalRank => rank = true,
             Value::HostTensor { .. } => host = true,
             _ => {}

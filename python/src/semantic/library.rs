@@ -626,7 +626,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
         }
         match recv {
-            Value::Cuda(obj) => Some(Value::Cuda(Box::new(obj.derived()))),
+            Value::Cuda(obj) => Some(Value::cuda(obj.derived())),
             _ if matches!(callee, Value::Unknown) => Some(passthrough(args)),
             _ => None,
         }
@@ -693,7 +693,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     ),
                     Some(_) => Value::Unknown,
                     None => match recv {
-                        Value::Cuda(obj) => Value::Cuda(Box::new(obj.derived())),
+                        Value::Cuda(obj) => Value::cuda(obj.derived()),
                         _ => Value::Unknown,
                     },
                 }
@@ -712,7 +712,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 };
                 self.cuda_event(span, level, format!("`.{method}()` {what}"), true);
                 match recv {
-                    Value::Cuda(obj) => Value::Cuda(Box::new(obj.derived())),
+                    Value::Cuda(obj) => Value::cuda(obj.derived()),
                     _ => Value::Unknown,
                 }
             }
@@ -721,7 +721,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     format!("`.{method}()` creates a CUDA context (the CUDA host allocator)");
                 self.cuda_event(span, Init::Context, what, true);
                 match recv {
-                    Value::Cuda(obj) => Value::Cuda(Box::new(obj.derived())),
+                    Value::Cuda(obj) => Value::cuda(obj.derived()),
                     _ => Value::HostTensor { pinned: Some(span) },
                 }
             }
@@ -732,7 +732,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 return self
                     .host_compute(span, &format!("`.{method}()`"), &operands)
                     .or_else(|| match recv {
-                        Value::Cuda(obj) => Some(Value::Cuda(Box::new(obj.derived()))),
+                        Value::Cuda(obj) => Some(Value::cuda(obj.derived())),
                         _ => None,
                     });
             }
@@ -814,7 +814,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some(AttributeBehaviour::Device) => Value::Device(Device::Cuda(obj.index)),
                 Some(AttributeBehaviour::Metadata) => Value::Unknown,
                 None if attr.starts_with("__") => Value::Unknown,
-                None => Value::Cuda(Box::new(obj.derived())),
+                None => Value::cuda(obj.derived()),
             }),
             _ => None,
         }

@@ -163,6 +163,11 @@ impl Value {
         Value::Sequence(Items::new(items))
     }
 
+    /// A CUDA object as a value (boxed: see [`Value::Cuda`]).
+    pub fn cuda(object: CudaObject) -> Value {
+        Value::Cuda(Box::new(object))
+    }
+
     /// A method bound to `receiver`; a receiver past the size bound is kept as its first
     /// alternative.
     pub fn bound_method(method: FuncId, receiver: Value) -> Value {

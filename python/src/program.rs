@@ -491,6 +491,10 @@ impl Program {
     }
 }
 
+/// Files loaded per step of a wave (see `Builder::load`): small enough that the last step's
+/// imports, resolved after every file is read, are few; large enough to split across threads.
+const LOAD_STEP: usize = 128;
+
 /// Files larger than this are not read: reported, not analysed. Python sources this large are
 /// generated (tables, bindings); reading them whole would make one file dominate the run.
 pub const MAX_FILE_BYTES: u64 = 8 << 20;
@@ -727,42 +731,73 @@ struct Builder {
 
 impl Builder {
     /// Loads the files of `wave` in parallel (see [`load_one`]), resolves the imports of those
-    /// parsed, and goes on with the first-party modules they import until none is new.
+    /// parsed, and goes on with the first-party modules they import until none is new. A wave is
+    /// loaded in steps: this thread takes in one step's files (resolving their imports, which
+    /// shares the folder caches and so runs on one thread) while the others load the next step's.
     fn load(&mut self, mut wave: Vec<(FileId, Source)>, scanned: &mut Vec<FileId>) {
         while !wave.is_empty() {
-            let files = &self.program.files;
-            let loaded: Vec<Loaded> = std::mem::take(&mut wave)
-                .into_par_iter()
-                .map(|(id, source)| load_one(id, &files[id.0 as usize].path, source))
-                .collect();
-            for loaded in loaded {
-                let id = loaded.id;
-                self.program.referenced.extend(loaded.names);
-                let file = &mut self.program.files[id.0 as usize];
-                file.text = loaded.text;
-                if loaded.lazy {
-                    // A leaf keeps what the scan found (imports, GPU imports) until it is parsed.
-                    file.lazy = true;
-                    continue;
+            let mut steps: Vec<Vec<(FileId, PathBuf, Source)>> = Vec::new();
+            for (i, (id, source)) in std::mem::take(&mut wave).into_iter().enumerate() {
+                if i % LOAD_STEP == 0 {
+                    steps.push(Vec::with_capacity(LOAD_STEP));
                 }
-                if let Some((cells, notebook)) = loaded.notebook {
-                    file.cells = Some(cells);
-                    file.notebook = Some(notebook);
-                    file.interactive = true;
-                }
-                file.module = loaded.module;
-                file.comments = loaded.comments;
-                let imports_native = self.program.imports_native(&loaded.wanted.imports);
-                let file = &mut self.program.files[id.0 as usize];
-                file.gpu = loaded.gpu || imports_native;
-                file.lazy = false;
-                if loaded.scanned {
-                    scanned.push(id);
-                }
-                for new in self.resolve_imports(id, loaded.wanted) {
-                    wave.push((new, Source::Disk));
-                }
+                let path = self.program.files[id.0 as usize].path.clone();
+                steps
+                    .last_mut()
+                    .expect("pushed above")
+                    .push((id, path, source));
             }
+            let mut ready: Vec<Loaded> = Vec::new();
+            for step in steps.into_iter().chain([Vec::new()]) {
+                let ((), loaded) = rayon::join(
+                    || {
+                        for loaded in ready.drain(..) {
+                            self.take_in(loaded, scanned, &mut wave);
+                        }
+                    },
+                    || {
+                        step.into_par_iter()
+                            .map(|(id, path, source)| load_one(id, &path, source))
+                            .collect::<Vec<_>>()
+                    },
+                );
+                ready = loaded;
+            }
+        }
+    }
+
+    /// Keeps what loading one file found, and queues the new files its imports name.
+    fn take_in(
+        &mut self,
+        loaded: Loaded,
+        scanned: &mut Vec<FileId>,
+        wave: &mut Vec<(FileId, Source)>,
+    ) {
+        let id = loaded.id;
+        self.program.referenced.extend(loaded.names);
+        let file = &mut self.program.files[id.0 as usize];
+        file.text = loaded.text;
+        if loaded.lazy {
+            // A leaf keeps what the scan found (imports, GPU imports) until it is parsed.
+            file.lazy = true;
+            return;
+        }
+        if let Some((cells, notebook)) = loaded.notebook {
+            file.cells = Some(cells);
+            file.notebook = Some(notebook);
+            file.interactive = true;
+        }
+        file.module = loaded.module;
+        file.comments = loaded.comments;
+        let imports_native = self.program.imports_native(&loaded.wanted.imports);
+        let file = &mut self.program.files[id.0 as usize];
+        file.gpu = loaded.gpu || imports_native;
+        file.lazy = false;
+        if loaded.scanned {
+            scanned.push(id);
+        }
+        for new in self.resolve_imports(id, loaded.wanted) {
+            wave.push((new, Source::Disk));
         }
     }
 
@@ -1351,5 +1386,61 @@ mod tests {
         assert!(fs.listings[&dir.path().join("nothing_here")]
             .as_ref()
             .is_some_and(|l| l.is_empty()));
+    }
+
+    /// A wave is loaded in steps (`LOAD_STEP` files), each step's imports resolved while the next
+    /// is read: a chain of imports across several steps, given backwards, with one module that is
+    /// no input found from the middle step, ends as one read all at once would: each module
+    /// resolves its import, the module found later is read, and relevance flows back the whole
+    /// chain from the one that imports torch (to the first, a leaf, through its scanned imports).
+    #[test]
+    fn a_wave_loaded_in_steps_resolves_every_import() {
+        let dir = tempfile::tempdir().unwrap();
+        let count = 2 * LOAD_STEP + 3;
+        for i in 0..count {
+            let text = match i {
+                i if i + 1 == count => "import torch\n".to_string(),
+                i if i == LOAD_STEP + 1 => format!("import m{}\nimport extra\n", i + 1),
+                i => format!("import m{}\n", i + 1),
+            };
+            std::fs::write(dir.path().join(format!("m{i}.py")), text).unwrap();
+        }
+        std::fs::write(dir.path().join("extra.py"), "x = 1\n").unwrap();
+        let inputs = (0..count)
+            .rev()
+            .map(|i| Input::Path(dir.path().join(format!("m{i}.py"))))
+            .collect();
+        let program = Program::build(inputs);
+        let id = |name: &str| {
+            program
+                .files()
+                .find(|(_, f)| f.path.file_name() == Some(OsStr::new(name)))
+                .map(|(id, _)| id)
+                .unwrap_or_else(|| panic!("{name} is not in the program"))
+        };
+        for i in 0..count {
+            let file = id(&format!("m{i}.py"));
+            assert!(program.is_relevant(file), "m{i} reaches torch");
+            if i == 0 {
+                // Nothing imports it: a leaf, whose own analysis resolves its imports.
+                assert!(program.is_lazy(file));
+                continue;
+            }
+            let imported: Vec<FileId> = program.imports_at_top_level(file).to_vec();
+            let mut wanted = Vec::new();
+            if i + 1 < count {
+                wanted.push(id(&format!("m{}.py", i + 1)));
+            }
+            if i == LOAD_STEP + 1 {
+                wanted.push(id("extra.py"));
+            }
+            assert_eq!(imported, wanted, "m{i}'s imports");
+        }
+        let extra = id("extra.py");
+        assert!(!program.file(extra).checked);
+        assert!(
+            program.module(extra).is_some(),
+            "the module found later is parsed"
+        );
     }
 }

@@ -237,17 +237,22 @@ fn check_file(
     let file = program.file(id);
     let (leaf, parse) = match program.parse_leaf(id) {
         Some(Err(error)) => return (Ok(file_error_findings(id, &error)), None),
-        Some(Ok(lower::Lowered { module, comments })) => {
-            let names = program.names_only_in(&module);
-            (Some(module), Some(LeafParse { names, comments }))
-        }
+        Some(Ok(lower::Lowered { module, comments })) => (Some(module), Some(comments)),
         None => (None, None),
     };
+    let leaf_names = leaf.as_ref().map(semantic::referenced_names);
+    let parse = parse.map(|comments| LeafParse {
+        names: program.names_only_in(leaf_names.as_ref().expect("parsed with the model")),
+        comments,
+    });
     let found = match &file.module {
         Err(error) => Ok(file_error_findings(id, error)),
         Ok(_) => catch_unwind(AssertUnwindSafe(|| {
             let analysed = match &leaf {
-                Some(module) => semantic::analyze_leaf(program, cache, id, settings, module),
+                Some(module) => {
+                    let names = leaf_names.as_ref().expect("named with the model");
+                    semantic::analyze_leaf(program, cache, id, settings, module, names)
+                }
                 None => semantic::analyze_bounded(program, cache, id, settings),
             };
             let mut found =

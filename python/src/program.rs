@@ -300,18 +300,22 @@ impl Program {
                 .collect();
             let names: Vec<Vec<String>> = lazy
                 .par_iter()
-                .filter_map(|id| Some(self.names_only_in(&self.parse_leaf(*id)?.ok()?.module)))
+                .filter_map(|id| {
+                    let leaf = self.parse_leaf(*id)?.ok()?;
+                    Some(self.names_only_in(&crate::semantic::referenced_names(&leaf.module)))
+                })
                 .collect();
             names.into_iter().flatten().collect()
         })
     }
 
-    /// The names a leaf's `module` reads that no file but the leaves does.
-    pub fn names_only_in(&self, module: &Module) -> Vec<String> {
-        crate::semantic::referenced_names(module)
-            .into_iter()
-            .filter(|name| !self.referenced.contains(*name))
-            .map(str::to_string)
+    /// Of the names a leaf reads ([`crate::semantic::referenced_names`]), those no file but the
+    /// leaves does.
+    pub fn names_only_in(&self, names: &HashSet<&str>) -> Vec<String> {
+        names
+            .iter()
+            .filter(|name| !self.referenced.contains(**name))
+            .map(|name| name.to_string())
             .collect()
     }
 

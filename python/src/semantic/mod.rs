@@ -92,7 +92,10 @@ pub fn analyze_bounded<A: Analysis>(
     settings: Settings,
 ) -> Analysed<A::Facts> {
     match program.parse_leaf(file) {
-        Some(Ok(leaf)) => analyze_leaf(program, cache, file, settings, &leaf.module),
+        Some(Ok(leaf)) => {
+            let names = referenced_names(&leaf.module);
+            analyze_leaf(program, cache, file, settings, &leaf.module, &names)
+        }
         Some(Err(_)) => Analysed::default(),
         None if program.is_relevant(file) && program.module(file).is_some() => {
             interpret(program, cache, file, settings, None)
@@ -101,29 +104,31 @@ pub fn analyze_bounded<A: Analysis>(
     }
 }
 
-/// [`analyze_bounded`] for a leaf (see [`Program::parse_leaf`]), given its model.
+/// [`analyze_bounded`] for a leaf (see [`Program::parse_leaf`]), given its model and the names it
+/// reads ([`referenced_names`]).
 pub fn analyze_leaf<A: Analysis>(
     program: &Program,
     cache: &ImportCache<A>,
     file: FileId,
     settings: Settings,
     module: &Module,
+    names: &HashSet<&str>,
 ) -> Analysed<A::Facts> {
     if !program.leaf_is_relevant(file, module) {
         return Analysed::default();
     }
-    interpret(program, cache, file, settings, Some(module))
+    interpret(program, cache, file, settings, Some((module, names)))
 }
 
-/// Runs the interpreter on `file` as the main program (with its model, for a leaf).
+/// Runs the interpreter on `file` as the main program (with its model and names, for a leaf).
 fn interpret<A: Analysis>(
     program: &Program,
     cache: &ImportCache<A>,
     file: FileId,
     settings: Settings,
-    module: Option<&Module>,
+    leaf: Option<(&Module, &HashSet<&str>)>,
 ) -> Analysed<A::Facts> {
-    let mut interp = Interp::new(program, cache, file, settings, module);
+    let mut interp = Interp::new(program, cache, file, settings, leaf);
     interp.run();
     Analysed {
         facts: interp.facts,
@@ -285,6 +290,8 @@ struct Interp<'m, A: Analysis> {
     p: &'m Program,
     /// The main module's model when the program does not hold it (a leaf, parsed by its analysis).
     main_module: Option<&'m Module>,
+    /// The names that model reads ([`referenced_names`]).
+    leaf_names: Option<&'m HashSet<&'m str>>,
     /// The builtins read so far, by name (see `Interp::builtin`).
     builtins: HashMap<&'m str, Value>,
     cache: &'m ImportCache<A>,
@@ -350,11 +357,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
         cache: &'m ImportCache<A>,
         main: FileId,
         settings: Settings,
-        main_module: Option<&'m Module>,
+        leaf: Option<(&'m Module, &'m HashSet<&'m str>)>,
     ) -> Self {
         Interp {
             p,
-            main_module,
+            main_module: leaf.map(|(m, _)| m),
+            leaf_names: leaf.map(|(_, n)| n),
             builtins: HashMap::default(),
             cache,
             run_directly: HashSet::default(),
@@ -456,12 +464,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.finish_process(main);
         // A function named anywhere in the program has a caller that may bind what it needs. A
         // leaf's functions can be called only from the leaf itself: no module imports it.
-        let own: HashSet<&str> = match self.main_module {
-            Some(m) => referenced_names(m),
-            None => HashSet::default(),
+        let (own, program) = (self.leaf_names, self.p);
+        let referenced = |name: &str| match own {
+            Some(own) => own.contains(name) || program.is_referenced(name, false),
+            None => program.is_referenced(name, true),
         };
-        let (leaf, program) = (self.main_module.is_some(), self.p);
-        let referenced = |name: &str| own.contains(name) || program.is_referenced(name, !leaf);
         for partial in [false, true] {
             for index in 0..m.functions.len() as u32 {
                 let id = FuncId {

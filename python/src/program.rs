@@ -82,6 +82,9 @@ pub struct SourceFile {
     lazy: bool,
     /// The file, or a first-party module it imports, imports a GPU library.
     relevant: bool,
+    /// Its text came from its file (not from standard input or an editor's buffer), so it can
+    /// be read again.
+    read_from_disk: bool,
 }
 
 impl SourceFile {
@@ -103,6 +106,7 @@ impl SourceFile {
             gpu: false,
             lazy: false,
             relevant: false,
+            read_from_disk: false,
         }
     }
 
@@ -202,6 +206,8 @@ impl Program {
             let key = builder.fs.identity(&path);
             if !builder.by_path.contains_key(&key) {
                 let id = builder.add_file(key, path, true);
+                builder.program.files[id.0 as usize].read_from_disk =
+                    matches!(source, Source::Disk);
                 wave.push((id, source));
             }
         }
@@ -219,11 +225,18 @@ impl Program {
             let importers = builder.program.importers();
             wave = force
                 .into_iter()
-                .map(|id| {
+                .filter_map(|id| {
                     let imported = importers[id.0 as usize].iter().any(|i| *i != id.0);
                     let file = &mut builder.program.files[id.0 as usize];
                     let keep = !file.checked || imported;
-                    (id, Source::Scanned(file.text.take(), keep))
+                    if !keep && file.read_from_disk && file.cells.is_none() {
+                        // A leaf read from a file: its analysis reads it again, so its text
+                        // need not be held (nor packed and unpacked) until then.
+                        file.text = Text::on_disk(&file.path);
+                        file.lazy = true;
+                        return None;
+                    }
+                    Some((id, Source::Scanned(file.text.take(), keep)))
                 })
                 .collect();
         }
@@ -235,7 +248,11 @@ impl Program {
             .map(|id| {
                 let file = &mut builder.program.files[id.0 as usize];
                 file.lazy = false;
-                (id, Source::Scanned(file.text.take(), true))
+                let source = match file.text.is_on_disk() {
+                    true => Source::Reread,
+                    false => Source::Scanned(file.text.take(), true),
+                };
+                (id, source)
             })
             .collect();
         if !late.is_empty() {
@@ -429,7 +446,19 @@ impl Program {
         if !file.lazy {
             return None;
         }
-        Some(lower::parse(&file.text.unpacked(), id).map_err(FileError::Syntax))
+        if !file.text.is_on_disk() {
+            return Some(lower::parse(&file.text.unpacked(), id).map_err(FileError::Syntax));
+        }
+        // Read again: it may have changed or gone since the scan, which this reports like any
+        // file that cannot be read. What is read is what is analysed.
+        let text = match read_source(&file.path) {
+            Ok(bytes) => decode(bytes),
+            Err(reason) => return Some(Err(FileError::Unreadable(reason))),
+        };
+        Some(match text {
+            Ok(text) => lower::parse(&text, id).map_err(FileError::Syntax),
+            Err((_, error)) => Err(error),
+        })
     }
 
     /// Whether analysing a leaf can find anything, judged from its model: [`Program::is_relevant`]
@@ -510,6 +539,8 @@ enum Source {
     /// Read and scanned before (valid UTF-8): parse it now if `true`; if `false` it is a leaf,
     /// which its own analysis parses (its text is only packed).
     Scanned(String, bool),
+    /// Scanned before, its text not held: read it again and parse it.
+    Reread,
 }
 
 /// Reads (or takes) one file's text, then parses it, or only scans it when it names no GPU package.
@@ -527,6 +558,13 @@ fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
         Source::Disk => match read_source(path) {
             Ok(bytes) => (decode(bytes), None),
             Err(reason) => (Err((String::new(), FileError::Unreadable(reason))), None),
+        },
+        Source::Reread => match read_source(path) {
+            Ok(bytes) => (decode(bytes), Some(true)),
+            Err(reason) => (
+                Err((String::new(), FileError::Unreadable(reason))),
+                Some(true),
+            ),
         },
     };
     let (mut text, mut module) = match decoded {
@@ -657,6 +695,15 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 
 /// Source text from bytes; a NUL byte or invalid UTF-8 is reported at its offset, with the text
 /// (lossy) kept to show it.
+/// A file's text as [`decode`] makes it, lossy where the file is not valid UTF-8; empty where it
+/// cannot be read (the analysis that read it first reported why).
+pub(crate) fn read_lossy(path: &Path) -> String {
+    match read_source(path).map(decode) {
+        Ok(Ok(text) | Err((text, _))) => text,
+        Err(_) => String::new(),
+    }
+}
+
 fn decode(bytes: Vec<u8>) -> Result<String, (String, FileError)> {
     if let Some(nul) = memchr::memchr(0, &bytes) {
         let offset = String::from_utf8_lossy(&bytes[..nul]).len() as u32;
@@ -1446,5 +1493,41 @@ mod tests {
             program.module(extra).is_some(),
             "the module found later is parsed"
         );
+    }
+
+    /// A leaf's text is not held: its analysis reads the file again (what it reads is what is
+    /// analysed and shown), and a leaf gone since the scan is reported as unreadable, not
+    /// analysed as empty.
+    #[test]
+    fn a_leaf_is_read_again_for_its_analysis() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("leaf.py");
+        std::fs::write(&path, "import torch\n").unwrap();
+        let program = Program::build(vec![Input::Path(path.clone())]);
+        let id = FileId(0);
+        assert!(program.is_lazy(id));
+        assert!(
+            program.file(id).text.is_on_disk(),
+            "not held after the scan"
+        );
+        std::fs::write(&path, "import torch\nx = 1\n").unwrap();
+        let leaf = program.parse_leaf(id).unwrap().unwrap();
+        assert_eq!(leaf.module.body.len(), 2, "the file as it is now");
+        assert_eq!(&*program.file(id).text, "import torch\nx = 1\n");
+        let gone = Program::build(vec![Input::Path(path.clone())]);
+        std::fs::remove_file(&path).unwrap();
+        match gone.parse_leaf(id) {
+            Some(Err(FileError::Unreadable(reason))) => assert!(reason.contains("No such file")),
+            Some(Err(other)) => panic!("a leaf gone since the scan: {other:?}"),
+            _ => panic!("a leaf gone since the scan is analysed"),
+        }
+        // Given as text (standard input, an editor's buffer), a leaf is held as given.
+        let given = Program::build(vec![Input::Text {
+            path: dir.path().join("given.py"),
+            text: "import torch\n".into(),
+        }]);
+        assert!(given.is_lazy(id));
+        assert!(!given.file(id).text.is_on_disk());
+        assert!(given.parse_leaf(id).unwrap().is_ok());
     }
 }

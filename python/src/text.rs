@@ -3,10 +3,12 @@
 //! After parsing, a file's text is needed only to show a finding's source, read its suppression
 //! comments, or parse a dropped model again; but every file's text was held for the whole run (on
 //! transformers, 44 MB of a 186 MiB peak). LZ4 keeps it in under a third of that, and unpacks a file
-//! in microseconds when it is needed.
+//! in microseconds when it is needed. A leaf's text is not held at all: its analysis reads the file
+//! again, once, and so does the rendering of a finding in it.
 
 use std::borrow::Cow;
 use std::ops::Deref;
+use std::path::Path;
 use std::sync::OnceLock;
 
 /// Texts shorter than this stay plain: packing them saves too little to pay for itself.
@@ -18,6 +20,9 @@ pub struct Text {
     plain: OnceLock<String>,
     /// The packed text, as [`lz4_flex::compress_prepend_size`] writes it.
     packed: Option<Box<[u8]>>,
+    /// Not held: read from this file when needed (lossily: the analysis that reads it first
+    /// reports what is wrong with it).
+    file: Option<Box<Path>>,
 }
 
 impl Text {
@@ -29,25 +34,51 @@ impl Text {
         Text {
             plain: OnceLock::new(),
             packed: Some(lz4_flex::compress_prepend_size(text.as_bytes()).into_boxed_slice()),
+            file: None,
         }
+    }
+
+    /// The text of `path`, not held: read from the file each time it is needed.
+    pub fn on_disk(path: &Path) -> Text {
+        Text {
+            file: Some(path.into()),
+            ..Text::default()
+        }
+    }
+
+    /// Whether the text is not held but read from its file when needed.
+    pub fn is_on_disk(&self) -> bool {
+        self.file.is_some() && self.plain.get().is_none()
     }
 
     /// The text, unpacked for this use only: it is not kept unpacked afterwards (a model parsed
     /// again, while the analysis runs, should not bring every text back).
     pub fn unpacked(&self) -> Cow<'_, str> {
-        match (self.plain.get(), &self.packed) {
-            (Some(plain), _) => Cow::Borrowed(plain),
-            (None, Some(packed)) => Cow::Owned(unpack(packed)),
-            (None, None) => Cow::Borrowed(""),
+        match (self.plain.get(), &self.packed, &self.file) {
+            (Some(plain), _, _) => Cow::Borrowed(plain),
+            (None, Some(packed), _) => Cow::Owned(unpack(packed)),
+            (None, None, Some(file)) => Cow::Owned(crate::program::read_lossy(file)),
+            (None, None, None) => Cow::Borrowed(""),
         }
     }
 
     /// The text as a string, leaving this one empty; a plain text is moved, not copied.
     pub fn take(&mut self) -> String {
-        let Text { plain, packed } = std::mem::take(self);
-        plain
-            .into_inner()
-            .unwrap_or_else(|| packed.as_deref().map(unpack).unwrap_or_default())
+        let Text {
+            plain,
+            packed,
+            file,
+        } = std::mem::take(self);
+        match plain.into_inner() {
+            Some(plain) => plain,
+            None => Text {
+                plain: OnceLock::new(),
+                packed,
+                file,
+            }
+            .unpacked()
+            .into_owned(),
+        }
     }
 }
 
@@ -55,19 +86,18 @@ impl From<String> for Text {
     fn from(text: String) -> Text {
         Text {
             plain: OnceLock::from(text),
-            packed: None,
+            ..Text::default()
         }
     }
 }
 
-/// Unpacks the text the first time it is read this way, and keeps it (for the files whose
-/// findings are shown).
+/// Unpacks (or reads) the text the first time it is read this way, and keeps it (for the files
+/// whose findings are shown).
 impl Deref for Text {
     type Target = str;
 
     fn deref(&self) -> &str {
-        self.plain
-            .get_or_init(|| self.packed.as_deref().map(unpack).unwrap_or_default())
+        self.plain.get_or_init(|| self.unpacked().into_owned())
     }
 }
 

@@ -544,7 +544,9 @@ enum Source {
 }
 
 /// Reads (or takes) one file's text, then parses it, or only scans it when it names no GPU package.
-fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
+/// A parsed file's text is not held when it came from the file (`from_disk`): it is read again
+/// where a finding in it is shown.
+fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded {
     let (decoded, keep) = match source {
         Source::Scanned(text, false) => {
             return Loaded {
@@ -621,7 +623,10 @@ fn load_one(id: FileId, path: &Path, source: Source) -> Loaded {
         loaded.wanted = wanted_imports(m);
     }
     loaded.module = module;
-    loaded.text = Text::pack(text);
+    loaded.text = match from_disk && loaded.notebook.is_none() {
+        true => Text::on_disk(path),
+        false => Text::pack(text),
+    };
     loaded
 }
 
@@ -787,16 +792,19 @@ impl Builder {
     /// shares the folder caches and so runs on one thread) while the others load the next step's.
     fn load(&mut self, mut wave: Vec<(FileId, Source)>, scanned: &mut Vec<FileId>) {
         while !wave.is_empty() {
-            let mut steps: Vec<Vec<(FileId, PathBuf, Source)>> = Vec::new();
+            let mut steps: Vec<Vec<(FileId, PathBuf, Source, bool)>> = Vec::new();
             for (i, (id, source)) in std::mem::take(&mut wave).into_iter().enumerate() {
                 if i % LOAD_STEP == 0 {
                     steps.push(Vec::with_capacity(LOAD_STEP));
                 }
-                let path = self.program.files[id.0 as usize].path.clone();
+                let file = &mut self.program.files[id.0 as usize];
+                file.read_from_disk |= matches!(source, Source::Disk);
+                let from_disk = file.read_from_disk;
+                let path = file.path.clone();
                 steps
                     .last_mut()
                     .expect("pushed above")
-                    .push((id, path, source));
+                    .push((id, path, source, from_disk));
             }
             let mut ready: Vec<Loaded> = Vec::new();
             for step in steps.into_iter().chain([Vec::new()]) {
@@ -808,7 +816,9 @@ impl Builder {
                     },
                     || {
                         step.into_par_iter()
-                            .map(|(id, path, source)| load_one(id, &path, source))
+                            .map(|(id, path, source, from_disk)| {
+                                load_one(id, &path, source, from_disk)
+                            })
                             .collect::<Vec<_>>()
                     },
                 );
@@ -1529,5 +1539,35 @@ mod tests {
         assert!(given.is_lazy(id));
         assert!(!given.file(id).text.is_on_disk());
         assert!(given.parse_leaf(id).unwrap().is_ok());
+    }
+
+    /// A module another imports is parsed while the program is built, and its text is not held
+    /// either: a finding in it reads the file again to be shown. Given as text, it is held.
+    #[test]
+    fn a_parsed_module_is_read_again_to_be_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("main.py"), "import helper\n").unwrap();
+        let helper = dir.path().join("helper.py");
+        std::fs::write(&helper, "import torch\nx = 1\n").unwrap();
+        let program = Program::build(vec![Input::Path(dir.path().join("main.py"))]);
+        let (id, file) = program
+            .files()
+            .find(|(_, f)| f.path.ends_with("helper.py"))
+            .expect("imported");
+        assert!(program.module(id).is_some_and(|m| m.body.len() == 2));
+        assert!(file.text.is_on_disk());
+        assert_eq!(file.location(14).line, 2);
+        assert_eq!(&*file.text, "import torch\nx = 1\n");
+        let given = Program::build(vec![
+            Input::Text {
+                path: dir.path().join("main.py"),
+                text: "import helper\n".into(),
+            },
+            Input::Text {
+                path: helper,
+                text: "import torch\n".into(),
+            },
+        ]);
+        assert!(given.files().all(|(_, f)| !f.text.is_on_disk()));
     }
 }

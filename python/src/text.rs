@@ -1,10 +1,11 @@
-//! A file's text, held compressed once it has been parsed.
+//! A file's text, once it has been parsed or scanned.
 //!
 //! After parsing, a file's text is needed only to show a finding's source, read its suppression
-//! comments, or parse a dropped model again; but every file's text was held for the whole run (on
-//! transformers, 44 MB of a 186 MiB peak). LZ4 keeps it in under a third of that, and unpacks a file
-//! in microseconds when it is needed. A leaf's text is not held at all: its analysis reads the file
-//! again, once, and so does the rendering of a finding in it.
+//! comments, or parse a leaf; but every file's text was held for the whole run (on transformers,
+//! 44 MB of a 186 MiB peak). A text read from a file is not held at all: it is read again where it
+//! is needed (a leaf's analysis; a finding shown), which few files are. A text given otherwise
+//! (standard input, an editor's buffer, a notebook's cells) is held packed with LZ4, in under a
+//! third of its size, and unpacked in microseconds when needed.
 
 use std::borrow::Cow;
 use std::ops::Deref;

@@ -451,11 +451,7 @@ impl Program {
         }
         // Read again: it may have changed or gone since the scan, which this reports like any
         // file that cannot be read. What is read is what is analysed.
-        let text = match read_source(&file.path) {
-            Ok(bytes) => decode(bytes),
-            Err(reason) => return Some(Err(FileError::Unreadable(reason))),
-        };
-        Some(match text {
+        Some(match read_text(&file.path) {
             Ok(text) => lower::parse(&text, id).map_err(FileError::Syntax),
             Err((_, error)) => Err(error),
         })
@@ -557,17 +553,8 @@ fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded 
         }
         Source::Scanned(text, keep) => (Ok(text), Some(keep)),
         Source::Bytes(bytes) => (decode(bytes), None),
-        Source::Disk => match read_source(path) {
-            Ok(bytes) => (decode(bytes), None),
-            Err(reason) => (Err((String::new(), FileError::Unreadable(reason))), None),
-        },
-        Source::Reread => match read_source(path) {
-            Ok(bytes) => (decode(bytes), Some(true)),
-            Err(reason) => (
-                Err((String::new(), FileError::Unreadable(reason))),
-                Some(true),
-            ),
-        },
+        Source::Disk => (read_text(path), None),
+        Source::Reread => (read_text(path), Some(true)),
     };
     let (mut text, mut module) = match decoded {
         Ok(text) => (text, None),
@@ -698,17 +685,24 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     }
 }
 
-/// Source text from bytes; a NUL byte or invalid UTF-8 is reported at its offset, with the text
-/// (lossy) kept to show it.
-/// A file's text as [`decode`] makes it, lossy where the file is not valid UTF-8; empty where it
-/// cannot be read (the analysis that read it first reported why).
-pub(crate) fn read_lossy(path: &Path) -> String {
-    match read_source(path).map(decode) {
-        Ok(Ok(text) | Err((text, _))) => text,
-        Err(_) => String::new(),
+/// A file's text, or why it cannot be read or decoded (with the text, lossy, where there is one).
+fn read_text(path: &Path) -> Result<String, (String, FileError)> {
+    match read_source(path) {
+        Ok(bytes) => decode(bytes),
+        Err(reason) => Err((String::new(), FileError::Unreadable(reason))),
     }
 }
 
+/// A file's text as [`read_text`] makes it, lossy where the file is not valid UTF-8; empty where
+/// it cannot be read (the analysis that read it first reported why).
+pub(crate) fn read_lossy(path: &Path) -> String {
+    match read_text(path) {
+        Ok(text) | Err((text, _)) => text,
+    }
+}
+
+/// Source text from bytes; a NUL byte or invalid UTF-8 is reported at its offset, with the text
+/// (lossy) kept to show it.
 fn decode(bytes: Vec<u8>) -> Result<String, (String, FileError)> {
     if let Some(nul) = memchr::memchr(0, &bytes) {
         let offset = String::from_utf8_lossy(&bytes[..nul]).len() as u32;

@@ -241,19 +241,20 @@ fn check_file(
         None => (None, None),
     };
     let leaf_names = leaf.as_ref().map(semantic::referenced_names);
-    let parse = parse.map(|comments| LeafParse {
-        names: program.names_only_in(leaf_names.as_ref().expect("parsed with the model")),
-        comments,
-    });
+    let parse = parse
+        .zip(leaf_names.as_ref())
+        .map(|(comments, names)| LeafParse {
+            names: program.names_only_in(names),
+            comments,
+        });
     let found = match &file.module {
         Err(error) => Ok(file_error_findings(id, error)),
         Ok(_) => catch_unwind(AssertUnwindSafe(|| {
-            let analysed = match &leaf {
-                Some(module) => {
-                    let names = leaf_names.as_ref().expect("named with the model");
+            let analysed = match (&leaf, &leaf_names) {
+                (Some(module), Some(names)) => {
                     semantic::analyze_leaf(program, cache, id, settings, module, names)
                 }
-                None => semantic::analyze_bounded(program, cache, id, settings),
+                _ => semantic::analyze_bounded(program, cache, id, settings),
             };
             let mut found =
                 gpulint_rules::check(&analysed.facts, program, gpulint_rules::Language::Python);

@@ -82,8 +82,8 @@ pub struct SourceFile {
     lazy: bool,
     /// The file, or a first-party module it imports, imports a GPU library.
     relevant: bool,
-    /// Its text came from its file (not from standard input or an editor's buffer), so it can
-    /// be read again.
+    /// Its text is its file's (not standard input's, an editor's buffer's, or a notebook's cells'),
+    /// so it can be read again.
     read_from_disk: bool,
 }
 
@@ -206,8 +206,6 @@ impl Program {
             let key = builder.fs.identity(&path);
             if !builder.by_path.contains_key(&key) {
                 let id = builder.add_file(key, path, true);
-                builder.program.files[id.0 as usize].read_from_disk =
-                    matches!(source, Source::Disk);
                 wave.push((id, source));
             }
         }
@@ -229,7 +227,7 @@ impl Program {
                     let imported = importers[id.0 as usize].iter().any(|i| *i != id.0);
                     let file = &mut builder.program.files[id.0 as usize];
                     let keep = !file.checked || imported;
-                    if !keep && file.read_from_disk && file.cells.is_none() {
+                    if !keep && file.read_from_disk {
                         // A leaf read from a file: its analysis reads it again, so its text
                         // need not be held (nor packed and unpacked) until then.
                         file.text = Text::on_disk(&file.path);
@@ -841,6 +839,7 @@ impl Builder {
             file.cells = Some(cells);
             file.notebook = Some(notebook);
             file.interactive = true;
+            file.read_from_disk = false;
         }
         file.module = loaded.module;
         file.comments = loaded.comments;

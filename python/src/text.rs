@@ -65,21 +65,12 @@ impl Text {
 
     /// The text as a string, leaving this one empty; a plain text is moved, not copied.
     pub fn take(&mut self) -> String {
-        let Text {
-            plain,
-            packed,
-            file,
-        } = std::mem::take(self);
-        match plain.into_inner() {
+        let text = match self.plain.take() {
             Some(plain) => plain,
-            None => Text {
-                plain: OnceLock::new(),
-                packed,
-                file,
-            }
-            .unpacked()
-            .into_owned(),
-        }
+            None => self.unpacked().into_owned(),
+        };
+        *self = Text::default();
+        text
     }
 }
 

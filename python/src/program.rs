@@ -807,7 +807,9 @@ impl Builder {
                         }
                     },
                     || {
+                        // One file a job, so that no thread finishes a run of files alone.
                         step.into_par_iter()
+                            .with_max_len(1)
                             .map(|(id, path, source, from_disk)| {
                                 load_one(id, &path, source, from_disk)
                             })

@@ -74,6 +74,8 @@ impl<A: Analysis> ImportCache<A> {
         for cycles in by_depth {
             let done: Vec<(Vec<FileId>, Arc<Frozen<A>>)> = cycles
                 .into_par_iter()
+                // One module (or cycle) a job, so that no thread finishes a run of them alone.
+                .with_max_len(1)
                 .map(|cycle| {
                     let frozen = Arc::new(freeze(program, &cache, &cycle, settings.clone()));
                     (cycle, frozen)

@@ -3,6 +3,7 @@
 //! `library.rs`.
 
 use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::{Backend, Binding, DeviceIndex, Effect, Handed};
@@ -386,7 +387,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 .fold(Value::Unknown, Value::join);
         }
         match owner {
-            Value::Qualified(q) => Value::Qualified(format!("{q}.{attr}").into()),
+            Value::Qualified(q) => Value::Qualified(dotted(q, attr)),
             Value::Module(node) => self.module_attribute(*node, attr),
             Value::Object(id) => match self.heap.get(*id) {
                 Some(Object::Instance { class, attrs }) => {
@@ -587,4 +588,19 @@ pub(super) fn passthrough(args: &Args) -> Value {
         }
     }
     Value::Unknown
+}
+
+/// `q.attr` as one allocation: an attribute of a library name is read at nearly every step, and
+/// `format!` then `Arc::from` built it twice.
+fn dotted(q: &str, attr: &str) -> Arc<str> {
+    let mut buf = [0u8; 192];
+    let len = q.len() + 1 + attr.len();
+    if len > buf.len() {
+        return format!("{q}.{attr}").into();
+    }
+    buf[..q.len()].copy_from_slice(q.as_bytes());
+    buf[q.len()] = b'.';
+    buf[q.len() + 1..len].copy_from_slice(attr.as_bytes());
+    // Two texts joined by an ASCII dot are valid UTF-8.
+    std::str::from_utf8(&buf[..len]).map_or_else(|_| format!("{q}.{attr}").into(), Arc::from)
 }

@@ -1248,12 +1248,22 @@ struct Snapshot<A> {
 
 /// Joins another path's bindings into `current`; nothing to do when neither path bound anything.
 fn join_scope(current: &mut Scope, other: &Scope) {
-    if Arc::ptr_eq(current, other) {
+    let absorbed = |current: &HashMap<String, Value>, name: &String, value: &Value| {
+        current.get(name).is_some_and(|mine| mine.absorbs(value))
+    };
+    // Most joins change few bindings, or none: then the scope (maybe shared with a saved path)
+    // is not copied, and the bindings both paths agree on are not joined again.
+    if Arc::ptr_eq(current, other)
+        || other
+            .iter()
+            .all(|(name, value)| absorbed(current, name, value))
+    {
         return;
     }
     let current = Arc::make_mut(current);
     for (name, value) in other.iter() {
         match current.get_mut(name) {
+            Some(mine) if mine.absorbs(value) => {}
             Some(mine) => *mine = std::mem::take(mine).join(value.clone()),
             None => {
                 current.insert(name.clone(), Value::Unknown.join(value.clone()));

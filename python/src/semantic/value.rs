@@ -230,6 +230,16 @@ impl Value {
         }
     }
 
+    /// Whether joining `other` into this value leaves it as it is (a cheap test: `false` where
+    /// it cannot tell), so a join of two paths can skip the bindings neither path changed.
+    pub fn absorbs(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Cuda(_), _) | (Value::Unknown, Value::Unknown) => true,
+            (Value::Sequence(a), Value::Sequence(b)) => a.same(b),
+            (a, b) => same(a, b),
+        }
+    }
+
     /// The value a branch join keeps: where one side may be CUDA, the CUDA side wins.
     pub fn join(self, other: Value) -> Value {
         match (self, other) {

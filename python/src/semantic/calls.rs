@@ -604,3 +604,18 @@ fn dotted(q: &str, attr: &str) -> Arc<str> {
     // Two texts joined by an ASCII dot are valid UTF-8.
     std::str::from_utf8(&buf[..len]).map_or_else(|_| format!("{q}.{attr}").into(), Arc::from)
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_attribute_of_a_library_name_is_dotted() {
+        assert_eq!(
+            &*super::dotted("torch.cuda", "is_available"),
+            "torch.cuda.is_available"
+        );
+        // Past the stack buffer: the same name, built the slow way.
+        let long = "m".repeat(300);
+        assert_eq!(&*super::dotted(&long, "x"), format!("{long}.x"));
+        assert_eq!(&*super::dotted("é", "ü"), "é.ü");
+    }
+}

@@ -370,6 +370,48 @@ mod tests {
     }
 
     #[test]
+    fn a_value_absorbs_only_what_its_join_would_leave_unchanged() {
+        let shared = Value::seq(vec![Value::Int(1), Value::Str("cuda".into())]);
+        let samples = [
+            Value::Unknown,
+            Value::Str("cuda".into()),
+            Value::Str("cpu".into()),
+            Value::Int(1),
+            Value::Int(2),
+            Value::Bool(true),
+            Value::None,
+            Value::Rank,
+            Value::GlobalRank,
+            Value::Device(Device::Cuda(DeviceIndex::Current)),
+            Value::Qualified("torch.cuda".into()),
+            Value::HostTensor { pinned: None },
+            shared.clone(),
+            shared,
+            Value::seq(vec![Value::Int(1), Value::Str("cuda".into())]),
+            Value::Mapping(vec![("num_workers".into(), Value::Int(2))]),
+            Value::OneOf(vec![Value::Int(1), Value::None]),
+        ];
+        let mut absorbed = 0;
+        for a in &samples {
+            for b in &samples {
+                if a.absorbs(b) {
+                    absorbed += 1;
+                    let joined = a.clone().join(b.clone());
+                    assert_eq!(
+                        format!("{joined:?}"),
+                        format!("{a:?}"),
+                        "{a:?} joined with {b:?}"
+                    );
+                }
+            }
+        }
+        // Each value absorbs itself, but for the host tensor, the dict and the choice of values
+        // (their joins rebuild them); the two copies of one list absorb each other, and a list
+        // with equal items built apart is not known to be the same without comparing them.
+        assert_eq!(absorbed, samples.len() - 3 + 2);
+    }
+
+    #[test]
     fn a_value_stays_four_words() {
         // Values are copied on every read, join and snapshot: a large variant makes them all large.
         assert!(std::mem::size_of::<Value>() <= 32);

@@ -3,12 +3,11 @@
 //! `library.rs`.
 
 use rustc_hash::FxHashMap as HashMap;
-use std::sync::Arc;
 
 use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::{Backend, Binding, DeviceIndex, Effect, Handed};
 
-use super::value::{Device, Value};
+use super::value::{dotted, Device, Value};
 use super::{Interp, Object};
 use crate::libraries::processes::{Layer, ProcessApi, StartMethod};
 use crate::libraries::{self, torch, Param};
@@ -429,8 +428,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 .iter()
                 .find_map(|base| match base {
                     Value::Qualified(q) => {
-                        let name = format!("{q}.{attr}");
-                        libraries::lookup(&name).map(|_| Value::Qualified(name.into()))
+                        let name = dotted(q, attr);
+                        libraries::lookup(&name).map(|_| Value::Qualified(name))
                     }
                     _ => None,
                 })
@@ -588,34 +587,4 @@ pub(super) fn passthrough(args: &Args) -> Value {
         }
     }
     Value::Unknown
-}
-
-/// `q.attr` in one allocation: each read of a library name's attribute (`torch.cuda.x`) builds
-/// one, and `format!` then `Arc::from` built it twice (1.5% of the CPU on transformers).
-fn dotted(q: &str, attr: &str) -> Arc<str> {
-    let mut buf = [0u8; 192];
-    let len = q.len() + 1 + attr.len();
-    if len > buf.len() {
-        return format!("{q}.{attr}").into();
-    }
-    buf[..q.len()].copy_from_slice(q.as_bytes());
-    buf[q.len()] = b'.';
-    buf[q.len() + 1..len].copy_from_slice(attr.as_bytes());
-    // Two texts joined by an ASCII dot are valid UTF-8.
-    std::str::from_utf8(&buf[..len]).map_or_else(|_| format!("{q}.{attr}").into(), Arc::from)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn an_attribute_of_a_library_name_is_dotted() {
-        assert_eq!(
-            &*super::dotted("torch.cuda", "is_available"),
-            "torch.cuda.is_available"
-        );
-        // Past the stack buffer: the same name, built the slow way.
-        let long = "m".repeat(300);
-        assert_eq!(&*super::dotted(&long, "x"), format!("{long}.x"));
-        assert_eq!(&*super::dotted("é", "ü"), "é.ü");
-    }
 }

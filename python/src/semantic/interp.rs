@@ -11,7 +11,7 @@ use gpulint_core::effect::{
 };
 
 use super::process::Process;
-use super::value::{Device, Value};
+use super::value::{dotted, Device, Value};
 use super::{Frame, Interp, Object, Scope, MAX_CALL_DEPTH, MAX_LOOP_DEPTH};
 use crate::libraries::{self, Behaviour, EnvRole};
 use crate::model::{CmpOp, Expr, ExprKind, FuncId, Stmt, StmtKind};
@@ -95,9 +95,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                             self.import_name(node, *level, base, &name.name)
                         }
                         (None, Some(module)) if *level == 0 => {
-                            let full = format!("{module}.{}", name.name);
+                            let full = dotted(module, &name.name);
                             self.import_effect(&full, stmt.span);
-                            Value::Qualified(full.into())
+                            Value::Qualified(full)
                         }
                         // A relative import of a module not in the program (not found on disk).
                         _ => Value::Unknown,
@@ -1248,15 +1248,12 @@ struct Snapshot<A> {
 
 /// Joins another path's bindings into `current`; nothing to do when neither path bound anything.
 fn join_scope(current: &mut Scope, other: &Scope) {
-    let absorbed = |current: &HashMap<String, Value>, name: &String, value: &Value| {
-        current.get(name).is_some_and(|mine| mine.absorbs(value))
-    };
     // Most joins change few bindings, or none: then the scope (maybe shared with a saved path)
     // is not copied, and the bindings both paths agree on are not joined again.
     if Arc::ptr_eq(current, other)
         || other
             .iter()
-            .all(|(name, value)| absorbed(current, name, value))
+            .all(|(name, value)| current.get(name).is_some_and(|mine| mine.absorbs(value)))
     {
         return;
     }

@@ -71,6 +71,14 @@ pub trait Analysis: Clone + Default + std::fmt::Debug + Send + Sync + 'static {
 #[derive(Clone, Debug, Default)]
 pub struct Shared<A>(std::sync::Arc<A>);
 
+impl<A> Shared<A> {
+    /// Where the shared state lives: equal pointers, the same state (a frontend's cheap test that
+    /// nothing changed it).
+    pub fn as_ptr(&self) -> *const () {
+        std::sync::Arc::as_ptr(&self.0) as *const ()
+    }
+}
+
 impl<A: Analysis> Analysis for Shared<A> {
     type Facts = A::Facts;
 

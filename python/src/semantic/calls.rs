@@ -303,12 +303,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
         values: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Value {
+        let callee = super::memo::Callee::Class(class);
+        let recording = match self.replay(callee, &values, &kwargs) {
+            Some(Ok(copy)) => return copy,
+            Some(Err(recording)) => Some((recording, values.clone(), kwargs.clone())),
+            None => None,
+        };
         let obj = self.alloc(Object::Instance {
             class,
             attrs: HashMap::default(),
         });
         if let Some(init) = self.find_method(class, "__init__") {
             self.call_function(init, None, Some(obj.clone()), values, kwargs);
+        }
+        if let Some((recording, values, kwargs)) = recording {
+            self.record(callee, &obj, values, kwargs, recording);
         }
         obj
     }

@@ -153,6 +153,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 // A new interpreter: every module is imported afresh, the main one first. An
                 // interactive main has no file to import: the child has none of it.
                 self.globals = Default::default();
+                self.memo.world_written();
                 if !self.interactive {
                     self.exec_module(self.main);
                 }
@@ -1065,6 +1066,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             run.results.first().cloned()
         };
         let batch = batch.unwrap_or_default();
+        self.memo.object_written(id, self.heap.own());
         if let (Some(process), Some(Object::Loader { child, .. })) =
             (run.process, self.heap.get_mut(id))
         {

@@ -122,6 +122,7 @@ impl<A: Analysis> Interp<'_, A> {
     /// Makes a frozen import part of this process: its modules (those not imported here yet), their
     /// objects and classes, and its effects on the process.
     pub(super) fn attach(&mut self, frozen: &Frozen<A>) {
+        self.memo.world_written();
         merge_missing(&mut self.globals, &frozen.globals);
         self.heap.attach(&frozen.heap);
         self.class_attrs.merge_missing(&frozen.class_attrs);

@@ -37,6 +37,23 @@ impl Heap {
         }
     }
 
+    /// This heap's own segment, where it allocates.
+    pub fn own(&self) -> u32 {
+        self.own
+    }
+
+    /// How many objects the own segment holds.
+    pub fn own_len(&self) -> u32 {
+        self.segments.get(&self.own).map_or(0, |s| s.len() as u32)
+    }
+
+    /// The own segment's objects from index `from` on.
+    pub fn own_objects(&self, from: u32) -> Vec<Arc<Object>> {
+        self.segments.get(&self.own).map_or(Vec::new(), |s| {
+            s.get(from as usize..).unwrap_or_default().to_vec()
+        })
+    }
+
     pub fn get(&self, id: ObjId) -> Option<&Object> {
         self.segments
             .get(&id.segment)?

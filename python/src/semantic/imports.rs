@@ -41,6 +41,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
                 }
             }
         }
+        self.memo.world_written();
         Arc::make_mut(&mut self.globals).insert(file, Default::default());
         if self.import_depth >= MAX_IMPORT_DEPTH {
             return;
@@ -78,6 +79,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         let caller = std::mem::replace(&mut self.cur, file);
         // A module's top level runs at import, in every interpreter that imports it.
         let run_time = std::mem::replace(&mut self.run_time, false);
+        self.memo.world_written();
         Arc::make_mut(&mut self.globals).entry(file).or_default();
         self.exec_block(&module.body);
         self.run_time = run_time;

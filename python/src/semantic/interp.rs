@@ -137,6 +137,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let class = self.class(*id);
                 self.eval_decorators(&class.decorators);
                 let bases: Vec<Value> = class.bases.iter().map(|b| self.eval(b)).collect();
+                self.memo.world_written();
                 self.class_bases.insert(*id, Arc::new(bases));
                 for s in &class.body {
                     if let StmtKind::Assign { targets, value } = &s.kind {
@@ -148,6 +149,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                                     &format!("{}.{name}", class.name),
                                     s.span,
                                 );
+                                self.memo.world_written();
                                 Arc::make_mut(self.class_attrs.entry(*id))
                                     .insert(name.to_string(), v);
                             }
@@ -500,6 +502,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             .get(&self.cur)
             .is_some_and(|g| Arc::ptr_eq(g, &module))
         {
+            self.memo.world_written();
             Arc::make_mut(&mut self.globals).insert(self.cur, module);
         }
         *self.proc() = process;
@@ -532,6 +535,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             .is_some_and(|g| Arc::ptr_eq(g, &module));
         if !unchanged {
             let cur = self.cur;
+            self.memo.world_written();
             join_scope(
                 Arc::make_mut(&mut self.globals).entry(cur).or_default(),
                 &module,
@@ -593,6 +597,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     Value::Class(id) => {
                         let name = format!("{}.{attr}", self.class(id).name);
                         let value = self.as_global(value, &name, span);
+                        self.memo.world_written();
                         Arc::make_mut(self.class_attrs.entry(id)).insert(attr.to_string(), value);
                     }
                     _ => {}
@@ -1116,6 +1121,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     /// Records that the call of `id` was cut short, once per function and reason.
     fn cut(&mut self, id: FuncId, reason: &'static str) {
+        self.memo.cuts += 1;
         let func = self.func(id);
         if !self
             .cuts
@@ -1140,6 +1146,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         kwargs: Vec<(String, Value)>,
     ) -> Value {
         if self.frames.iter().any(|f| f.func == id) {
+            // Recursion is cut silently; a recording must see it (see `memo`).
+            self.memo.cuts += 1;
             return Value::Unknown;
         }
         let cut = if self.fuel == 0 {
@@ -1156,6 +1164,26 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return self.last_result.get(&id).cloned().unwrap_or_default();
         }
         self.entered.insert(id);
+        // A call from a function (an entry point's own call is made once) with plain arguments
+        // may have run before from this state (see `memo`).
+        let recording = if self.memo.enabled
+            && !self.memo.dirty
+            && captures.is_none()
+            && !self.frames.is_empty()
+            && (self.func(id).decorators.is_empty() || !self.is_cached(id))
+        {
+            let key: Vec<Value> = receiver.iter().chain(&args).cloned().collect();
+            match self.replay(super::memo::Callee::Function(id), &key, &kwargs) {
+                Some(Ok(result)) => {
+                    self.last_result.insert(id, result.clone());
+                    return result;
+                }
+                Some(Err(recording)) => Some((recording, key, kwargs.clone())),
+                None => None,
+            }
+        } else {
+            None
+        };
         let func = self.func(id);
         // Defaults and the body see the globals of the module that defines the function.
         let caller_module = std::mem::replace(&mut self.cur, id.file);
@@ -1215,6 +1243,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.cur = caller_module;
         let frame = self.frames.pop();
         let result = frame.map(|f| f.returns).unwrap_or_default();
+        if let Some((recording, key, kwargs)) = recording {
+            self.record(
+                super::memo::Callee::Function(id),
+                &result,
+                key,
+                kwargs,
+                recording,
+            );
+        }
         self.last_result.insert(id, result.clone());
         if self.is_cached(id) {
             // A memoised result is a global: its binding is where the object was placed on CUDA.

@@ -16,6 +16,7 @@ mod heap;
 mod imports;
 mod interp;
 mod library;
+mod memo;
 mod names;
 mod pickling;
 mod process;
@@ -348,6 +349,8 @@ struct Interp<'m, A: Analysis> {
     /// The main program is an interactive `__main__` (a notebook): a child started by spawn or
     /// forkserver does not import it at all.
     interactive: bool,
+    /// Constructions recorded for replay, and what tells a pure one (see `memo`).
+    memo: memo::Memo,
     facts: A::Facts,
 }
 
@@ -393,6 +396,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             children: HashMap::default(),
             last_result: HashMap::default(),
             cuts: Vec::new(),
+            memo: memo::Memo::default(),
             facts: A::Facts::default(),
         }
     }
@@ -423,6 +427,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     fn scope_mut(&mut self) -> &mut HashMap<String, Value> {
+        self.memo.world_written();
         Arc::make_mut(
             Arc::make_mut(&mut self.globals)
                 .entry(self.cur)
@@ -469,6 +474,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Some(own) => own.contains(name) || program.is_referenced(name, false),
             None => program.is_referenced(name, true),
         };
+        self.memo.enabled = true;
         for partial in [false, true] {
             for index in 0..m.functions.len() as u32 {
                 let id = FuncId {
@@ -494,6 +500,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// it has callers elsewhere (see `ProcessEnd::partial`).
     fn run_entry(&mut self, id: FuncId, partial: bool, base: &mut EntryBase<A>) {
         self.restore_world(base.world.clone());
+        self.memo.entry_started(self.heap.own_len());
         let mut process = base.end_of_main.clone();
         process.partial = partial;
         process.exited = false;
@@ -571,6 +578,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let built = self.procs.pop().unwrap_or_default();
         base.receivers
             .insert((class, narrowed), (value.clone(), built.clone()));
+        self.memo.rebase();
         base.world = self.save_world();
         (value, built)
     }
@@ -620,11 +628,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     fn object_mut(&mut self, id: ObjId) -> Option<&mut Object> {
+        self.memo.object_written(id, self.heap.own());
         self.heap.get_mut(id)
     }
 
     /// Reports an effect to the running process's analyses.
     fn emit(&mut self, effect: Effect) {
+        self.memo.emits += 1;
         let cx = Context {
             function: self.frames.last().map(|f| self.func(f.func).name_span),
         };

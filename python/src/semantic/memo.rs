@@ -1,0 +1,539 @@
+//! Calls replayed instead of run again. A file's entry points build the same objects and call the
+//! same helpers many times (`BertModel(config)` under every `BertFor...` receiver, a layer in each
+//! pass of a comprehension). A construction or call that started from a world no entry point had
+//! written, with arguments that hold no object, and that emitted nothing, wrote nothing it did not
+//! allocate and was cut nowhere, is recorded: the objects it allocated, its result and its steps.
+//! The same call later, from an equal state, copies those objects instead of running again.
+
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
+
+use gpulint_core::analysis::Analysis;
+
+use super::process::Process;
+use super::value::{Items, ObjId, Value};
+use super::{Interp, Object};
+use crate::model::{ClassId, FuncId};
+
+/// What a recorded call ran: a class's construction, or a function.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Callee {
+    Class(ClassId),
+    Function(FuncId),
+}
+
+/// How many recorded calls one callee keeps (different arguments or states).
+const PER_CALLEE: usize = 8;
+
+/// The interpreter's record of what may have changed since an entry point started, and the
+/// constructions recorded so far.
+#[derive(Default)]
+pub(super) struct Memo {
+    /// Recording and replaying are on (in entry points, not the main program).
+    pub enabled: bool,
+    /// Bumped when the state every entry point starts from changes (see [`Memo::rebase`]).
+    generation: u32,
+    /// Since the running entry point started: a global, a class or an object it did not allocate
+    /// was written. Nothing is recorded or replayed then.
+    pub dirty: bool,
+    /// The first own-heap index the running entry point allocated.
+    floor: u32,
+    /// Counters that tell a pure construction: any change while it ran makes it impure.
+    pub world_writes: u64,
+    /// The lowest own-heap index written since the innermost recording began (0: another
+    /// segment's object).
+    written_from: u32,
+    pub emits: u64,
+    pub cuts: u64,
+    /// Replays so far, for tests.
+    #[cfg(test)]
+    hits: u64,
+    recorded: HashMap<Callee, Vec<Recorded>>,
+}
+
+struct Recorded {
+    generation: u32,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+    context: Context,
+    process: ProcessKey,
+    /// The objects the call allocated, in order (for a construction, the instance first).
+    objects: Vec<Arc<Object>>,
+    result: Value,
+    /// The own-heap index of the first of them when recorded.
+    first: u32,
+    steps: u64,
+}
+
+/// The interpreter's flags that steer how code runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Context {
+    loop_depth: u32,
+    try_depth: u32,
+    unset_guard_depth: u32,
+    start_query_seen: bool,
+    run_time: bool,
+}
+
+/// The process as a construction may read it, compared field by field (shared tables by pointer).
+struct ProcessKey {
+    id: u32,
+    cuda: Option<gpulint_core::effect::CudaInitSite>,
+    child_of: Option<crate::source::Span>,
+    start_methods: *const (),
+    default_cuda: Option<crate::source::Span>,
+    env: *const (),
+    bound: Option<crate::source::Span>,
+    flags: [bool; 5],
+    analyses: *const (),
+}
+
+// The pointers are compared, never read.
+unsafe impl Send for ProcessKey {}
+
+impl ProcessKey {
+    fn of<A: Analysis>(p: &Process<A>) -> ProcessKey {
+        ProcessKey {
+            id: p.id,
+            cuda: p.cuda.clone(),
+            child_of: p.child_of,
+            start_methods: Arc::as_ptr(&p.start_methods) as *const (),
+            default_cuda: p.default_cuda,
+            env: Arc::as_ptr(&p.env) as *const (),
+            bound: p.bound,
+            flags: [p.per_worker, p.reimport, p.spawned, p.exited, p.partial],
+            analyses: p.analyses.as_ptr(),
+        }
+    }
+
+    fn same(&self, other: &ProcessKey) -> bool {
+        self.id == other.id
+            && self.cuda == other.cuda
+            && self.child_of == other.child_of
+            && self.start_methods == other.start_methods
+            && self.default_cuda == other.default_cuda
+            && self.env == other.env
+            && self.bound == other.bound
+            && self.flags == other.flags
+            && self.analyses == other.analyses
+    }
+}
+
+/// What a recording needs to tell, when the construction ends, whether it was pure.
+pub(super) struct Recording {
+    context: Context,
+    process: ProcessKey,
+    first: u32,
+    world_writes: u64,
+    written_from: u32,
+    emits: u64,
+    cuts: u64,
+    fuel: u64,
+    next_process: u32,
+    fork_calls: usize,
+}
+
+impl Memo {
+    /// An entry point starts from the saved state: nothing written yet.
+    pub fn entry_started(&mut self, heap_len: u32) {
+        self.dirty = false;
+        self.floor = heap_len;
+    }
+
+    /// The state entry points start from changed; a dirty change makes earlier records stale.
+    pub fn rebase(&mut self) {
+        if self.dirty {
+            self.generation += 1;
+            self.recorded.clear();
+        }
+    }
+
+    /// A global, a class attribute or a class was written.
+    pub fn world_written(&mut self) {
+        self.world_writes += 1;
+        self.dirty = true;
+    }
+
+    /// An object was written; `own` is the running heap's own segment.
+    pub fn object_written(&mut self, id: ObjId, own: u32) {
+        let index = if id.segment == own { id.index } else { 0 };
+        self.written_from = self.written_from.min(index);
+        if index < self.floor {
+            self.dirty = true;
+        }
+    }
+}
+
+impl<'m, A: Analysis> Interp<'m, A> {
+    fn memo_context(&self) -> Context {
+        Context {
+            loop_depth: self.loop_depth,
+            try_depth: self.try_depth,
+            unset_guard_depth: self.unset_guard_depth,
+            start_query_seen: self.start_query_seen,
+            run_time: self.run_time,
+        }
+    }
+
+    /// Whether this call may be replayed or recorded, and then its result if one is recorded;
+    /// `Err` holds the recording to finish with [`Interp::record`].
+    pub(super) fn replay(
+        &mut self,
+        callee: Callee,
+        args: &[Value],
+        kwargs: &[(String, Value)],
+    ) -> Option<Result<Value, Recording>> {
+        let memo = &self.memo;
+        let local = match callee {
+            Callee::Class(class) => self.class(class).local,
+            Callee::Function(id) => self.func(id).parent.is_some(),
+        };
+        if !memo.enabled
+            || memo.dirty
+            || self.procs.len() != 1
+            || local
+            || !args.iter().all(plain)
+            || !kwargs.iter().all(|(_, v)| plain(v))
+        {
+            return None;
+        }
+        let context = self.memo_context();
+        let process = ProcessKey::of(self.proc_ref());
+        let found = memo.recorded.get(&callee).and_then(|records| {
+            records.iter().find(|r| {
+                r.generation == memo.generation
+                    && r.context == context
+                    && r.process.same(&process)
+                    && r.args.len() == args.len()
+                    && r.args.iter().zip(args).all(|(a, b)| plain_eq(a, b))
+                    && r.kwargs.len() == kwargs.len()
+                    && r.kwargs
+                        .iter()
+                        .zip(kwargs)
+                        .all(|((k, a), (l, b))| k == l && plain_eq(a, b))
+            })
+        });
+        if let Some(r) = found {
+            if r.steps <= self.fuel {
+                let (objects, first, steps) = (r.objects.clone(), r.first, r.steps);
+                let result = r.result.clone();
+                self.fuel -= steps;
+                #[cfg(test)]
+                {
+                    self.memo.hits += 1;
+                }
+                return Some(Ok(self.copy_objects(&objects, first, &result)));
+            }
+        }
+        let memo = &mut self.memo;
+        let recording = Recording {
+            context,
+            process,
+            first: self.heap.own_len(),
+            world_writes: memo.world_writes,
+            written_from: std::mem::replace(&mut memo.written_from, u32::MAX),
+            emits: memo.emits,
+            cuts: memo.cuts,
+            fuel: self.fuel,
+            next_process: self.next_process,
+            fork_calls: self.fork_calls.len(),
+        };
+        Some(Err(recording))
+    }
+
+    /// Ends a recording begun by [`Interp::replay`]: keeps the call if it was pure.
+    pub(super) fn record(
+        &mut self,
+        callee: Callee,
+        result: &Value,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        recording: Recording,
+    ) {
+        let written_from = self.memo.written_from;
+        self.memo.written_from = recording.written_from.min(written_from);
+        let memo = &self.memo;
+        let pure = written_from >= recording.first
+            && memo.world_writes == recording.world_writes
+            && memo.emits == recording.emits
+            && memo.cuts == recording.cuts
+            && !memo.dirty
+            && self.next_process == recording.next_process
+            && self.fork_calls.len() == recording.fork_calls
+            && self.procs.len() == 1
+            && self.memo_context() == recording.context
+            && ProcessKey::of(self.proc_ref()).same(&recording.process);
+        if !pure {
+            return;
+        }
+        let objects = self.heap.own_objects(recording.first);
+        let copyable = objects.iter().all(|o| {
+            matches!(
+                &**o,
+                Object::Instance { .. } | Object::Partial { .. } | Object::Compose(_)
+            )
+        });
+        if !copyable {
+            return;
+        }
+        let generation = memo.generation;
+        let records = self.memo.recorded.entry(callee).or_default();
+        if records.len() >= PER_CALLEE {
+            return;
+        }
+        records.push(Recorded {
+            generation,
+            args,
+            kwargs,
+            context: recording.context,
+            process: recording.process,
+            objects,
+            result: result.clone(),
+            first: recording.first,
+            steps: recording.fuel - self.fuel,
+        });
+    }
+
+    /// Allocates copies of recorded objects (their references to one another moved to the
+    /// copies); the recorded result, moved likewise.
+    fn copy_objects(&mut self, objects: &[Arc<Object>], first: u32, result: &Value) -> Value {
+        let moved = Moved {
+            own: self.heap.own(),
+            first,
+            end: first + objects.len() as u32,
+            to: self.heap.own_len(),
+        };
+        for object in objects {
+            let copy = moved.object(object);
+            self.alloc(copy);
+        }
+        moved.value(result)
+    }
+}
+
+/// A value holds no object, bound method or closure: equal values are equal arguments.
+fn plain(v: &Value) -> bool {
+    match v {
+        Value::Object(_)
+        | Value::BoundMethod(..)
+        | Value::Function(_, Some(_))
+        | Value::Cuda(_) => false,
+        Value::Sequence(items) => items.iter().all(plain),
+        Value::OneOf(items) => items.iter().all(plain),
+        Value::Mapping(entries) => entries.iter().all(|(_, v)| plain(v)),
+        _ => true,
+    }
+}
+
+/// Equality of two [`plain`] values.
+fn plain_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Unknown, Value::Unknown)
+        | (Value::None, Value::None)
+        | (Value::Rank, Value::Rank)
+        | (Value::GlobalRank, Value::GlobalRank)
+        | (Value::CpuGroup, Value::CpuGroup) => true,
+        (Value::Str(a), Value::Str(b)) | (Value::Qualified(a), Value::Qualified(b)) => a == b,
+        (Value::Int(a), Value::Int(b)) => a == b,
+        (Value::Bool(a), Value::Bool(b)) => a == b,
+        (Value::Device(a), Value::Device(b)) => a == b,
+        (Value::Module(a), Value::Module(b)) => a == b,
+        (Value::Function(a, None), Value::Function(b, None)) => a == b,
+        (Value::Class(a), Value::Class(b)) => a == b,
+        (Value::HostTensor { pinned: a }, Value::HostTensor { pinned: b }) => a == b,
+        (Value::Context(l, m), Value::Context(k, n)) => l == k && m == n,
+        (Value::Sequence(a), Value::Sequence(b)) => {
+            a.len() == b.len() && a.iter().zip(b.iter()).all(|(a, b)| plain_eq(a, b))
+        }
+        (Value::OneOf(a), Value::OneOf(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| plain_eq(a, b))
+        }
+        (Value::Mapping(a), Value::Mapping(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((k, a), (l, b))| k == l && plain_eq(a, b))
+        }
+        _ => false,
+    }
+}
+
+/// Moves references to recorded objects (own-heap indices `first..end`) to their copies at `to`.
+struct Moved {
+    own: u32,
+    first: u32,
+    end: u32,
+    to: u32,
+}
+
+impl Moved {
+    fn object(&self, object: &Object) -> Object {
+        match object {
+            Object::Instance { class, attrs } => Object::Instance {
+                class: *class,
+                attrs: attrs
+                    .iter()
+                    .map(|(k, v)| (k.clone(), self.value(v)))
+                    .collect(),
+            },
+            Object::Partial { func, args } => Object::Partial {
+                func: self.value(func),
+                args: args.iter().map(|v| self.value(v)).collect(),
+            },
+            Object::Compose(items) => {
+                Object::Compose(items.iter().map(|v| self.value(v)).collect())
+            }
+            other => other.clone(),
+        }
+    }
+
+    fn value(&self, v: &Value) -> Value {
+        match v {
+            Value::Object(id)
+                if id.segment == self.own && (self.first..self.end).contains(&id.index) =>
+            {
+                Value::Object(ObjId {
+                    segment: self.own,
+                    index: id.index - self.first + self.to,
+                })
+            }
+            Value::BoundMethod(f, receiver) => {
+                Value::BoundMethod(*f, Box::new(self.value(receiver)))
+            }
+            Value::Function(f, Some(captures)) => Value::Function(
+                *f,
+                Some(Arc::new(
+                    captures
+                        .iter()
+                        .map(|(k, v)| (k.clone(), self.value(v)))
+                        .collect(),
+                )),
+            ),
+            Value::Sequence(items) => {
+                Value::Sequence(Items::new(items.iter().map(|v| self.value(v)).collect()))
+            }
+            Value::OneOf(items) => Value::OneOf(items.iter().map(|v| self.value(v)).collect()),
+            Value::Mapping(entries) => Value::Mapping(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), self.value(v)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Interp, Settings};
+    use crate::program::{Input, Program};
+    use crate::source::FileId;
+    use gpulint_analyses::{Analyses, Facts};
+
+    /// The facts of `source` as the main program, and how many calls were replayed.
+    fn run(source: &str) -> (Facts, u64) {
+        let program = Program::build(vec![Input::Text {
+            path: "main.py".into(),
+            text: source.to_string(),
+        }]);
+        let cache = super::super::ImportCache::<Analyses>::default();
+        // One file that nothing imports: a leaf, parsed for its analysis.
+        let leaf = program
+            .parse_leaf(FileId(0))
+            .expect("a leaf")
+            .expect("valid Python");
+        let names = super::super::referenced_names(&leaf.module);
+        let leaf = Some((&leaf.module, &names));
+        let mut interp = Interp::new(&program, &cache, FileId(0), Settings::default(), leaf);
+        interp.run();
+        (interp.facts, interp.memo.hits)
+    }
+
+    /// Each fork point's child code uses CUDA, by the fork's line.
+    fn child_uses(facts: &Facts, source: &str) -> Vec<(usize, bool)> {
+        let mut uses: Vec<(usize, bool)> = facts
+            .forks
+            .iter()
+            .map(|f| {
+                let line = source[..f.span.start as usize].matches('\n').count() + 1;
+                (line, f.child_use.is_some())
+            })
+            .collect();
+        uses.sort();
+        uses
+    }
+
+    const HEAD: &str = "import torch\nimport multiprocessing as mp\n\ndef work():\n    torch.zeros(1, device='cuda')\n\n";
+
+    #[test]
+    fn a_replayed_construction_holds_what_the_first_one_built() {
+        // `B`'s receiver builds `Holder()` as `A`'s did: the second is a copy, with a copy of
+        // its `Inner` (not `A`'s, whose `fn` `A` overwrote), and it still hands `work` on.
+        let source = format!(
+            "{HEAD}class Holder:\n    def __init__(self, n=1):\n        self.fn = work\n        self.inner = Inner()\n\n\
+             class Inner:\n    def __init__(self):\n        self.fn = work\n\n\
+             class A:\n    def __init__(self):\n        self.h = Holder()\n        self.h.inner.fn = None\n\n    def run(self):\n        torch.cuda.init()\n        mp.Process(target=self.h.inner.fn).start()\n\n\
+             class B:\n    def __init__(self):\n        self.h = Holder()\n\n    def run(self):\n        torch.cuda.init()\n        mp.Process(target=self.h.inner.fn).start()\n"
+        );
+        let (facts, hits) = run(&source);
+        assert!(hits > 0, "nothing was replayed");
+        assert_eq!(child_uses(&facts, &source), vec![(23, false), (31, true)]);
+    }
+
+    #[test]
+    fn replayed_copies_are_distinct_objects() {
+        // The second `Box()` is a replay of the first; writing the first leaves the second as
+        // built, so its `fn` stays unknown.
+        let source = format!(
+            "{HEAD}class Box:\n    def __init__(self):\n        self.size = 1\n\n\
+             class A:\n    def __init__(self):\n        self.a = Box()\n        self.b = Box()\n        self.a.fn = work\n\n    def run(self):\n        torch.cuda.init()\n        mp.Process(target=self.b.fn).start()\n        mp.Process(target=self.a.fn).start()\n"
+        );
+        let (facts, hits) = run(&source);
+        assert!(hits > 0, "nothing was replayed");
+        assert_eq!(child_uses(&facts, &source), vec![(19, false), (20, true)]);
+    }
+
+    #[test]
+    fn nothing_is_replayed_after_a_global_is_written() {
+        // `B.__init__` writes the global `Cfg()` reads: its `Cfg()` runs again and sees `work`.
+        let source = format!(
+            "{HEAD}MODE = None\n\nclass Cfg:\n    def __init__(self):\n        self.fn = MODE\n\n\
+             class A:\n    def __init__(self):\n        self.c = Cfg()\n\n    def run(self):\n        torch.cuda.init()\n        mp.Process(target=self.c.fn).start()\n\n\
+             class B:\n    def __init__(self):\n        global MODE\n        MODE = work\n        self.c = Cfg()\n\n    def run(self):\n        torch.cuda.init()\n        mp.Process(target=self.c.fn).start()\n"
+        );
+        let (facts, _) = run(&source);
+        assert_eq!(child_uses(&facts, &source), vec![(19, false), (29, true)]);
+    }
+
+    #[test]
+    fn a_call_that_emits_is_not_replayed() {
+        // `setup()` initialises CUDA: each entry point that calls it must see that again.
+        let source = format!(
+            "{HEAD}def setup(n=0):\n    torch.cuda.init()\n    return n\n\n\
+             def first():\n    setup()\n    mp.Process(target=work).start()\n\n\
+             def second():\n    setup()\n    mp.Process(target=work).start()\n"
+        );
+        let (facts, hits) = run(&source);
+        assert_eq!(hits, 0);
+        assert!(
+            facts.forks.iter().all(|f| f.parent_init.is_some()),
+            "{facts:#?}"
+        );
+        assert_eq!(facts.forks.len(), 2);
+    }
+
+    #[test]
+    fn a_plain_function_call_is_replayed_with_its_result() {
+        // `make()` is pure: the second entry point's call is a replay, and its result (a fresh
+        // object holding `work`) still reaches the child.
+        let source = format!(
+            "{HEAD}class Job:\n    pass\n\ndef make(kind='a'):\n    job = Job()\n    job.fn = work\n    return job\n\n\
+             def first():\n    job = make()\n    torch.cuda.init()\n    mp.Process(target=job.fn).start()\n\n\
+             def second():\n    job = make()\n    torch.cuda.init()\n    mp.Process(target=job.fn).start()\n"
+        );
+        let (facts, hits) = run(&source);
+        assert!(hits > 0, "nothing was replayed");
+        assert_eq!(child_uses(&facts, &source), vec![(18, true), (23, true)]);
+    }
+}

@@ -188,12 +188,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Callee::Class(class) => self.class(class).local,
             Callee::Function(id) => self.func(id).parent.is_some(),
         };
+        // An object the running entry point did not allocate is the same, unwritten, in every
+        // entry point of this generation (writing one makes the entry dirty).
+        let own = self.heap.own();
+        let stable = |id: ObjId| id.segment != own || id.index < memo.floor;
         if !memo.enabled
             || memo.dirty
             || self.procs.len() != 1
             || local
-            || !args.iter().all(plain)
-            || !kwargs.iter().all(|(_, v)| plain(v))
+            || !args.iter().all(|v| plain(v, &stable))
+            || !kwargs.iter().all(|(_, v)| plain(v, &stable))
         {
             return None;
         }
@@ -312,15 +316,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
 }
 
 /// A value holds no object, bound method or closure: equal values are equal arguments.
-fn plain(v: &Value) -> bool {
+fn plain(v: &Value, stable: &impl Fn(ObjId) -> bool) -> bool {
     match v {
-        Value::Object(_)
-        | Value::BoundMethod(..)
-        | Value::Function(_, Some(_))
-        | Value::Cuda(_) => false,
-        Value::Sequence(items) => items.iter().all(plain),
-        Value::OneOf(items) => items.iter().all(plain),
-        Value::Mapping(entries) => entries.iter().all(|(_, v)| plain(v)),
+        Value::Object(id) => stable(*id),
+        Value::BoundMethod(_, receiver) => plain(receiver, stable),
+        Value::Function(_, Some(_)) | Value::Cuda(_) => false,
+        Value::Sequence(items) => items.iter().all(|v| plain(v, stable)),
+        Value::OneOf(items) => items.iter().all(|v| plain(v, stable)),
+        Value::Mapping(entries) => entries.iter().all(|(_, v)| plain(v, stable)),
         _ => true,
     }
 }
@@ -340,6 +343,8 @@ fn plain_eq(a: &Value, b: &Value) -> bool {
         (Value::Module(a), Value::Module(b)) => a == b,
         (Value::Function(a, None), Value::Function(b, None)) => a == b,
         (Value::Class(a), Value::Class(b)) => a == b,
+        (Value::Object(a), Value::Object(b)) => a == b,
+        (Value::BoundMethod(f, a), Value::BoundMethod(g, b)) => f == g && plain_eq(a, b),
         (Value::HostTensor { pinned: a }, Value::HostTensor { pinned: b }) => a == b,
         (Value::Context(l, m), Value::Context(k, n)) => l == k && m == n,
         (Value::Sequence(a), Value::Sequence(b)) => {
@@ -535,5 +540,25 @@ mod tests {
         let (facts, hits) = run(&source);
         assert!(hits > 0, "nothing was replayed");
         assert_eq!(child_uses(&facts, &source), vec![(18, true), (23, true)]);
+    }
+
+    #[test]
+    fn an_object_the_entry_point_did_not_make_is_a_plain_argument_until_written() {
+        // `REG` is the main program's: `third` replays `first`'s `build(REG)`; `second` wrote
+        // `REG.fn` first, so its call runs again and sees `work`.
+        let source = format!(
+            "{HEAD}class Registry:\n    def __init__(self):\n        self.fn = None\n\n\
+             class Job:\n    pass\n\nREG = Registry()\n\n\
+             def build(reg):\n    job = Job()\n    job.fn = reg.fn\n    return job\n\n\
+             def first():\n    job = build(REG)\n    torch.cuda.init()\n    mp.Process(target=job.fn).start()\n\n\
+             def second():\n    REG.fn = work\n    job = build(REG)\n    torch.cuda.init()\n    mp.Process(target=job.fn).start()\n\n\
+             def third():\n    job = build(REG)\n    torch.cuda.init()\n    mp.Process(target=job.fn).start()\n"
+        );
+        let (facts, hits) = run(&source);
+        assert!(hits > 0, "nothing was replayed");
+        assert_eq!(
+            child_uses(&facts, &source),
+            vec![(24, false), (30, true), (35, false)]
+        );
     }
 }

@@ -24,6 +24,10 @@ pub(super) enum Callee {
 
 /// How many recorded calls one callee keeps (different arguments or states).
 const PER_CALLEE: usize = 8;
+/// How many objects a recorded call may have allocated, and how many calls one file's analysis
+/// records: with both, the records of any program hold at most a million object pointers.
+const MAX_OBJECTS: usize = 512;
+const MAX_RECORDS: usize = 2048;
 
 /// The interpreter's record of what may have changed since an entry point started, and the
 /// constructions recorded so far.
@@ -45,6 +49,8 @@ pub(super) struct Memo {
     written_from: u32,
     pub emits: u64,
     pub cuts: u64,
+    /// Calls recorded so far.
+    count: usize,
     /// Replays so far, for tests.
     #[cfg(test)]
     hits: u64,
@@ -145,6 +151,7 @@ impl Memo {
         if self.dirty {
             self.generation += 1;
             self.recorded.clear();
+            self.count = 0;
         }
     }
 
@@ -267,7 +274,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
             && self.procs.len() == 1
             && self.memo_context() == recording.context
             && ProcessKey::of(self.proc_ref()).same(&recording.process);
-        if !pure {
+        if !pure
+            || self.memo.count >= MAX_RECORDS
+            || (self.heap.own_len() - recording.first) as usize > MAX_OBJECTS
+        {
             return;
         }
         let objects = self.heap.own_objects(recording.first);
@@ -285,6 +295,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         if records.len() >= PER_CALLEE {
             return;
         }
+        self.memo.count += 1;
         records.push(Recorded {
             generation,
             args,
@@ -560,5 +571,21 @@ mod tests {
             child_uses(&facts, &source),
             vec![(24, false), (30, true), (35, false)]
         );
+    }
+
+    #[test]
+    fn a_call_that_allocated_too_much_is_not_recorded() {
+        // 600 objects: past `MAX_OBJECTS`, so the second `make()` runs again. Its `Job()`s are
+        // replays of the first (599 in the first call, 600 in the second); a replayed `make()`
+        // would have made it 600 in all.
+        let body: String = (0..600).map(|i| format!("    a{i} = Job()\n")).collect();
+        let source = format!(
+            "{HEAD}class Job:\n    pass\n\ndef make(kind='a'):\n{body}    return a0\n\n\
+             def first():\n    make()\n\ndef second():\n    make()\n"
+        );
+        assert_eq!(run(&source).1, 599 + 600);
+        // One object: the second `make()` is a replay.
+        let small = source.replace(&body, "    a0 = Job()\n");
+        assert_eq!(run(&small).1, 1);
     }
 }

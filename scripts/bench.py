@@ -4,7 +4,8 @@
 Trees: this Python's standard library, the sources of a pinned transformers release (its wheel,
 downloaded once from PyPI into the cache and unpacked), and a pinned vLLM source archive (with its
 tests and examples: many small main programs that start GPU workers). ruff is installed once,
-pinned, into a virtual environment in the cache. Usage: scripts/bench.sh [--runs N] [--tree PATH ...]
+pinned, into a virtual environment in the cache. Usage: scripts/bench.sh [--pgo] [--runs N]
+[--tree PATH ...] (`--pgo`: the distributed build of scripts/pgo.sh instead of `cargo build --release`).
 GPULINT_BENCH_CACHE sets the cache (default ~/.cache/gpulint-bench).
 """
 
@@ -68,9 +69,9 @@ def run(command):
     return time.perf_counter() - start, usage.ru_maxrss / 1024
 
 
-def compare(tree, runs, ruff_bin):
+def compare(tree, runs, ruff_bin, gpulint):
     commands = {
-        "gpulint": [str(GPULINT), "check", "--exit-zero", str(tree)],
+        "gpulint": [str(gpulint), "check", "--exit-zero", str(tree)],
         "ruff": [str(ruff_bin), "check", "--no-cache", "--isolated", "--exit-zero", str(tree)],
     }
     for command in commands.values():
@@ -95,13 +96,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--tree", action="append", type=Path, help="trees to check instead")
+    parser.add_argument("--gpulint", type=Path, default=GPULINT, help="the binary to time")
     args = parser.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
     ruff_bin = ruff()
     trees = args.tree or [Path(sysconfig.get_paths()["stdlib"]), transformers(), vllm()]
-    print(f"gpulint {GPULINT} against ruff {RUFF}, {os.cpu_count()} cores")
+    print(f"gpulint {args.gpulint} against ruff {RUFF}, {os.cpu_count()} cores")
     for tree in trees:
-        compare(tree, args.runs, ruff_bin)
+        compare(tree, args.runs, ruff_bin, args.gpulint)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds what an index publishes: a stripped release wheel tagged manylinux2014 (glibc 2.17 and
-# later, linked with zig so that it does not depend on this machine's glibc) and a source
-# distribution, into dist/. Needs only Python and the Rust toolchain; maturin and zig come from PyPI
-# into a cache (GPULINT_BUILD_CACHE, default ~/.cache/gpulint-build).
+# Builds what an index publishes: a stripped wheel tagged manylinux2014 (glibc 2.17 and later,
+# linked with zig so that it does not depend on this machine's glibc) and a source distribution,
+# into dist/. The wheel's binary is the distributed build: `[profile.dist]` with the profile
+# scripts/pgo.sh trains on the corpus. Needs only Python and the Rust toolchain (and rustup's
+# llvm-tools component, which scripts/pgo.sh adds); maturin and zig come from PyPI into a cache
+# (GPULINT_BUILD_CACHE, default ~/.cache/gpulint-build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache="${GPULINT_BUILD_CACHE:-$HOME/.cache/gpulint-build}"
@@ -11,6 +13,8 @@ if [[ ! -x "$cache/venv/bin/maturin" ]]; then
     "$cache/venv/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.5,<2" ziglang
 fi
 export PATH="$cache/venv/bin:$PATH"
-maturin build --release --strip --zig --compatibility manylinux2014 --out dist
+scripts/pgo.sh --profile
+RUSTFLAGS="-Cprofile-use=$PWD/target/pgo/merged.profdata" \
+    maturin build --profile dist --strip --zig --compatibility manylinux2014 --out dist
 maturin sdist --out dist
 ls -l dist

@@ -317,7 +317,9 @@ fn callable(v: &Value) -> bool {
     )
 }
 
-fn same(a: &Value, b: &Value) -> bool {
+/// Equality of two atoms (strings, numbers, names, functions, classes, objects); `false` for
+/// anything else.
+pub(super) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Str(x), Value::Str(y)) => x == y,
         (Value::Int(x), Value::Int(y)) => x == y,

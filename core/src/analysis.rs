@@ -72,10 +72,10 @@ pub trait Analysis: Clone + Default + std::fmt::Debug + Send + Sync + 'static {
 pub struct Shared<A>(std::sync::Arc<A>);
 
 impl<A> Shared<A> {
-    /// Where the shared state lives: equal pointers, the same state (a frontend's cheap test that
-    /// nothing changed it).
-    pub fn as_ptr(&self) -> *const () {
-        std::sync::Arc::as_ptr(&self.0) as *const ()
+    /// Whether both are one shared state: neither changed since one was copied from the other (a
+    /// frontend's cheap test that nothing changed it).
+    pub fn ptr_eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
     }
 }
 

@@ -1,8 +1,6 @@
 //! Imports of the program's own modules: a module's top level runs the first time a process imports
 //! it, with that module's globals; `from m import n` reads `m`'s globals, or imports submodule `m.n`.
 
-use std::sync::Arc;
-
 use super::value::Value;
 use super::Interp;
 use crate::program::NodeId;
@@ -41,8 +39,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
                 }
             }
         }
-        self.memo.world_written();
-        Arc::make_mut(&mut self.globals).insert(file, Default::default());
+        self.globals_mut().insert(file, Default::default());
         if self.import_depth >= MAX_IMPORT_DEPTH {
             return;
         }
@@ -79,8 +76,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         let caller = std::mem::replace(&mut self.cur, file);
         // A module's top level runs at import, in every interpreter that imports it.
         let run_time = std::mem::replace(&mut self.run_time, false);
-        self.memo.world_written();
-        Arc::make_mut(&mut self.globals).entry(file).or_default();
+        self.globals_mut().entry(file).or_default();
         self.exec_block(&module.body);
         self.run_time = run_time;
         self.cur = caller;

@@ -149,9 +149,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                                     &format!("{}.{name}", class.name),
                                     s.span,
                                 );
-                                self.memo.world_written();
-                                Arc::make_mut(self.class_attrs.entry(*id))
-                                    .insert(name.to_string(), v);
+                                self.class_attrs_mut(*id).insert(name.to_string(), v);
                             }
                         }
                     }
@@ -502,8 +500,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             .get(&self.cur)
             .is_some_and(|g| Arc::ptr_eq(g, &module))
         {
-            self.memo.world_written();
-            Arc::make_mut(&mut self.globals).insert(self.cur, module);
+            let cur = self.cur;
+            self.globals_mut().insert(cur, module);
         }
         *self.proc() = process;
     }
@@ -535,11 +533,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             .is_some_and(|g| Arc::ptr_eq(g, &module));
         if !unchanged {
             let cur = self.cur;
-            self.memo.world_written();
-            join_scope(
-                Arc::make_mut(&mut self.globals).entry(cur).or_default(),
-                &module,
-            );
+            join_scope(self.globals_mut().entry(cur).or_default(), &module);
         }
         self.proc().join(process);
     }
@@ -597,8 +591,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     Value::Class(id) => {
                         let name = format!("{}.{attr}", self.class(id).name);
                         let value = self.as_global(value, &name, span);
-                        self.memo.world_written();
-                        Arc::make_mut(self.class_attrs.entry(id)).insert(attr.to_string(), value);
+                        self.class_attrs_mut(id).insert(attr.to_string(), value);
                     }
                     _ => {}
                 }
@@ -1164,13 +1157,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return self.last_result.get(&id).cloned().unwrap_or_default();
         }
         self.entered.insert(id);
+        let cached = self.is_cached(id);
         // A call from a function (an entry point's own call is made once) with plain arguments
-        // may have run before from this state (see `memo`).
+        // may have run before from this state (see `memo`); a memoised result is a global.
         let recording = if self.memo.enabled
             && !self.memo.dirty
             && captures.is_none()
             && !self.frames.is_empty()
-            && (self.func(id).decorators.is_empty() || !self.is_cached(id))
+            && !cached
         {
             let key: Vec<Value> = receiver.iter().chain(&args).cloned().collect();
             match self.replay(super::memo::Callee::Function(id), &key, &kwargs) {
@@ -1253,7 +1247,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             );
         }
         self.last_result.insert(id, result.clone());
-        if self.is_cached(id) {
+        if cached {
             // A memoised result is a global: its binding is where the object was placed on CUDA.
             let site = match &result {
                 Value::Cuda(obj) => obj.site,

@@ -30,9 +30,9 @@ const MAX_OBJECTS: usize = 512;
 const MAX_RECORDS: usize = 2048;
 
 /// The interpreter's record of what may have changed since an entry point started, and the
-/// constructions recorded so far.
+/// calls recorded so far.
 #[derive(Default)]
-pub(super) struct Memo {
+pub(super) struct Memo<A> {
     /// Recording and replaying are on (in entry points, not the main program).
     pub enabled: bool,
     /// Bumped when the state every entry point starts from changes (see [`Memo::rebase`]).
@@ -54,15 +54,17 @@ pub(super) struct Memo {
     /// Replays so far, for tests.
     #[cfg(test)]
     hits: u64,
-    recorded: HashMap<Callee, Vec<Recorded>>,
+    recorded: HashMap<Callee, Vec<Recorded<A>>>,
 }
 
-struct Recorded {
+struct Recorded<A> {
     generation: u32,
     args: Vec<Value>,
     kwargs: Vec<(String, Value)>,
     context: Context,
-    process: ProcessKey,
+    /// The process it started from (held, so that its shared tables stay where they are and a
+    /// pointer compared later is never another table's).
+    process: Process<A>,
     /// The objects the call allocated, in order (for a construction, the instance first).
     objects: Vec<Arc<Object>>,
     result: Value,
@@ -81,54 +83,24 @@ struct Context {
     run_time: bool,
 }
 
-/// The process as a construction may read it, compared field by field (shared tables by pointer).
-struct ProcessKey {
-    id: u32,
-    cuda: Option<gpulint_core::effect::CudaInitSite>,
-    child_of: Option<crate::source::Span>,
-    start_methods: *const (),
-    default_cuda: Option<crate::source::Span>,
-    env: *const (),
-    bound: Option<crate::source::Span>,
-    flags: [bool; 5],
-    analyses: *const (),
-}
-
-// The pointers are compared, never read.
-unsafe impl Send for ProcessKey {}
-
-impl ProcessKey {
-    fn of<A: Analysis>(p: &Process<A>) -> ProcessKey {
-        ProcessKey {
-            id: p.id,
-            cuda: p.cuda.clone(),
-            child_of: p.child_of,
-            start_methods: Arc::as_ptr(&p.start_methods) as *const (),
-            default_cuda: p.default_cuda,
-            env: Arc::as_ptr(&p.env) as *const (),
-            bound: p.bound,
-            flags: [p.per_worker, p.reimport, p.spawned, p.exited, p.partial],
-            analyses: p.analyses.as_ptr(),
-        }
-    }
-
-    fn same(&self, other: &ProcessKey) -> bool {
-        self.id == other.id
-            && self.cuda == other.cuda
-            && self.child_of == other.child_of
-            && self.start_methods == other.start_methods
-            && self.default_cuda == other.default_cuda
-            && self.env == other.env
-            && self.bound == other.bound
-            && self.flags == other.flags
-            && self.analyses == other.analyses
-    }
+/// Whether a call would read the two processes alike: fields compared, shared tables by pointer.
+fn same_process<A>(a: &Process<A>, b: &Process<A>) -> bool {
+    a.id == b.id
+        && a.cuda == b.cuda
+        && a.child_of == b.child_of
+        && Arc::ptr_eq(&a.start_methods, &b.start_methods)
+        && a.default_cuda == b.default_cuda
+        && Arc::ptr_eq(&a.env, &b.env)
+        && a.bound == b.bound
+        && [a.per_worker, a.reimport, a.spawned, a.exited, a.partial]
+            == [b.per_worker, b.reimport, b.spawned, b.exited, b.partial]
+        && a.analyses.ptr_eq(&b.analyses)
 }
 
 /// What a recording needs to tell, when the construction ends, whether it was pure.
-pub(super) struct Recording {
+pub(super) struct Recording<A> {
     context: Context,
-    process: ProcessKey,
+    process: Process<A>,
     first: u32,
     world_writes: u64,
     written_from: u32,
@@ -139,7 +111,7 @@ pub(super) struct Recording {
     fork_calls: usize,
 }
 
-impl Memo {
+impl<A> Memo<A> {
     /// An entry point starts from the saved state: nothing written yet.
     pub fn entry_started(&mut self, heap_len: u32) {
         self.dirty = false;
@@ -189,7 +161,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         callee: Callee,
         args: &[Value],
         kwargs: &[(String, Value)],
-    ) -> Option<Result<Value, Recording>> {
+    ) -> Option<Result<Value, Recording<A>>> {
         let memo = &self.memo;
         let local = match callee {
             Callee::Class(class) => self.class(class).local,
@@ -209,12 +181,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return None;
         }
         let context = self.memo_context();
-        let process = ProcessKey::of(self.proc_ref());
+        let process = self.proc_ref();
         let found = memo.recorded.get(&callee).and_then(|records| {
             records.iter().find(|r| {
                 r.generation == memo.generation
                     && r.context == context
-                    && r.process.same(&process)
+                    && same_process(&r.process, process)
                     && r.args.len() == args.len()
                     && r.args.iter().zip(args).all(|(a, b)| plain_eq(a, b))
                     && r.kwargs.len() == kwargs.len()
@@ -236,6 +208,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 return Some(Ok(self.copy_objects(&objects, first, &result)));
             }
         }
+        let process = self.proc_ref().clone();
         let memo = &mut self.memo;
         let recording = Recording {
             context,
@@ -259,7 +232,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         result: &Value,
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
-        recording: Recording,
+        recording: Recording<A>,
     ) {
         let written_from = self.memo.written_from;
         self.memo.written_from = recording.written_from.min(written_from);
@@ -273,7 +246,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             && self.fork_calls.len() == recording.fork_calls
             && self.procs.len() == 1
             && self.memo_context() == recording.context
-            && ProcessKey::of(self.proc_ref()).same(&recording.process);
+            && same_process(self.proc_ref(), &recording.process);
         if !pure
             || self.memo.count >= MAX_RECORDS
             || (self.heap.own_len() - recording.first) as usize > MAX_OBJECTS

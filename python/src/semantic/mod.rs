@@ -349,8 +349,8 @@ struct Interp<'m, A: Analysis> {
     /// The main program is an interactive `__main__` (a notebook): a child started by spawn or
     /// forkserver does not import it at all.
     interactive: bool,
-    /// Constructions recorded for replay, and what tells a pure one (see `memo`).
-    memo: memo::Memo,
+    /// Calls recorded for replay, and what tells a pure one (see `memo`).
+    memo: memo::Memo<A>,
     facts: A::Facts,
 }
 
@@ -427,12 +427,20 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     fn scope_mut(&mut self) -> &mut HashMap<String, Value> {
+        let cur = self.cur;
+        Arc::make_mut(self.globals_mut().entry(cur).or_default())
+    }
+
+    /// Every module's globals, to write: a write of shared state tells the memo (see `memo`).
+    fn globals_mut(&mut self) -> &mut HashMap<FileId, Arc<HashMap<String, Value>>> {
         self.memo.world_written();
-        Arc::make_mut(
-            Arc::make_mut(&mut self.globals)
-                .entry(self.cur)
-                .or_default(),
-        )
+        Arc::make_mut(&mut self.globals)
+    }
+
+    /// A class's attributes, to write (telling the memo, as `globals_mut`).
+    fn class_attrs_mut(&mut self, id: ClassId) -> &mut HashMap<String, Value> {
+        self.memo.world_written();
+        Arc::make_mut(self.class_attrs.entry(id))
     }
 
     fn proc(&mut self) -> &mut Process<A> {

@@ -11,7 +11,7 @@ use gpulint_core::effect::{
 
 use super::calls::Args;
 use super::process::{layer_key, Process};
-use super::value::Value;
+use super::value::{Name, Value};
 use super::{Interp, Object, MAX_PROCESS_DEPTH};
 use crate::libraries::processes::{
     Layer, ProcessApi, StartMethod, WorkerCall, RUN_METHOD, WORKER_ARGS, WORKER_FUNC, WORKER_ITEMS,
@@ -1140,19 +1140,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Value::Mapping(entries) => entries.iter().find_map(|(_, v)| inner(v, cuda, seen)),
             Value::BoundMethod(_, receiver) => inner(receiver, false, seen),
             Value::Function(_, Some(captures)) => {
-                let mut names: Vec<&String> = captures.keys().collect();
+                let mut names: Vec<&Name> = captures.keys().collect();
                 names.sort();
                 names.into_iter().find_map(|n| {
-                    let (site, what) = inner(&captures[n], false, seen)?;
+                    let (site, what) = inner(&captures[n.as_str()], false, seen)?;
                     Some((site, format!("{what} (through `{n}`)")))
                 })
             }
             Value::Object(_) => match self.object(value)? {
                 Object::Instance { attrs, .. } => {
-                    let mut names: Vec<&String> = attrs.keys().collect();
+                    let mut names: Vec<&Name> = attrs.keys().collect();
                     names.sort();
                     names.into_iter().find_map(|n| {
-                        let (site, what) = inner(&attrs[n], false, seen)?;
+                        let (site, what) = inner(&attrs[n.as_str()], false, seen)?;
                         Some((site, format!("{what} (in `.{n}`)")))
                     })
                 }

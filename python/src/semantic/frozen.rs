@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::class_table::ClassTable;
 use super::heap::Heap;
 use super::process::Process;
-use super::value::Value;
+use super::value::{Name, Value};
 use super::{Interp, Settings};
 use crate::program::Program;
 use crate::source::FileId;
@@ -21,9 +21,9 @@ use gpulint_core::analysis::Analysis;
 /// The state a module's import leaves in a clean process.
 #[derive(Debug)]
 pub(super) struct Frozen<A> {
-    pub globals: Arc<HashMap<FileId, Arc<HashMap<String, Value>>>>,
+    pub globals: Arc<HashMap<FileId, Arc<HashMap<Name, Value>>>>,
     pub heap: Heap,
-    pub class_attrs: ClassTable<HashMap<String, Value>>,
+    pub class_attrs: ClassTable<HashMap<Name, Value>>,
     pub class_bases: ClassTable<Vec<Value>>,
     pub process: Process<A>,
 }

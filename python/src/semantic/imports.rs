@@ -1,7 +1,7 @@
 //! Imports of the program's own modules: a module's top level runs the first time a process imports
 //! it, with that module's globals; `from m import n` reads `m`'s globals, or imports submodule `m.n`.
 
-use super::value::Value;
+use super::value::{Name, Value};
 use super::Interp;
 use crate::program::NodeId;
 use crate::source::{FileId, Span};
@@ -116,7 +116,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         let Some(file) = self.p.node(node).file else {
             return;
         };
-        let names: Vec<(String, Value)> = self
+        let names: Vec<(Name, Value)> = self
             .globals
             .get(&file)
             .into_iter()

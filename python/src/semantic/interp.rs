@@ -11,7 +11,7 @@ use gpulint_core::effect::{
 };
 
 use super::process::Process;
-use super::value::{dotted, Device, Value};
+use super::value::{dotted, Device, Name, Value};
 use super::{Frame, Interp, Object, Scope, MAX_CALL_DEPTH, MAX_LOOP_DEPTH};
 use crate::libraries::{self, Behaviour, EnvRole};
 use crate::model::{CmpOp, Expr, ExprKind, FuncId, Stmt, StmtKind};
@@ -113,14 +113,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 // nested function would make a function of many nested defs quadratic.
                 let free = self.free_names(*id);
                 let captures = self.frames.last().map(|f| {
-                    let mut all: HashMap<String, Value> = HashMap::default();
+                    let mut all: HashMap<Name, Value> = HashMap::default();
                     for name in free.iter() {
                         let value = f
                             .locals
-                            .get(name)
-                            .or_else(|| f.captures.as_ref().and_then(|c| c.get(name)));
+                            .get(name.as_str())
+                            .or_else(|| f.captures.as_ref().and_then(|c| c.get(name.as_str())));
                         if let Some(v) = value {
-                            all.insert(name.clone(), v.clone());
+                            all.insert(Name::from(name.as_str()), v.clone());
                         }
                     }
                     Arc::new(all)
@@ -149,7 +149,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                                     &format!("{}.{name}", class.name),
                                     s.span,
                                 );
-                                self.class_attrs_mut(*id).insert(name.to_string(), v);
+                                self.class_attrs_mut(*id).insert(Name::from(&**name), v);
                             }
                         }
                     }
@@ -548,9 +548,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.global_written(name, span, false);
             }
             let value = self.as_global(value, name, span);
-            self.scope_mut().insert(name.to_string(), value);
+            self.scope_mut().insert(Name::from(name), value);
         } else if let Some(frame) = self.frames.last_mut() {
-            Arc::make_mut(&mut frame.locals).insert(name.to_string(), value);
+            Arc::make_mut(&mut frame.locals).insert(Name::from(name), value);
         }
     }
 
@@ -579,7 +579,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     Value::Object(id) => {
                         let instance = match self.object_mut(id) {
                             Some(Object::Instance { attrs, .. }) => {
-                                attrs.insert(attr.to_string(), value);
+                                attrs.insert(Name::from(&**attr), value);
                                 true
                             }
                             _ => false,
@@ -591,7 +591,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     Value::Class(id) => {
                         let name = format!("{}.{attr}", self.class(id).name);
                         let value = self.as_global(value, &name, span);
-                        self.class_attrs_mut(id).insert(attr.to_string(), value);
+                        self.class_attrs_mut(id).insert(Name::from(&**attr), value);
                     }
                     _ => {}
                 }
@@ -1202,10 +1202,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     .as_ref()
                     .map_or(Value::Unknown, |d| self.eval(d)),
             };
-            locals.insert(param.name.clone(), v);
+            locals.insert(Name::from(param.name.as_str()), v);
         }
         if let Some(name) = &func.vararg {
-            locals.insert(name.clone(), Value::Unknown);
+            locals.insert(Name::from(name.as_str()), Value::Unknown);
         }
         if let Some(name) = &func.kwarg {
             // `def setup(**kwargs)` called with `backend="nccl"`: a later `f(**kwargs)` passes it on.
@@ -1224,7 +1224,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             } else {
                 Value::Mapping(rest)
             };
-            locals.insert(name.clone(), value);
+            locals.insert(Name::from(name.as_str()), value);
         }
         self.frames.push(Frame {
             func: id,

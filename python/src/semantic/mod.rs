@@ -41,7 +41,7 @@ use crate::program::Program;
 use crate::source::{FileId, Span};
 use class_table::ClassTable;
 use process::Process;
-use value::{Captures, ObjId, Value};
+use value::{Captures, Name, ObjId, Value};
 
 /// Analysis settings that change verdicts.
 #[derive(Clone, Debug)]
@@ -142,7 +142,7 @@ fn interpret<A: Analysis>(
 enum Object {
     Instance {
         class: ClassId,
-        attrs: HashMap<String, Value>,
+        attrs: HashMap<Name, Value>,
     },
     Process {
         target: Value,
@@ -226,9 +226,9 @@ enum Object {
 /// process or an entry point runs on a copy; the parent goes on with its own.
 #[derive(Clone)]
 struct World {
-    globals: Arc<HashMap<FileId, Arc<HashMap<String, Value>>>>,
+    globals: Arc<HashMap<FileId, Arc<HashMap<Name, Value>>>>,
     heap: heap::Heap,
-    class_attrs: ClassTable<HashMap<String, Value>>,
+    class_attrs: ClassTable<HashMap<Name, Value>>,
 }
 
 /// What every entry point starts from: the world and process the main program left, and each
@@ -257,7 +257,7 @@ enum Definition {
 }
 
 /// A scope's bindings, shared until written (branches snapshot them).
-type Scope = Arc<HashMap<String, Value>>;
+type Scope = Arc<HashMap<Name, Value>>;
 
 struct Frame {
     func: FuncId,
@@ -306,8 +306,8 @@ struct Interp<'m, A: Analysis> {
     settings: Settings,
     /// Each imported module's globals (present while it is being imported, too), in this process.
     /// Shared until written, so entries and children copy them cheaply.
-    globals: Arc<HashMap<FileId, Arc<HashMap<String, Value>>>>,
-    class_attrs: ClassTable<HashMap<String, Value>>,
+    globals: Arc<HashMap<FileId, Arc<HashMap<Name, Value>>>>,
+    class_attrs: ClassTable<HashMap<Name, Value>>,
     class_bases: ClassTable<Vec<Value>>,
     heap: heap::Heap,
     frames: Vec<Frame>,
@@ -426,19 +426,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.globals.get(&self.cur)?.get(name)
     }
 
-    fn scope_mut(&mut self) -> &mut HashMap<String, Value> {
+    fn scope_mut(&mut self) -> &mut HashMap<Name, Value> {
         let cur = self.cur;
         Arc::make_mut(self.globals_mut().entry(cur).or_default())
     }
 
     /// Every module's globals, to write: a write of shared state tells the memo (see `memo`).
-    fn globals_mut(&mut self) -> &mut HashMap<FileId, Arc<HashMap<String, Value>>> {
+    fn globals_mut(&mut self) -> &mut HashMap<FileId, Arc<HashMap<Name, Value>>> {
         self.memo.world_written();
         Arc::make_mut(&mut self.globals)
     }
 
     /// A class's attributes, to write (telling the memo, as `globals_mut`).
-    fn class_attrs_mut(&mut self, id: ClassId) -> &mut HashMap<String, Value> {
+    fn class_attrs_mut(&mut self, id: ClassId) -> &mut HashMap<Name, Value> {
         self.memo.world_written();
         Arc::make_mut(self.class_attrs.entry(id))
     }

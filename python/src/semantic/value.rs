@@ -50,8 +50,11 @@ pub struct ObjId {
     pub index: u32,
 }
 
+/// A binding's name in a scope, an instance or a class (inline when short, as most are).
+pub type Name = compact_str::CompactString;
+
 /// Names captured by a closure when it was defined.
-pub type Captures = Arc<HashMap<String, Value>>;
+pub type Captures = Arc<HashMap<Name, Value>>;
 
 #[derive(Clone, Debug, Default)]
 pub enum Value {

@@ -1066,9 +1066,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             run.results.first().cloned()
         };
         let batch = batch.unwrap_or_default();
-        self.memo.object_written(id, self.heap.own());
         if let (Some(process), Some(Object::Loader { child, .. })) =
-            (run.process, self.heap.get_mut(id))
+            (run.process, self.object_mut(id))
         {
             *child = Some(Arc::new(CachedChild {
                 process,

@@ -38,15 +38,15 @@ pub(super) struct Memo<A> {
     /// Bumped when the state every entry point starts from changes (see [`Memo::rebase`]).
     generation: u32,
     /// Since the running entry point started: a global, a class or an object it did not allocate
-    /// was written. Nothing is recorded or replayed then.
+    /// was written. Nothing is recorded or replayed then, and a recording that ends dirty is
+    /// impure (only the next entry point clears it).
     pub dirty: bool,
     /// The first own-heap index the running entry point allocated.
     floor: u32,
-    /// Counters that tell a pure construction: any change while it ran makes it impure.
-    pub world_writes: u64,
     /// The lowest own-heap index written since the innermost recording began (0: another
     /// segment's object).
     written_from: u32,
+    /// Effects emitted and calls cut so far: either, while a call ran, makes it impure.
     pub emits: u64,
     pub cuts: u64,
     /// Calls recorded so far.
@@ -102,7 +102,6 @@ pub(super) struct Recording<A> {
     context: Context,
     process: Process<A>,
     first: u32,
-    world_writes: u64,
     written_from: u32,
     emits: u64,
     cuts: u64,
@@ -129,7 +128,6 @@ impl<A> Memo<A> {
 
     /// A global, a class attribute or a class was written.
     pub fn world_written(&mut self) {
-        self.world_writes += 1;
         self.dirty = true;
     }
 
@@ -187,13 +185,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 r.generation == memo.generation
                     && r.context == context
                     && same_process(&r.process, process)
-                    && r.args.len() == args.len()
-                    && r.args.iter().zip(args).all(|(a, b)| plain_eq(a, b))
-                    && r.kwargs.len() == kwargs.len()
-                    && r.kwargs
-                        .iter()
-                        .zip(kwargs)
-                        .all(|((k, a), (l, b))| k == l && plain_eq(a, b))
+                    && all_eq(&r.args, args)
+                    && pairs_eq(&r.kwargs, kwargs)
             })
         });
         if let Some(r) = found {
@@ -214,7 +207,6 @@ impl<'m, A: Analysis> Interp<'m, A> {
             context,
             process,
             first: self.heap.own_len(),
-            world_writes: memo.world_writes,
             written_from: std::mem::replace(&mut memo.written_from, u32::MAX),
             emits: memo.emits,
             cuts: memo.cuts,
@@ -238,7 +230,6 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.memo.written_from = recording.written_from.min(written_from);
         let memo = &self.memo;
         let pure = written_from >= recording.first
-            && memo.world_writes == recording.world_writes
             && memo.emits == recording.emits
             && memo.cuts == recording.cuts
             && !memo.dirty
@@ -318,20 +309,24 @@ fn plain_eq(a: &Value, b: &Value) -> bool {
         (Value::Unknown, Value::Unknown) => true,
         (Value::HostTensor { pinned: a }, Value::HostTensor { pinned: b }) => a == b,
         (Value::BoundMethod(f, a), Value::BoundMethod(g, b)) => f == g && plain_eq(a, b),
-        (Value::Sequence(a), Value::Sequence(b)) => {
-            a.len() == b.len() && a.iter().zip(b.iter()).all(|(a, b)| plain_eq(a, b))
-        }
-        (Value::OneOf(a), Value::OneOf(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| plain_eq(a, b))
-        }
-        (Value::Mapping(a), Value::Mapping(b)) => {
-            a.len() == b.len()
-                && a.iter()
-                    .zip(b)
-                    .all(|((k, a), (l, b))| k == l && plain_eq(a, b))
-        }
+        (Value::Sequence(a), Value::Sequence(b)) => all_eq(a, b),
+        (Value::OneOf(a), Value::OneOf(b)) => all_eq(a, b),
+        (Value::Mapping(a), Value::Mapping(b)) => pairs_eq(a, b),
         (a, b) => super::value::same(a, b),
     }
+}
+
+/// [`plain_eq`] item by item.
+fn all_eq(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| plain_eq(a, b))
+}
+
+/// [`plain_eq`] entry by entry, names equal too.
+fn pairs_eq(a: &[(String, Value)], b: &[(String, Value)]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((k, a), (l, b))| k == l && plain_eq(a, b))
 }
 
 /// Moves references to recorded objects (own-heap indices `first..end`) to their copies at `to`.

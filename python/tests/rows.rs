@@ -2574,6 +2574,10 @@ fn every_prefix_row_covers_its_names_but_not_its_exceptions() {
     for row in libraries::prefix_rows() {
         let (prefix, suffix) = (row.prefix, row.suffix);
         let id = format!("{prefix}*{suffix}");
+        // Prefix rows are found by their prefix's first name, which a dot must end.
+        if !prefix.ends_with('.') {
+            report.row(&id, Err("the prefix does not end with a dot".to_string()));
+        }
         let this = Some((row.does, row.reason));
         let nested = [
             format!("{prefix}sample{suffix}"),

@@ -322,8 +322,20 @@ impl<'m, A: Analysis> Interp<'m, A> {
         obj
     }
 
-    /// The class and its bases among the program's classes, each once, in lookup order.
-    fn classes_of(&self, class: ClassId) -> Vec<ClassId> {
+    /// The class and its bases among the program's classes, each once, in lookup order; walked
+    /// once per class until the bases change (attribute lookups ask again and again).
+    fn classes_of(&self, class: ClassId) -> std::rc::Rc<[ClassId]> {
+        if let Some(known) = self.lineages.borrow().get(&class) {
+            return std::rc::Rc::clone(known);
+        }
+        let walked: std::rc::Rc<[ClassId]> = self.walk_classes(class).into();
+        self.lineages
+            .borrow_mut()
+            .insert(class, std::rc::Rc::clone(&walked));
+        walked
+    }
+
+    fn walk_classes(&self, class: ClassId) -> Vec<ClassId> {
         let mut todo = vec![class];
         let mut out = Vec::new();
         while let Some(c) = todo.pop() {
@@ -364,7 +376,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 _ => break,
             }
         }
-        self.classes_of(c).into_iter().find_map(f)
+        self.classes_of(c).iter().copied().find_map(f)
     }
 
     /// A method defined on the class or one of its bases in this module.

@@ -127,6 +127,7 @@ impl<A: Analysis> Interp<'_, A> {
         self.heap.attach(&frozen.heap);
         self.class_attrs.merge_missing(&frozen.class_attrs);
         self.class_bases.merge_missing(&frozen.class_bases);
+        self.lineages.get_mut().clear();
         self.proc().attach(&frozen.process);
     }
 }

@@ -309,6 +309,9 @@ struct Interp<'m, A: Analysis> {
     globals: Arc<HashMap<FileId, Arc<HashMap<Name, Value>>>>,
     class_attrs: ClassTable<HashMap<Name, Value>>,
     class_bases: ClassTable<Vec<Value>>,
+    /// Each class and its bases in lookup order, as `classes_of` walks them; cleared whenever
+    /// `class_bases` changes (a class statement runs, an import is attached).
+    lineages: std::cell::RefCell<HashMap<ClassId, std::rc::Rc<[ClassId]>>>,
     heap: heap::Heap,
     frames: Vec<Frame>,
     /// The process stack; the last is the one running.
@@ -375,6 +378,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             globals: Default::default(),
             class_attrs: Default::default(),
             class_bases: Default::default(),
+            lineages: Default::default(),
             heap: heap::Heap::new(),
             frames: Vec::new(),
             procs: vec![Process::default()],

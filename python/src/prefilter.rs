@@ -76,15 +76,7 @@ fn type_checking_blocks(text: &str) -> Vec<std::ops::Range<usize>> {
         let line_start = memchr::memrchr(b'\n', &bytes[..hit]).map_or(0, |i| i + 1);
         let line_end = memchr::memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i + 1);
         done = line_end;
-        let line = &text[line_start..line_end];
-        let head = line
-            .strip_prefix("if TYPE_CHECKING:")
-            .or_else(|| line.strip_prefix("if typing.TYPE_CHECKING:"));
-        let opens_block = head.is_some_and(|rest| {
-            let rest = rest.trim_start_matches([' ', '\t']);
-            rest.is_empty() || rest.starts_with(['#', '\n', '\r'])
-        });
-        if !opens_block {
+        if !opens_type_checking_block(&text[line_start..line_end]) {
             continue;
         }
         let start = line_end;
@@ -102,6 +94,17 @@ fn type_checking_blocks(text: &str) -> Vec<std::ops::Range<usize>> {
         }
     }
     out
+}
+
+/// `if TYPE_CHECKING:` (or `if typing.TYPE_CHECKING:`) alone on its line, bar a comment.
+fn opens_type_checking_block(line: &str) -> bool {
+    let head = line
+        .strip_prefix("if TYPE_CHECKING:")
+        .or_else(|| line.strip_prefix("if typing.TYPE_CHECKING:"));
+    head.is_some_and(|rest| {
+        let rest = rest.trim_start_matches([' ', '\t']);
+        rest.is_empty() || rest.starts_with(['#', '\n', '\r'])
+    })
 }
 
 fn is_identifier_byte(b: u8) -> bool {
@@ -253,21 +256,15 @@ mod tests {
         ));
     }
 
-    /// What `type_checking_blocks` finds by the name, as a walk over every line finds it.
+    /// What `type_checking_blocks` finds by the name, as a walk over every line finds it (the test
+    /// of an opening line is the same; which lines it is asked about is what differs).
     fn blocks_line_by_line(text: &str) -> Vec<std::ops::Range<usize>> {
         let mut out = Vec::new();
         let mut offset = 0;
         let mut lines = text.split_inclusive('\n').peekable();
         while let Some(line) = lines.next() {
             offset += line.len();
-            let head = line
-                .strip_prefix("if TYPE_CHECKING:")
-                .or_else(|| line.strip_prefix("if typing.TYPE_CHECKING:"));
-            let opens = head.is_some_and(|rest| {
-                let rest = rest.trim_start_matches([' ', '\t']);
-                rest.is_empty() || rest.starts_with(['#', '\n', '\r'])
-            });
-            if !opens {
+            if !opens_type_checking_block(line) {
                 continue;
             }
             let start = offset;

@@ -1242,17 +1242,15 @@ fn split_name(path: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
     {
         use std::os::unix::ffi::OsStrExt;
         let bytes = path.as_os_str().as_bytes();
-        let cut = bytes.iter().rposition(|b| *b == b'/');
-        let (dir, name) = match cut {
+        let (dir, name) = match bytes.iter().rposition(|b| *b == b'/') {
             Some(i) => (&bytes[..i], &bytes[i + 1..]),
             None => (&b"."[..], bytes),
         };
         let plain = !matches!(name, b"" | b"." | b"..")
-            && dir.last() != Some(&b'/')
-            && !dir.ends_with(b"/.")
-            && dir != b"."
-            && !dir.is_empty();
-        if plain || (cut.is_none() && !matches!(name, b"" | b"." | b"..")) {
+            && !dir.is_empty()
+            && !dir.ends_with(b"/")
+            && !dir.ends_with(b"/.");
+        if plain {
             let dir = std::ffi::OsStr::from_bytes(dir);
             return Some((Path::new(dir), std::ffi::OsStr::from_bytes(name)));
         }
@@ -1457,6 +1455,7 @@ mod tests {
     fn a_path_splits_as_path_does() {
         let paths = [
             "a.py",
+            "./a.py",
             "pkg/a.py",
             "./pkg/a.py",
             "/abs/pkg/__init__.py",

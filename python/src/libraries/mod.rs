@@ -454,9 +454,8 @@ pub fn lookup_canonical(name: &str) -> Option<(Behaviour, &'static str)> {
     if let Some(row) = index().get(name) {
         return Some((row.does, row.reason));
     }
-    let first = name.split('.').next().unwrap_or(name);
     prefix_index()
-        .get(first)?
+        .get(first_name(name))?
         .iter()
         .find(|r| {
             name.strip_prefix(r.prefix).is_some_and(|rest| {
@@ -478,11 +477,15 @@ fn prefix_index() -> &'static FxHashMap<&'static str, Vec<&'static PrefixRow>> {
     INDEX.get_or_init(|| {
         let mut index: FxHashMap<&'static str, Vec<&'static PrefixRow>> = FxHashMap::default();
         for row in prefix_rows() {
-            let first = row.prefix.split('.').next().unwrap_or(row.prefix);
-            index.entry(first).or_default().push(row);
+            index.entry(first_name(row.prefix)).or_default().push(row);
         }
         index
     })
+}
+
+/// `torch` for `torch.cuda.` and for `torch.cuda.init`.
+fn first_name(dotted: &str) -> &str {
+    dotted.split('.').next().unwrap_or(dotted)
 }
 
 /// The method rows by name, each name's in lookup order, built once: a method call looks up only

@@ -126,8 +126,7 @@ impl<A: Analysis> Interp<'_, A> {
         merge_missing(&mut self.globals, &frozen.globals);
         self.heap.attach(&frozen.heap);
         self.class_attrs.merge_missing(&frozen.class_attrs);
-        self.class_bases.merge_missing(&frozen.class_bases);
-        self.lineages.get_mut().clear();
+        self.class_bases_mut().merge_missing(&frozen.class_bases);
         self.proc().attach(&frozen.process);
     }
 }

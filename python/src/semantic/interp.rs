@@ -137,9 +137,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let class = self.class(*id);
                 self.eval_decorators(&class.decorators);
                 let bases: Vec<Value> = class.bases.iter().map(|b| self.eval(b)).collect();
-                self.memo.world_written();
-                self.class_bases.insert(*id, Arc::new(bases));
-                self.lineages.get_mut().clear();
+                self.class_bases_mut().insert(*id, Arc::new(bases));
                 for s in &class.body {
                     if let StmtKind::Assign { targets, value } = &s.kind {
                         let v = self.eval(value);

@@ -309,8 +309,8 @@ struct Interp<'m, A: Analysis> {
     globals: Arc<HashMap<FileId, Arc<HashMap<Name, Value>>>>,
     class_attrs: ClassTable<HashMap<Name, Value>>,
     class_bases: ClassTable<Vec<Value>>,
-    /// Each class and its bases in lookup order, as `classes_of` walks them; cleared whenever
-    /// `class_bases` changes (a class statement runs, an import is attached).
+    /// Each class and its bases in lookup order, as `classes_of` walks them; cleared by
+    /// `class_bases_mut`, through which every write of `class_bases` goes.
     lineages: std::cell::RefCell<HashMap<ClassId, std::rc::Rc<[ClassId]>>>,
     heap: heap::Heap,
     frames: Vec<Frame>,
@@ -445,6 +445,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
     fn class_attrs_mut(&mut self, id: ClassId) -> &mut HashMap<Name, Value> {
         self.memo.world_written();
         Arc::make_mut(self.class_attrs.entry(id))
+    }
+
+    /// The classes' bases, to write (telling the memo, as `globals_mut`); the lineages walked from
+    /// them are forgotten.
+    fn class_bases_mut(&mut self) -> &mut ClassTable<Vec<Value>> {
+        self.memo.world_written();
+        self.lineages.get_mut().clear();
+        &mut self.class_bases
     }
 
     fn proc(&mut self) -> &mut Process<A> {

@@ -330,41 +330,62 @@ impl Expr {
 }
 
 impl StmtKind {
-    /// The expressions this statement evaluates itself (not those inside nested blocks).
-    pub fn expressions(&self) -> Vec<&Expr> {
+    /// Calls `f` on each expression this statement evaluates itself (not those inside nested
+    /// blocks). A visitor, not a list: the name scans call it on every statement of a tree.
+    pub fn each_expression<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         match self {
-            StmtKind::Assign { targets, value } => targets.iter().chain([value]).collect(),
-            StmtKind::AugAssign { target, value } => vec![&**target, &**value],
-            StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Raise(Some(e)) => vec![e],
-            StmtKind::If { test, .. } | StmtKind::While { test, .. } => vec![test],
-            StmtKind::For { target, iter, .. } => vec![&**target, &**iter],
-            StmtKind::With { items, .. } => items.iter().map(|i| &i.context).collect(),
-            StmtKind::Match { subject, .. } => vec![subject],
-            StmtKind::Other(items) => items.iter().collect(),
-            _ => Vec::new(),
+            StmtKind::Assign { targets, value } => {
+                targets.iter().for_each(&mut f);
+                f(value);
+            }
+            StmtKind::AugAssign { target, value } => {
+                f(target);
+                f(value);
+            }
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Raise(Some(e)) => f(e),
+            StmtKind::If { test, .. } | StmtKind::While { test, .. } => f(test),
+            StmtKind::For { target, iter, .. } => {
+                f(target);
+                f(iter);
+            }
+            StmtKind::With { items, .. } => items.iter().for_each(|i| f(&i.context)),
+            StmtKind::Match { subject, .. } => f(subject),
+            StmtKind::Other(items) => items.iter().for_each(f),
+            _ => {}
         }
     }
 
-    /// The statement blocks nested in this one (not function or class bodies).
-    pub fn blocks(&self) -> Vec<&[Stmt]> {
+    /// Calls `f` on each statement block nested in this one (not function or class bodies).
+    pub fn each_block<'a>(&'a self, mut f: impl FnMut(&'a [Stmt])) {
         match self {
             StmtKind::If { body, orelse, .. }
             | StmtKind::For { body, orelse, .. }
-            | StmtKind::While { body, orelse, .. } => vec![body, orelse],
-            StmtKind::With { body, .. } => vec![body],
+            | StmtKind::While { body, orelse, .. } => {
+                f(body);
+                f(orelse);
+            }
+            StmtKind::With { body, .. } => f(body),
             StmtKind::Try {
                 body,
                 handlers,
                 orelse,
                 finally,
-            } => [body.as_slice()]
-                .into_iter()
-                .chain(handlers.iter().map(|v| v.as_slice()))
-                .chain([orelse.as_slice(), finally.as_slice()])
-                .collect(),
-            StmtKind::Match { cases, .. } => cases.iter().map(|v| v.as_slice()).collect(),
-            _ => Vec::new(),
+            } => {
+                f(body);
+                handlers.iter().for_each(|h| f(h));
+                f(orelse);
+                f(finally);
+            }
+            StmtKind::Match { cases, .. } => cases.iter().for_each(|c| f(c)),
+            _ => {}
         }
+    }
+
+    /// Whether `f` holds for some block nested in this one (see [`StmtKind::each_block`]).
+    pub fn any_block(&self, mut f: impl FnMut(&[Stmt]) -> bool) -> bool {
+        let mut found = false;
+        self.each_block(|b| found = found || f(b));
+        found
     }
 }
 

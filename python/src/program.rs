@@ -984,10 +984,13 @@ impl Builder {
     /// `root` if `parts` name a first-party module under it: a file all the way down, or a regular
     /// package at the top (a bare folder named like a library, `datasets/`, is data, not code).
     fn chain_if_first_party(&mut self, root: &Path, parts: &[&str]) -> Option<PathBuf> {
-        let (first, _) = parts.split_first()?;
-        let top_file = self.fs.is_file(&root.join(format!("{first}.py")))
-            || self.fs.is_file(&root.join(first).join("__init__.py"));
-        if top_file || module_path(&mut self.fs, root, parts).is_some() {
+        let first = parts.first()?;
+        // A deeper module lies in a folder named `first`: most roots tried have none.
+        if module_path(&mut self.fs, root, &[first]).is_some()
+            || parts.len() > 1
+                && self.fs.is_dir(&root.join(first))
+                && module_path(&mut self.fs, root, parts).is_some()
+        {
             Some(root.to_path_buf())
         } else {
             None
@@ -1002,21 +1005,30 @@ impl Builder {
         found: &mut Vec<FileId>,
     ) -> Option<Vec<NodeId>> {
         let mut chain: Vec<NodeId> = Vec::new();
-        let mut dir = base.to_path_buf();
+        // One buffer, grown and cut back for each name tried: `dir/part/__init__.py`, then
+        // `dir/part.py`, then `dir/part`, which the next part goes on from.
+        let mut path = base.to_path_buf();
         for (i, part) in parts.iter().enumerate() {
-            let file = dir.join(format!("{part}.py"));
-            let package = dir.join(part);
-            let node = if self.fs.is_file(&package.join("__init__.py")) {
-                self.package_node(&package, found)?
-            } else if self.fs.is_file(&file) {
+            path.push(part);
+            path.push("__init__.py");
+            let is_package = self.fs.is_file(&path);
+            path.pop();
+            let node = if is_package {
+                self.package_node(&path, found)?
+            } else if self.fs.is_file(with_py(&mut path)) {
                 if i + 1 < parts.len() {
                     return None;
                 }
-                self.file_node(&file, found)
-            } else if self.fs.is_dir(&package) {
-                self.package_node(&package, found)?
+                let node = self.file_node(&path, found);
+                without_py(&mut path);
+                node
             } else {
-                return None;
+                without_py(&mut path);
+                if self.fs.is_dir(&path) {
+                    self.package_node(&path, found)?
+                } else {
+                    return None;
+                }
             };
             if let Some(parent) = chain.last() {
                 self.program.nodes[parent.0 as usize]
@@ -1024,7 +1036,6 @@ impl Builder {
                     .insert(part.to_string(), node);
             }
             chain.push(node);
-            dir = package;
         }
         Some(chain)
     }
@@ -1307,13 +1318,30 @@ fn is_project_root(fs: &mut Fs, dir: &Path) -> bool {
 /// The file of module `parts` under `root`, if there is one.
 fn module_path(fs: &mut Fs, root: &Path, parts: &[&str]) -> Option<PathBuf> {
     let (last, dirs) = parts.split_last()?;
-    let mut dir = root.to_path_buf();
+    let mut path = root.to_path_buf();
     for d in dirs {
-        dir.push(d);
+        path.push(d);
     }
-    let file = dir.join(format!("{last}.py"));
-    let init = dir.join(last).join("__init__.py");
-    [file, init].into_iter().find(|p| fs.is_file(p))
+    path.push(last);
+    if fs.is_file(with_py(&mut path)) {
+        return Some(path);
+    }
+    without_py(&mut path);
+    path.push("__init__.py");
+    fs.is_file(&path).then_some(path)
+}
+
+/// `path` with `.py` appended to its last name (`a/b` → `a/b.py`), in place. The name is a part of a
+/// dotted module name, so it holds no dot that `set_extension` could take for an extension.
+fn with_py(path: &mut PathBuf) -> &Path {
+    debug_assert!(path.extension().is_none());
+    path.set_extension("py");
+    path
+}
+
+/// Undoes [`with_py`].
+fn without_py(path: &mut PathBuf) {
+    path.set_extension("");
 }
 
 /// The imports a module makes, to resolve: the first `top_level` of them run with its top level
@@ -1368,13 +1396,11 @@ fn collect_imports(stmt: &Stmt, out: &mut Vec<(u32, String)>) {
                 collect_imports(s, out);
             }
         }
-        kind => {
-            for block in kind.blocks() {
-                for s in block {
-                    collect_imports(s, out);
-                }
+        kind => kind.each_block(|block| {
+            for s in block {
+                collect_imports(s, out);
             }
-        }
+        }),
     }
 }
 
@@ -1516,6 +1542,87 @@ mod tests {
         assert!(fs.listings[missing.as_os_str().as_encoded_bytes()]
             .as_ref()
             .is_some_and(|l| l.is_empty()));
+    }
+
+    /// A chain is found one name at a time, each as a regular package (`name/__init__.py`), then a
+    /// module (`name.py`, last only), then a namespace folder; and a root is tried for a deeper
+    /// module only where it holds a folder of the first name.
+    #[test]
+    fn a_chain_resolves_packages_modules_and_namespace_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for folder in ["pkg/sub", "space/inner", "both"] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        for file in [
+            "pkg/__init__.py",
+            "pkg/sub/__init__.py",
+            "pkg/sub/leaf.py",
+            "pkg/mod.py",
+            "space/inner/deep.py",
+            "both.py",
+            "both/__init__.py",
+            "top.py",
+        ] {
+            std::fs::write(root.join(file), "").unwrap();
+        }
+        let mut builder = Builder::default();
+        let mut found = Vec::new();
+        let mut files = |builder: &mut Builder, parts: &[&str]| {
+            builder.chain(root, parts, &mut found).map(|chain| {
+                chain
+                    .iter()
+                    .map(|n| {
+                        builder.program.nodes[n.0 as usize].file.map(|f| {
+                            let path = &builder.program.files[f.0 as usize].path;
+                            path.strip_prefix(root)
+                                .unwrap()
+                                .to_string_lossy()
+                                .into_owned()
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            })
+        };
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(
+            files(&mut builder, &["pkg", "sub", "leaf"]),
+            Some(vec![
+                some("pkg/__init__.py"),
+                some("pkg/sub/__init__.py"),
+                some("pkg/sub/leaf.py")
+            ])
+        );
+        assert_eq!(
+            files(&mut builder, &["pkg", "mod"]),
+            Some(vec![some("pkg/__init__.py"), some("pkg/mod.py")])
+        );
+        assert_eq!(
+            files(&mut builder, &["space", "inner", "deep"]),
+            Some(vec![None, None, some("space/inner/deep.py")])
+        );
+        // A package is found before a module of the same name.
+        assert_eq!(
+            files(&mut builder, &["both"]),
+            Some(vec![some("both/__init__.py")])
+        );
+        assert_eq!(files(&mut builder, &["top"]), Some(vec![some("top.py")]));
+        // A module has no submodules; a name that is nowhere ends the chain.
+        assert_eq!(files(&mut builder, &["top", "x"]), None);
+        assert_eq!(files(&mut builder, &["pkg", "missing"]), None);
+        let root = root.to_path_buf();
+        assert!(builder.chain_if_first_party(&root, &["top"]).is_some());
+        assert!(builder
+            .chain_if_first_party(&root, &["space", "inner", "deep"])
+            .is_some());
+        assert!(builder
+            .chain_if_first_party(&root, &["space", "inner", "none"])
+            .is_none());
+        // First-party by its top module; the chain above still finds no `x` in it.
+        assert!(builder.chain_if_first_party(&root, &["top", "x"]).is_some());
+        assert!(builder
+            .chain_if_first_party(&root, &["nothing", "x"])
+            .is_none());
     }
 
     /// A wave is loaded in steps (`LOAD_STEP` files), each step's imports resolved while the next

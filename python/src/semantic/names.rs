@@ -21,7 +21,7 @@ pub fn imports_gpu_library(module: &Module) -> bool {
             } => is_gpu_module(m),
             StmtKind::Def(f) => imports(&module.function(*f).body, module),
             StmtKind::Class(c) => imports(&module.class(*c).body, module),
-            other => other.blocks().into_iter().any(|b| imports(b, module)),
+            other => other.any_block(|b| imports(b, module)),
         })
     }
     imports(&module.body, module)
@@ -60,14 +60,30 @@ pub fn is_main_guard(test: &Expr) -> bool {
     (is_name(left) && is_main(&comparators[0])) || (is_main(left) && is_name(&comparators[0]))
 }
 
+/// The names [`referenced_names`] collects. The lowering interns a module's names, so most
+/// occurrences repeat an address already seen: checked first, it is cheaper than hashing the text.
+#[derive(Default)]
+struct Seen<'a> {
+    addresses: HashSet<*const u8>,
+    names: HashSet<&'a str>,
+}
+
+impl<'a> Seen<'a> {
+    fn insert(&mut self, name: &'a str) {
+        if self.addresses.insert(name.as_ptr()) {
+            self.names.insert(name);
+        }
+    }
+}
+
 /// Every name and attribute name read in an expression, nested expressions included.
-fn expr<'a>(e: &'a Expr, out: &mut HashSet<&'a str>) {
+fn expr<'a>(e: &'a Expr, out: &mut Seen<'a>) {
     match &e.kind {
         ExprKind::Name(n) => {
-            out.insert(&**n);
+            out.insert(n);
         }
         ExprKind::Attribute { value, attr } => {
-            out.insert(&**attr);
+            out.insert(attr);
             expr(value, out);
         }
         ExprKind::Call {
@@ -129,17 +145,17 @@ fn expr<'a>(e: &'a Expr, out: &mut HashSet<&'a str>) {
     }
 }
 /// Every name read in a block of statements.
-fn block<'a>(stmts: &'a [Stmt], out: &mut HashSet<&'a str>) {
+fn block<'a>(stmts: &'a [Stmt], out: &mut Seen<'a>) {
     for s in stmts {
-        s.kind.expressions().into_iter().for_each(|e| expr(e, out));
-        s.kind.blocks().into_iter().for_each(|b| block(b, out));
+        s.kind.each_expression(|e| expr(e, out));
+        s.kind.each_block(|b| block(b, out));
     }
 }
 
 /// Every name read anywhere, and every attribute name: a function named here is called (or passed)
 /// by someone in the module, so it is not an entry point of its own.
 pub fn referenced_names(module: &Module) -> HashSet<&str> {
-    let mut out = HashSet::default();
+    let mut out = Seen::default();
     block(&module.body, &mut out);
     for f in &module.functions {
         block(&f.body, &mut out);
@@ -153,7 +169,7 @@ pub fn referenced_names(module: &Module) -> HashSet<&str> {
         block(&c.body, &mut out);
         c.bases.iter().for_each(|b| expr(b, &mut out));
     }
-    out
+    out.names
 }
 
 impl<'m, A: Analysis> Interp<'m, A> {
@@ -211,7 +227,7 @@ pub(super) fn narrowing_decorator<A: Analysis>(interp: &Interp<A>, id: FuncId) -
 /// The names a function (and the functions and lambdas defined in it) may read from enclosing
 /// scopes: every name read in their bodies and defaults. A closure captures only these.
 pub(super) fn free_names(module: &Module, id: FuncId) -> Vec<String> {
-    let mut out = HashSet::default();
+    let mut out = Seen::default();
     let mut todo = vec![id];
     let mut seen = Vec::new();
     while let Some(f) = todo.pop() {
@@ -243,7 +259,7 @@ pub(super) fn free_names(module: &Module, id: FuncId) -> Vec<String> {
                 }),
         );
     }
-    out.into_iter().map(str::to_string).collect()
+    out.names.into_iter().map(str::to_string).collect()
 }
 
 /// The module globals a function binds (`global x`) or changes in place (`x[k] = v`, `x.a = v`,
@@ -307,8 +323,8 @@ pub(super) fn written_globals(module: &Module, id: FuncId) -> Vec<String> {
                 StmtKind::AugAssign { target: t, .. } => target(t, out),
                 _ => {}
             }
-            s.kind.expressions().into_iter().for_each(|e| calls(e, out));
-            s.kind.blocks().into_iter().for_each(|b| block(b, out));
+            s.kind.each_expression(|e| calls(e, out));
+            s.kind.each_block(|b| block(b, out));
         }
     }
     let mut out = Vec::new();

@@ -163,6 +163,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 (Some(name), value) => kw.push((name.clone(), value, &k.value)),
                 // `**kwargs` from a known dict: its keys are keywords of the call.
                 (None, Value::Mapping(entries)) => {
+                    let entries = std::sync::Arc::unwrap_or_clone(entries);
                     kw.extend(entries.into_iter().map(|(name, v)| (name, v, &k.value)));
                 }
                 (None, _) => opaque_kwargs = true,

@@ -912,7 +912,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         _ => mapping = None,
                     }
                 }
-                mapping.map_or(Value::Unknown, Value::Mapping)
+                mapping.map_or(Value::Unknown, |m| Value::Mapping(Arc::new(m)))
             }
             ExprKind::Named { target, value } => {
                 let v = self.eval(value);
@@ -1221,7 +1221,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             let value = if rest.is_empty() {
                 Value::Unknown
             } else {
-                Value::Mapping(rest)
+                Value::Mapping(Arc::new(rest))
             };
             locals.insert(Name::from(name.as_str()), value);
         }

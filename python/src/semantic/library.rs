@@ -380,7 +380,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 if !args.pos.is_empty() {
                     return None;
                 }
-                Value::Mapping(args.kw_values())
+                Value::Mapping(std::sync::Arc::new(args.kw_values()))
             }
             Behaviour::Partial => {
                 let mut values = args.values().into_iter();

@@ -384,12 +384,12 @@ impl Moved {
                 Value::Sequence(Items::new(items.iter().map(|v| self.value(v)).collect()))
             }
             Value::OneOf(items) => Value::OneOf(items.iter().map(|v| self.value(v)).collect()),
-            Value::Mapping(entries) => Value::Mapping(
+            Value::Mapping(entries) => Value::Mapping(std::sync::Arc::new(
                 entries
                     .iter()
                     .map(|(k, v)| (k.clone(), self.value(v)))
                     .collect(),
-            ),
+            )),
             other => other.clone(),
         }
     }

@@ -89,7 +89,8 @@ pub enum Value {
     /// A tuple or list.
     Sequence(Items),
     /// A dict with string keys (`dict(num_workers=4)`, `{"num_workers": 4}`), for `**kwargs`.
-    Mapping(Vec<(String, Value)>),
+    /// Shared: a global dict of settings is read (and so copied) far more often than built.
+    Mapping(Arc<Vec<(String, Value)>>),
     /// A process subgroup on a CPU backend: collectives on it touch no GPU.
     CpuGroup,
     /// A multiprocessing context from `get_context(method)`.
@@ -239,6 +240,7 @@ impl Value {
         match (self, other) {
             (Value::Cuda(_), _) | (Value::Unknown, Value::Unknown) => true,
             (Value::Sequence(a), Value::Sequence(b)) => a.same(b),
+            (Value::Mapping(a), Value::Mapping(b)) => Arc::ptr_eq(a, b),
             (a, b) => same(a, b),
         }
     }
@@ -262,11 +264,13 @@ impl Value {
                 Value::Sequence(if a.len() > b.len() { a } else { b })
             }
             // `{"num_workers": 2} if cuda else {}`: the keys either path may pass.
+            (Value::Mapping(a), Value::Mapping(b)) if Arc::ptr_eq(&a, &b) => Value::Mapping(a),
             (Value::Mapping(mut a), Value::Mapping(b)) => {
-                for (k, v) in b {
-                    match a.iter_mut().find(|(key, _)| *key == k) {
+                let entries = Arc::make_mut(&mut a);
+                for (k, v) in Arc::unwrap_or_clone(b) {
+                    match entries.iter_mut().find(|(key, _)| *key == k) {
                         Some((_, mine)) => *mine = std::mem::take(mine).join(v),
-                        None => a.push((k, v)),
+                        None => entries.push((k, v)),
                     }
                 }
                 Value::Mapping(a)
@@ -392,6 +396,7 @@ mod tests {
     #[test]
     fn a_value_absorbs_only_what_its_join_would_leave_unchanged() {
         let shared = Value::seq(vec![Value::Int(1), Value::Str("cuda".into())]);
+        let dict = Value::Mapping(Arc::new(vec![("num_workers".into(), Value::Int(2))]));
         let samples = [
             Value::Unknown,
             Value::Str("cuda".into()),
@@ -408,7 +413,9 @@ mod tests {
             shared.clone(),
             shared,
             Value::seq(vec![Value::Int(1), Value::Str("cuda".into())]),
-            Value::Mapping(vec![("num_workers".into(), Value::Int(2))]),
+            dict.clone(),
+            dict,
+            Value::Mapping(Arc::new(vec![("num_workers".into(), Value::Int(2))])),
             Value::OneOf(vec![Value::Int(1), Value::None]),
         ];
         let mut absorbed = 0;
@@ -425,10 +432,11 @@ mod tests {
                 }
             }
         }
-        // Each value absorbs itself, but for the host tensor, the dict and the choice of values
-        // (their joins rebuild them); the two copies of one list absorb each other, and a list
-        // with equal items built apart is not known to be the same without comparing them.
-        assert_eq!(absorbed, samples.len() - 3 + 2);
+        // Each value absorbs itself, but for the host tensor and the choice of values (their
+        // joins rebuild them); the two copies of one list, and of one dict, absorb each other,
+        // and a list or dict with equal items built apart is not known to be the same without
+        // comparing them.
+        assert_eq!(absorbed, samples.len() - 2 + 2 + 2);
     }
 
     #[test]

@@ -1182,8 +1182,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let caller_module = std::mem::replace(&mut self.cur, id.file);
         // Room for the parameters and a few locals: most bodies bind a handful, and growing the
         // table from empty rehashed it two or three times per call.
-        let bound = func.params.len() + usize::from(func.vararg.is_some()) + 1;
-        let mut locals = HashMap::with_capacity_and_hasher(bound + 4, Default::default());
+        let params = func.params.len()
+            + usize::from(func.vararg.is_some())
+            + usize::from(func.kwarg.is_some());
+        let mut locals = HashMap::with_capacity_and_hasher(params + 4, Default::default());
         let mut positional = receiver.into_iter().chain(args);
         for param in &func.params {
             let given = kwargs

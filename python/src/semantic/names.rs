@@ -61,16 +61,17 @@ pub fn is_main_guard(test: &Expr) -> bool {
 }
 
 /// The names [`referenced_names`] collects. The lowering interns a module's names, so most
-/// occurrences repeat an address already seen: checked first, it is cheaper than hashing the text.
+/// occurrences repeat a slice already seen: its address and length, checked first, are cheaper to
+/// hash than its text, and one address and length are always one text.
 #[derive(Default)]
 struct Seen<'a> {
-    addresses: HashSet<*const u8>,
+    slices: HashSet<(*const u8, usize)>,
     names: HashSet<&'a str>,
 }
 
 impl<'a> Seen<'a> {
     fn insert(&mut self, name: &'a str) {
-        if self.addresses.insert(name.as_ptr()) {
+        if self.slices.insert((name.as_ptr(), name.len())) {
             self.names.insert(name);
         }
     }

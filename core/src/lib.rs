@@ -9,4 +9,5 @@
 pub mod analysis;
 pub mod diagnostic;
 pub mod effect;
+pub mod fsio;
 pub mod source;

@@ -524,7 +524,7 @@ const LOAD_STEP: usize = 128;
 
 /// Files larger than this are not read: reported, not analysed. Python sources this large are
 /// generated (tables, bindings); reading them whole would make one file dominate the run.
-pub const MAX_FILE_BYTES: u64 = 8 << 20;
+pub use gpulint_core::fsio::MAX_FILE_BYTES;
 
 /// Where a file's text comes from.
 enum Source {
@@ -618,28 +618,13 @@ fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded 
 /// The bytes of a regular file of at most [`MAX_FILE_BYTES`]. A FIFO, a device (a link to
 /// `/dev/zero`), a socket or a larger file is refused with the reason, never read or waited on.
 fn read_source(path: &Path) -> Result<Vec<u8>, String> {
-    let regular = |meta: &std::fs::Metadata| -> Result<(), String> {
-        if !meta.is_file() {
-            return Err(format!("not a regular file ({}): skipped", kind_of(meta)));
-        }
-        if meta.len() > MAX_FILE_BYTES {
-            return Err(too_large());
-        }
-        Ok(())
-    };
-    regular(&std::fs::metadata(path).map_err(|e| e.to_string())?)?;
-    // Non-blocking, so a file swapped for a FIFO after the check cannot hang the run.
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
-    let file = options.open(path).map_err(|e| e.to_string())?;
-    let meta = file.metadata().map_err(|e| e.to_string())?;
-    regular(&meta)?;
-    // Sized once, as `fs::read` would (the bound still holds for a file that grows while read).
-    read_bounded(file, meta.len() as usize)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(too_large)
+    use gpulint_core::fsio::ReadError;
+    match gpulint_core::fsio::read_regular(path, MAX_FILE_BYTES) {
+        Ok((bytes, _)) => Ok(bytes),
+        Err(ReadError::NotRegular(kind)) => Err(format!("not a regular file ({kind}): skipped")),
+        Err(ReadError::TooLarge(_)) => Err(too_large()),
+        Err(ReadError::Io(e)) => Err(e.to_string()),
+    }
 }
 
 /// Everything `reader` gives, unless it gives more than [`MAX_FILE_BYTES`] (`None`): never more
@@ -648,10 +633,7 @@ pub fn read_bounded(
     reader: impl std::io::Read,
     expected: usize,
 ) -> std::io::Result<Option<Vec<u8>>> {
-    use std::io::Read;
-    let mut bytes = Vec::with_capacity(expected.min(MAX_FILE_BYTES as usize) + 1);
-    reader.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
-    Ok((bytes.len() as u64 <= MAX_FILE_BYTES).then_some(bytes))
+    gpulint_core::fsio::read_bounded(reader, expected, MAX_FILE_BYTES)
 }
 
 fn too_large() -> String {
@@ -659,28 +641,6 @@ fn too_large() -> String {
         "larger than {} MiB: skipped (generated code?)",
         MAX_FILE_BYTES >> 20
     )
-}
-
-fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    if meta.is_dir() {
-        "a directory"
-    } else {
-        "a special file"
-    }
 }
 
 /// A file's text, or why it cannot be read or decoded (with the text, lossy, where there is one).

@@ -1,0 +1,431 @@
+//! The one way gpulint reads and writes a user's files.
+//!
+//! Reading: regular files only (a FIFO, a device or a socket is refused before it is opened for
+//! reading, and the open itself does not block), never more than a cap, so no input can hang a run
+//! or grow it without bound. Writing: a new text goes to a temporary file beside the target, is
+//! synced, and replaces the target by a rename only if the target still holds what the new text
+//! was made from; so a kill, a full disk or an edit made meanwhile leaves either the old file or
+//! the new one, never a part of either.
+
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// Sources larger than this are not read: generated code (tables, bindings) that would dominate a
+/// run. Configuration and baselines have the same cap.
+pub const MAX_FILE_BYTES: u64 = 8 << 20;
+
+/// What a file looked like when it was read: a later look that differs means it changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    pub len: u64,
+    pub modified: Option<SystemTime>,
+    #[cfg(unix)]
+    pub inode: (u64, u64),
+}
+
+impl Stamp {
+    pub fn of(meta: &std::fs::Metadata) -> Stamp {
+        Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            #[cfg(unix)]
+            inode: {
+                use std::os::unix::fs::MetadataExt;
+                (meta.dev(), meta.ino())
+            },
+        }
+    }
+}
+
+/// Why a file was not read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// A FIFO, a device, a socket or a directory: never opened for reading.
+    NotRegular(&'static str),
+    /// Larger than the cap (bytes).
+    TooLarge(u64),
+    Io(std::io::Error),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::NotRegular(kind) => write!(f, "not a regular file ({kind})"),
+            ReadError::TooLarge(cap) => write!(f, "larger than {}", size(*cap)),
+            ReadError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+fn size(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// The bytes of the regular file at `path` (links followed), at most `cap` of them, and its stamp.
+pub fn read_regular(path: &Path, cap: u64) -> Result<(Vec<u8>, Stamp), ReadError> {
+    let regular = |meta: &std::fs::Metadata| -> Result<(), ReadError> {
+        if !meta.is_file() {
+            return Err(ReadError::NotRegular(kind_of(meta)));
+        }
+        if meta.len() > cap {
+            return Err(ReadError::TooLarge(cap));
+        }
+        Ok(())
+    };
+    regular(&std::fs::metadata(path).map_err(ReadError::Io)?)?;
+    // Non-blocking, so a file swapped for a FIFO after the check cannot hang the run.
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(ReadError::Io)?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    regular(&meta)?;
+    let bytes = read_bounded(file, meta.len() as usize, cap)
+        .map_err(ReadError::Io)?
+        .ok_or(ReadError::TooLarge(cap))?;
+    Ok((bytes, Stamp::of(&meta)))
+}
+
+/// [`read_regular`] as UTF-8 text; an invalid file is an error that says where.
+pub fn read_text(path: &Path, cap: u64) -> Result<String, ReadError> {
+    let (bytes, _) = read_regular(path, cap)?;
+    String::from_utf8(bytes).map_err(|e| {
+        ReadError::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not valid UTF-8 (at byte {})", e.utf8_error().valid_up_to()),
+        ))
+    })
+}
+
+/// Everything `reader` gives, unless it gives more than `cap` bytes (`None`): never more than
+/// that is read. `expected` sizes the buffer.
+pub fn read_bounded(
+    reader: impl Read,
+    expected: usize,
+    cap: u64,
+) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::with_capacity(expected.min(cap as usize).saturating_add(1));
+    reader.take(cap + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= cap).then_some(bytes))
+}
+
+/// What kind of non-regular file `meta` describes, in words.
+pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if meta.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
+    }
+}
+
+/// Why a file was not written. In every case the file is as it was.
+#[derive(Debug)]
+pub enum WriteError {
+    /// The file no longer holds what the new text was made from.
+    Changed,
+    /// Not a regular file, or it could not be read back to compare.
+    Unreadable(ReadError),
+    Io(std::io::Error),
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteError::Changed => write!(f, "the file changed since it was read"),
+            WriteError::Unreadable(e) => write!(f, "{e}"),
+            WriteError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// What a replaced file must still hold: its bytes when the new text was made from them, and the
+/// stamp it had when first read (so an edit undone meanwhile still counts as a change).
+pub struct Expected<'a> {
+    pub bytes: &'a [u8],
+    pub stamp: Option<Stamp>,
+}
+
+/// Replaces the file at `path` (its link target where it is a link, so the link stays) with `new`,
+/// if it still holds `expected`. The old file stays whole until the rename, and keeps its
+/// permissions.
+pub fn replace(path: &Path, expected: &Expected, new: &[u8]) -> Result<(), WriteError> {
+    let target = std::fs::canonicalize(path).map_err(WriteError::Io)?;
+    let (now, stamp) = read_regular(&target, u64::MAX >> 1).map_err(WriteError::Unreadable)?;
+    if now != expected.bytes || expected.stamp.is_some_and(|s| s != stamp) {
+        return Err(WriteError::Changed);
+    }
+    let permissions = std::fs::metadata(&target)
+        .map_err(WriteError::Io)?
+        .permissions();
+    let temp = Temp::write(&target, new, Some(permissions))?;
+    // Looked at again right before the rename: an edit saved while the new text was written wins.
+    let (last, last_stamp) =
+        read_regular(&target, u64::MAX >> 1).map_err(WriteError::Unreadable)?;
+    if last != now || last_stamp != stamp {
+        return Err(WriteError::Changed);
+    }
+    temp.rename_over(&target)
+}
+
+/// Writes `bytes` to `path` (a report, a baseline): whole or not at all, never a part of it.
+/// A link at `path` is followed, so the file it names is written.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let target = match std::fs::canonicalize(path) {
+        Ok(target) => target,
+        // A new file: its folder must exist.
+        Err(_) => path.to_path_buf(),
+    };
+    if let Ok(meta) = std::fs::metadata(&target) {
+        if !meta.is_file() {
+            return Err(WriteError::Unreadable(ReadError::NotRegular(kind_of(
+                &meta,
+            ))));
+        }
+    }
+    let permissions = std::fs::metadata(&target).ok().map(|m| m.permissions());
+    Temp::write(&target, bytes, permissions)?.rename_over(&target)
+}
+
+/// A temporary file beside its target, removed unless it was renamed over the target.
+struct Temp {
+    path: PathBuf,
+    kept: bool,
+}
+
+impl Temp {
+    fn write(
+        target: &Path,
+        bytes: &[u8],
+        permissions: Option<std::fs::Permissions>,
+    ) -> Result<Temp, WriteError> {
+        let folder = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut n = 0u32;
+        let (file, path) = loop {
+            let path = folder.join(format!(".{name}.gpulint-{}-{n}.tmp", std::process::id()));
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(file) => break (file, path),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
+                Err(e) => return Err(WriteError::Io(e)),
+            }
+        };
+        let mut temp = Temp { path, kept: false };
+        let mut file = file;
+        let written = file
+            .write_all(bytes)
+            .and_then(|()| match permissions {
+                Some(p) => file.set_permissions(p),
+                None => Ok(()),
+            })
+            .and_then(|()| file.sync_all());
+        if let Err(e) = written {
+            drop(file);
+            temp.remove();
+            return Err(WriteError::Io(e));
+        }
+        Ok(temp)
+    }
+
+    fn rename_over(mut self, target: &Path) -> Result<(), WriteError> {
+        std::fs::rename(&self.path, target).map_err(WriteError::Io)?;
+        self.kept = true;
+        // The rename itself is durable once the folder is synced; a folder that cannot be opened
+        // (rare) leaves it to the file system's own schedule.
+        if let Some(folder) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if let Ok(dir) = std::fs::File::open(folder) {
+                let _ = dir.sync_all();
+            }
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self) {
+        if !self.kept {
+            let _ = std::fs::remove_file(&self.path);
+            self.kept = true;
+        }
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "gpulint-fsio-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn leftovers(d: &Path) -> Vec<String> {
+        std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect()
+    }
+
+    #[test]
+    fn replace_writes_when_unchanged_and_keeps_the_mode() {
+        let d = dir();
+        let f = d.join("a.py");
+        std::fs::write(&f, "old\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o754)).unwrap();
+        }
+        let (bytes, stamp) = read_regular(&f, 100).unwrap();
+        let expected = Expected {
+            bytes: &bytes,
+            stamp: Some(stamp),
+        };
+        replace(&f, &expected, b"new\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "new\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&f).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o754);
+        }
+        assert!(leftovers(&d).is_empty());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn replace_refuses_a_file_that_changed() {
+        let d = dir();
+        let f = d.join("a.py");
+        std::fs::write(&f, "old\n").unwrap();
+        let (bytes, stamp) = read_regular(&f, 100).unwrap();
+        std::fs::write(&f, "edited meanwhile\n").unwrap();
+        let expected = Expected {
+            bytes: &bytes,
+            stamp: Some(stamp),
+        };
+        let err = replace(&f, &expected, b"new\n").unwrap_err();
+        assert!(matches!(err, WriteError::Changed), "{err}");
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "edited meanwhile\n");
+        assert!(leftovers(&d).is_empty());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn replace_through_a_link_keeps_the_link() {
+        let d = dir();
+        let f = d.join("real.py");
+        let link = d.join("link.py");
+        std::fs::write(&f, "old\n").unwrap();
+        std::os::unix::fs::symlink(&f, &link).unwrap();
+        let expected = Expected {
+            bytes: b"old\n",
+            stamp: None,
+        };
+        replace(&link, &expected, b"new\n").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "new\n");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_refused_without_blocking() {
+        let d = dir();
+        let fifo = d.join("f.py");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        assert!(matches!(
+            read_regular(&fifo, 100),
+            Err(ReadError::NotRegular("a FIFO"))
+        ));
+        assert!(matches!(
+            read_regular(Path::new("/dev/zero"), 100),
+            Err(ReadError::NotRegular("a device"))
+        ));
+        assert!(matches!(
+            read_regular(&d, 100),
+            Err(ReadError::NotRegular("a directory"))
+        ));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_cap_is_never_passed() {
+        let d = dir();
+        let f = d.join("big");
+        std::fs::write(&f, vec![b'x'; 101]).unwrap();
+        assert!(matches!(
+            read_regular(&f, 100),
+            Err(ReadError::TooLarge(100))
+        ));
+        assert_eq!(
+            read_bounded(&b"abc"[..], 0, 2).unwrap(),
+            None,
+            "a reader past the cap"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn write_whole_replaces_or_creates() {
+        let d = dir();
+        let f = d.join("report.json");
+        write_whole(&f, b"one").unwrap();
+        write_whole(&f, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "two");
+        assert!(write_whole(&d, b"x").is_err(), "a folder is not written");
+        assert!(leftovers(&d).is_empty());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}

@@ -72,14 +72,17 @@ pub fn write(path: &Path, program: &Program, diagnostics: &[Diagnostic]) -> anyh
     };
     let mut text = serde_json::to_string_pretty(&record)?;
     text.push('\n');
-    std::fs::write(path, text)
+    gpulint_core::fsio::write_whole(path, text.as_bytes())
         .map_err(|e| anyhow::anyhow!("cannot write the baseline {}: {e}", path.display()))?;
     Ok(record.findings.len())
 }
 
+/// A baseline holds a few hundred bytes a finding: this is room for about 300,000 of them.
+const MAX_BASELINE_BYTES: u64 = 64 << 20;
+
 /// The fingerprints recorded in the baseline at `path`.
 fn read(path: &Path) -> anyhow::Result<HashSet<String>> {
-    let text = std::fs::read_to_string(path)
+    let text = gpulint_core::fsio::read_text(path, MAX_BASELINE_BYTES)
         .map_err(|e| anyhow::anyhow!("cannot read the baseline {}: {e}", path.display()))?;
     let record: Record = serde_json::from_str(&text).map_err(|e| {
         anyhow::anyhow!(

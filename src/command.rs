@@ -1,6 +1,7 @@
 //! `gpulint check`: read the input, check it, then report, fix, add noqa comments or write a
 //! baseline.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -46,6 +47,8 @@ pub fn check(args: CheckArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> 
         check::check(request(stdin), config::Resolver::new(overrides.clone())?)
     };
     let mut checked = run_check(stdin.clone())?;
+    // A file the run could not write (a fix, a report): the exit status says so.
+    let mut errors = false;
     let mode = fixes::Mode {
         unsafe_fixes: args.unsafe_fixes,
     };
@@ -59,6 +62,7 @@ pub fn check(args: CheckArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> 
         return Ok(ExitCode::from(u8::from(!changes.is_empty())));
     }
     if let Some(path) = &args.write_baseline {
+        refuse_overwriting_a_source(path, &checked.program, "the baseline")?;
         let count = baseline::write(path, &checked.program, &checked.diagnostics)?;
         eprintln!(
             "Wrote {count} finding{} to the baseline {}.",
@@ -83,20 +87,33 @@ pub fn check(args: CheckArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> 
         if let Some((path, bytes)) = stdin {
             return fix_stdin(out, path, bytes, checked, &run_check, &args);
         }
+        let walked: Vec<PathBuf> = args.paths.iter().filter(|p| p.is_dir()).cloned().collect();
+        // A file that could not be written is left alone from then on: the others are still fixed.
+        let mut unwritten: BTreeSet<PathBuf> = BTreeSet::new();
         // Fixes that overlap wait for the next round; ten rounds is more than any file needs.
         for _ in 0..10 {
-            let (changes, count) = fixes::fixed_texts(&checked, mode);
+            let (mut changes, _) = fixes::fixed_texts(&checked, mode);
+            changes.retain(|path, _| !unwritten.contains(path));
             if changes.is_empty() {
                 break;
             }
-            fixes::write_files(&changes)?;
-            let fixed = checked.fixed + count;
+            let refused = fixes::write_files(&changes, &walked);
+            for (path, reason) in refused {
+                eprintln!(
+                    "gpulint: {}: fix not written: {reason}; the file is as it was",
+                    crate::paths::relative(&path)
+                );
+                changes.remove(&path);
+                unwritten.insert(path);
+            }
+            let fixed = checked.fixed + changes.values().map(|c| c.fixes).sum::<usize>();
             checked = run_check(None)?;
             checked.fixed = fixed;
         }
+        errors |= !unwritten.is_empty();
     }
     let color = args.output_file.is_none() && output::use_color(args.color);
-    report(out, checked, &args, color)
+    report(out, checked, &args, color, errors)
 }
 
 /// `--fix` on standard input: the fixed source goes to standard output (as editors expect), the
@@ -127,7 +144,7 @@ fn fix_stdin(
     out.write_all(&bytes)?;
     out.flush()?;
     let color = args.output_file.is_none() && args.color == Color::Always;
-    report(&mut std::io::stderr().lock(), checked, args, color)
+    report(&mut std::io::stderr().lock(), checked, args, color, false)
 }
 
 /// Writes the report (to `--output-file`, else `out`) and gives the exit status.
@@ -136,6 +153,7 @@ fn report(
     checked: check::Checked,
     args: &CheckArgs,
     color: bool,
+    errors: bool,
 ) -> anyhow::Result<ExitCode> {
     let options = output::Options {
         format: args.output_format,
@@ -146,18 +164,18 @@ fn report(
     };
     match &args.output_file {
         Some(path) => {
-            let file = std::fs::File::create(path)
+            refuse_overwriting_a_source(path, &checked.program, "the report")?;
+            let mut report = Vec::new();
+            output::write(&mut report, &checked, &options)?;
+            gpulint_core::fsio::write_whole(path, &report)
                 .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-            let mut writer = std::io::BufWriter::new(file);
-            output::write(&mut writer, &checked, &options)?;
-            writer.flush()?;
         }
         None => {
             output::write(out, &checked, &options)?;
             out.flush()?;
         }
     }
-    let internal = !checked.internal_errors.is_empty();
+    let internal = errors || !checked.internal_errors.is_empty();
     let findings = checked.failing > 0 && !args.exit_zero;
     // The process is about to end: freeing every module's model one by one only costs time.
     std::mem::forget(checked);
@@ -218,6 +236,29 @@ fn overrides(args: &CheckArgs) -> anyhow::Result<config::Overrides> {
         },
         baseline: args.baseline.clone(),
     })
+}
+
+/// An error where `path` (a report, a baseline) names a file the run read as a source: writing it
+/// would replace the user's code.
+fn refuse_overwriting_a_source(
+    path: &Path,
+    program: &gpulint_python::program::Program,
+    what: &str,
+) -> anyhow::Result<()> {
+    let Ok(target) = std::fs::canonicalize(path) else {
+        // It does not exist yet: it is no source.
+        return Ok(());
+    };
+    let source = program
+        .files()
+        .any(|(_, f)| std::fs::canonicalize(&f.path).is_ok_and(|p| p == target));
+    if source {
+        anyhow::bail!(
+            "{} is a file this run checks or imports: {what} was not written over it",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 fn plural(n: usize) -> &'static str {

@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use globset::{Glob, GlobMatcher};
+use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
 use gpulint_python::libraries::processes::StartMethod;
 use gpulint_python::program::normalize;
 use gpulint_python::requirements::Requirements;
@@ -129,7 +129,7 @@ pub struct Config {
     root: PathBuf,
     selection: Selection,
     per_file_ignores: Vec<(Pattern, Vec<String>)>,
-    exclude: Vec<Pattern>,
+    exclude: Excludes,
     target_version: Option<PythonVersion>,
     platform: Option<Platform>,
     severity: HashMap<String, Severity>,
@@ -145,6 +145,53 @@ impl Pattern {
             matcher: compiled.compile_matcher(),
             anchored: glob.contains('/'),
         })
+    }
+}
+
+/// `exclude` and `extend-exclude`, each kind compiled into one set: a million patterns cost
+/// megabytes, not the gigabytes a matcher each took.
+#[derive(Debug, Default)]
+struct Excludes {
+    /// Patterns with a `/`: matched against the path relative to the configuration's folder.
+    anchored: Option<GlobSet>,
+    /// Bare names: matched against each component.
+    names: Option<GlobSet>,
+}
+
+impl Excludes {
+    /// Compiles the globs, each already checked by [`Glob::new`].
+    fn build(globs: Vec<Glob>) -> Result<Excludes, globset::Error> {
+        let (anchored, names): (Vec<Glob>, Vec<Glob>) =
+            globs.into_iter().partition(|g| g.glob().contains('/'));
+        let set = |globs: Vec<Glob>| -> Result<Option<GlobSet>, globset::Error> {
+            if globs.is_empty() {
+                return Ok(None);
+            }
+            let mut builder = GlobSetBuilder::new();
+            for glob in globs {
+                builder.add(glob);
+            }
+            builder.build().map(Some)
+        };
+        Ok(Excludes {
+            anchored: set(anchored)?,
+            names: set(names)?,
+        })
+    }
+
+    fn matches(&self, root: &Path, path: &Path) -> bool {
+        let rel = path.strip_prefix(root);
+        if let (Some(set), Ok(rel)) = (&self.anchored, &rel) {
+            if set.is_match(rel) {
+                return true;
+            }
+        }
+        let Some(names) = &self.names else {
+            return false;
+        };
+        rel.unwrap_or(path)
+            .components()
+            .any(|c| names.is_match(Path::new(c.as_os_str())))
     }
 }
 
@@ -191,7 +238,7 @@ impl Config {
     }
 
     pub fn excludes(&self, path: &Path) -> bool {
-        self.exclude.iter().any(|p| p.matches(&self.root, path))
+        self.exclude.matches(&self.root, path)
     }
 }
 
@@ -286,8 +333,18 @@ impl Resolver {
         let mut found = None;
         for name in [".gpulint.toml", "gpulint.toml", "pyproject.toml"] {
             let path = dir.join(name);
-            if !path.is_file() {
-                continue;
+            match std::fs::metadata(&path) {
+                Ok(meta) if meta.is_file() => {}
+                Ok(meta) => {
+                    // Skipped, but said: otherwise the user's settings silently do not apply.
+                    eprintln!(
+                        "gpulint: {}: not a regular file ({}): its settings do not apply",
+                        path.display(),
+                        gpulint_core::fsio::kind_of(&meta)
+                    );
+                    continue;
+                }
+                Err(_) => continue,
             }
             let text = read(&path)?;
             if let Some(config) = parse_config(&path, &text)? {
@@ -398,12 +455,16 @@ impl Resolver {
         }
         let pyproject = dir.join("pyproject.toml");
         let found = if pyproject.is_file() {
-            let mut specs: Vec<String> = std::fs::read_to_string(&pyproject)
-                .ok()
-                .and_then(|text| toml::from_str::<PyProject>(&text).ok())
-                .and_then(|p| p.project?.dependencies)
-                .unwrap_or_default();
-            if let Ok(text) = std::fs::read_to_string(dir.join("requirements.txt")) {
+            let mut specs: Vec<String> =
+                gpulint_core::fsio::read_text(&pyproject, gpulint_core::fsio::MAX_FILE_BYTES)
+                    .ok()
+                    .and_then(|text| toml::from_str::<PyProject>(&text).ok())
+                    .and_then(|p| p.project?.dependencies)
+                    .unwrap_or_default();
+            if let Ok(text) = gpulint_core::fsio::read_text(
+                &dir.join("requirements.txt"),
+                gpulint_core::fsio::MAX_FILE_BYTES,
+            ) {
                 specs.extend(text.lines().map(str::to_string));
             }
             Requirements::parse(specs.iter().map(String::as_str))
@@ -423,7 +484,7 @@ impl Resolver {
         }
         let pyproject = dir.join("pyproject.toml");
         let version = if pyproject.is_file() {
-            std::fs::read_to_string(&pyproject)
+            gpulint_core::fsio::read_text(&pyproject, gpulint_core::fsio::MAX_FILE_BYTES)
                 .ok()
                 .and_then(|text| toml::from_str::<PyProject>(&text).ok())
                 .and_then(|p| p.project?.requires_python)
@@ -437,12 +498,16 @@ impl Resolver {
     }
 }
 
+/// A configuration file's text: a regular file of at most [`fsio::MAX_FILE_BYTES`] (a FIFO or a
+/// link to `/dev/zero` is refused, not read until memory runs out).
 fn read(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|e| ConfigError {
-        path: path.to_path_buf(),
-        text: String::new(),
-        span: 0..0,
-        message: format!("cannot read it: {e}"),
+    gpulint_core::fsio::read_text(path, gpulint_core::fsio::MAX_FILE_BYTES).map_err(|e| {
+        ConfigError {
+            path: path.to_path_buf(),
+            text: String::new(),
+            span: 0..0,
+            message: format!("cannot read it: {e}"),
+        }
     })
 }
 
@@ -515,14 +580,26 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
             .per_file_ignores
             .push((pattern(&spanned_glob)?, codes));
     }
-    for s in raw
+    let excludes: Vec<Spanned<String>> = raw
         .exclude
         .unwrap_or_default()
-        .iter()
-        .chain(raw.extend_exclude.unwrap_or_default().iter())
-    {
-        config.exclude.push(pattern(s)?);
+        .into_iter()
+        .chain(raw.extend_exclude.unwrap_or_default())
+        .collect();
+    let mut globs = Vec::with_capacity(excludes.len());
+    for s in &excludes {
+        globs.push(
+            Glob::new(s.get_ref())
+                .map_err(|e| error(s.span(), format!("`{}` is not a glob: {e}", s.get_ref())))?,
+        );
     }
+    config.exclude = Excludes::build(globs).map_err(|e| {
+        let span = excludes.first().map_or(0..0, |s| s.span());
+        error(
+            span,
+            format!("the exclude patterns cannot be compiled: {e}"),
+        )
+    })?;
     if let Some(v) = raw.target_version {
         config.target_version = Some(PythonVersion::parse(v.get_ref()).ok_or_else(|| {
             error(

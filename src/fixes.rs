@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use gpulint_rules::{Applicability, Edit};
 
@@ -21,6 +21,12 @@ pub struct Mode {
 pub struct Change {
     pub new: String,
     pub shown: Vec<(String, String, String)>,
+    /// What the file held when the fix was made from it (a notebook's JSON), and its stamp when
+    /// first read: the file is written only if it still holds that.
+    pub old: String,
+    pub stamp: Option<gpulint_core::fsio::Stamp>,
+    /// How many findings it fixes.
+    pub fixes: usize,
 }
 
 /// The change to each checked file that has applicable fixes, and how many findings that fixes.
@@ -63,6 +69,9 @@ pub fn fixed_texts(checked: &Checked, mode: Mode) -> (BTreeMap<PathBuf, Change>,
                         .into_iter()
                         .map(|(cell, old, new)| (format!("{name}:cell {cell}"), old, new))
                         .collect(),
+                    old: notebook.json().to_string(),
+                    stamp: source.stamp,
+                    fixes: fixes.get(&file).copied().unwrap_or(0),
                 },
                 Err(reason) => {
                     eprintln!("gpulint: {name}: fix not applied: {reason}");
@@ -71,10 +80,14 @@ pub fn fixed_texts(checked: &Checked, mode: Mode) -> (BTreeMap<PathBuf, Change>,
                 }
             },
             None => {
-                let (text, _) = gpulint_rules::fix::apply(&source.text, &edits);
+                let old = source.text.to_string();
+                let (text, _) = gpulint_rules::fix::apply(&old, &edits);
                 Change {
-                    shown: vec![(name, source.text.to_string(), text.clone())],
+                    shown: vec![(name, old.clone(), text.clone())],
                     new: text,
+                    old,
+                    stamp: source.stamp,
+                    fixes: fixes.get(&file).copied().unwrap_or(0),
                 }
             }
         };
@@ -103,11 +116,50 @@ pub fn write_diff(
     Ok(())
 }
 
-/// Writes the fixed texts to their files.
-pub fn write_files(changes: &BTreeMap<PathBuf, Change>) -> anyhow::Result<()> {
+/// Writes each fixed text over its file, whole or not at all, and goes on past a file it cannot
+/// write: that file is left as it was, and returned with the reason. `walked` are the folders
+/// searched: a link found in one is not written through to a file outside it (a cloned tree could
+/// otherwise rewrite any file its user can write).
+pub fn write_files(
+    changes: &BTreeMap<PathBuf, Change>,
+    walked: &[PathBuf],
+) -> Vec<(PathBuf, String)> {
+    let mut refused = Vec::new();
     for (path, change) in changes {
-        std::fs::write(path, &change.new)
-            .map_err(|e| anyhow::anyhow!("cannot write the fix to {}: {e}", path.display()))?;
+        if let Err(reason) = write_one(path, change, walked) {
+            refused.push((path.clone(), reason));
+        }
     }
-    Ok(())
+    refused
+}
+
+fn write_one(path: &Path, change: &Change, walked: &[PathBuf]) -> Result<(), String> {
+    if let Some(target) = link_out_of(path, walked) {
+        return Err(format!(
+            "a symbolic link to {}, outside the folder checked: not written through",
+            target.display()
+        ));
+    }
+    let expected = gpulint_core::fsio::Expected {
+        bytes: change.old.as_bytes(),
+        stamp: change.stamp,
+    };
+    gpulint_core::fsio::replace(path, &expected, change.new.as_bytes()).map_err(|e| e.to_string())
+}
+
+/// The target of `path` where it is a link (or lies under one) inside a searched folder that
+/// leads out of every such folder.
+fn link_out_of(path: &Path, walked: &[PathBuf]) -> Option<PathBuf> {
+    let target = std::fs::canonicalize(path).ok()?;
+    let mut inside_walked = false;
+    for folder in walked {
+        if !path.starts_with(folder) {
+            continue;
+        }
+        inside_walked = true;
+        if std::fs::canonicalize(folder).is_ok_and(|f| target.starts_with(f)) {
+            return None;
+        }
+    }
+    inside_walked.then_some(target)
 }

@@ -83,6 +83,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             None => anyhow::bail!("unknown rule `{code}`; `gpulint rules` lists them"),
         },
         Command::Probe(args) => {
+            // Before any driver library is opened; the workers it starts inherit the result.
+            gpulint_probe::libs::reexec_with_absolute_library_path()
+                .map_err(|e| anyhow::anyhow!("cannot run the probe again: {e}"))?;
             for h in &args.hazard {
                 if gpulint_probe::resolve_hazard(h).is_none() {
                     let known: Vec<String> = gpulint_probe::HAZARDS

@@ -853,3 +853,41 @@ fn bad_arguments_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("the probe reproduces GPU001 (fork-after-cuda-init)"));
 }
+
+#[test]
+fn a_driver_library_in_the_working_directory_is_never_loaded() {
+    // `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/x` with the variable unset leaves an empty entry,
+    // which the loader reads as the working directory: a cloned repository's `libcuda.so` there
+    // would be loaded and its constructor run.
+    doubles_built();
+    let cwd = tempfile::tempdir().unwrap();
+    for name in ["libcuda.so", "libcuda.so.1"] {
+        std::fs::copy(double_path("libgpudouble_cuda.so"), cwd.path().join(name)).unwrap();
+    }
+    let empty = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gpulint"))
+        .arg("probe")
+        .current_dir(cwd.path())
+        .env(
+            "LD_LIBRARY_PATH",
+            format!(":{}:lib", empty.path().display()),
+        )
+        .env("GPUDOUBLE_STATE", state.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("not absolute folders are not searched")
+            && err.contains("'' (the working directory)")
+            && err.contains("'lib'"),
+        "{err}"
+    );
+    assert!(err.contains("no CUDA driver"), "{err}");
+    assert!(
+        err.contains(&format!("LD_LIBRARY_PATH={}", empty.path().display()))
+            && !err.contains(&cwd.path().display().to_string()),
+        "{err}"
+    );
+}

@@ -21,7 +21,8 @@ pub struct Location {
 }
 
 pub fn read(path: &Path) -> Result<Vec<Finding>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = gpulint_core::fsio::read_text(path, 256 << 20)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| {
         format!(
             "{}:{}:{}: not the output of `gpulint check --output-format json`: {}",

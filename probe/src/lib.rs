@@ -9,7 +9,7 @@ mod findings;
 mod hazards;
 mod host;
 mod launcher;
-mod libs;
+pub mod libs;
 mod nccl;
 mod proc;
 mod report;

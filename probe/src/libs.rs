@@ -171,3 +171,68 @@ pub fn nvml() -> Result<(Nvml, bool, Option<String>), String> {
         .map(|n| (n, double, path))
         .map_err(|e| format!("NVML failed to start: {e}"))
 }
+
+/// `LD_LIBRARY_PATH` without its empty and relative entries, and those entries. The loader reads
+/// an empty entry (`export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/x` with the variable unset) as the
+/// working directory: a `libcuda.so` there would be loaded, and its constructor run.
+pub fn absolute_entries(value: &std::ffi::OsStr) -> (std::ffi::OsString, Vec<String>) {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut kept: Vec<u8> = Vec::new();
+    let mut dropped = Vec::new();
+    for entry in value.as_bytes().split(|&b| b == b':') {
+        if entry.first() == Some(&b'/') {
+            if !kept.is_empty() {
+                kept.push(b':');
+            }
+            kept.extend_from_slice(entry);
+        } else if entry.is_empty() {
+            dropped.push("'' (the working directory)".to_string());
+        } else {
+            dropped.push(format!("'{}'", String::from_utf8_lossy(entry)));
+        }
+    }
+    (std::ffi::OsString::from_vec(kept), dropped)
+}
+
+/// Runs this command again with only the absolute entries of `LD_LIBRARY_PATH`, where it has
+/// others: the loader reads the variable once, at start, so it cannot be changed in place. Returns
+/// only where nothing needed to change (or the run again failed: the error).
+pub fn reexec_with_absolute_library_path() -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let Some(value) = std::env::var_os("LD_LIBRARY_PATH") else {
+        return Ok(());
+    };
+    let (kept, dropped) = absolute_entries(&value);
+    if dropped.is_empty() {
+        return Ok(());
+    }
+    eprintln!(
+        "gpulint probe: LD_LIBRARY_PATH entries that are not absolute folders are not searched for the driver libraries: {}",
+        dropped.join(", ")
+    );
+    let mut command = std::process::Command::new(std::env::current_exe()?);
+    command.args(std::env::args_os().skip(1));
+    if kept.is_empty() {
+        command.env_remove("LD_LIBRARY_PATH");
+    } else {
+        command.env("LD_LIBRARY_PATH", kept);
+    }
+    Err(command.exec())
+}
+
+#[cfg(test)]
+mod search_path_tests {
+    use super::absolute_entries;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn only_absolute_folders_are_kept() {
+        let (kept, dropped) = absolute_entries(OsStr::new(":/opt/cuda/lib64::lib:/usr/lib"));
+        assert_eq!(kept, "/opt/cuda/lib64:/usr/lib");
+        assert_eq!(dropped.len(), 3, "{dropped:?}");
+        assert!(dropped[0].contains("working directory"));
+        assert_eq!(dropped[2], "'lib'");
+        let (kept, dropped) = absolute_entries(OsStr::new("/a:/b"));
+        assert_eq!((kept.to_str().unwrap(), dropped.len()), ("/a:/b", 0));
+    }
+}

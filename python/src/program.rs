@@ -15,6 +15,8 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
+use gpulint_core::fsio::Stamp;
+
 use crate::lower::{self, SyntaxError};
 use crate::model::{Module, Stmt, StmtKind};
 use crate::notebook::{self, Notebook};
@@ -85,6 +87,8 @@ pub struct SourceFile {
     /// Its text is its file's (not standard input's, an editor's buffer's, or a notebook's cells'),
     /// so it can be read again.
     read_from_disk: bool,
+    /// What the file looked like when it was first read: a fix is written only if it still does.
+    pub stamp: Option<Stamp>,
 }
 
 impl SourceFile {
@@ -107,6 +111,7 @@ impl SourceFile {
             lazy: false,
             relevant: false,
             read_from_disk: false,
+            stamp: None,
         }
     }
 
@@ -541,6 +546,7 @@ enum Source {
 /// A parsed file's text is not held when it came from the file (`from_disk`): it is read again
 /// where a finding in it is shown.
 fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded {
+    let mut stamp = None;
     let (decoded, keep) = match source {
         Source::Scanned(text, false) => {
             return Loaded {
@@ -551,8 +557,11 @@ fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded 
         }
         Source::Scanned(text, keep) => (Ok(text), Some(keep)),
         Source::Bytes(bytes) => (decode(bytes), None),
-        Source::Disk => (read_text(path), None),
-        Source::Reread => (read_text(path), Some(true)),
+        Source::Disk | Source::Reread => {
+            let (read, read_stamp) = read_stamped(path);
+            stamp = read_stamp;
+            (read, matches!(source, Source::Reread).then_some(true))
+        }
     };
     let (mut text, mut module) = match decoded {
         Ok(text) => (text, None),
@@ -574,6 +583,7 @@ fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded 
     }
     let mut loaded = Loaded {
         notebook: read_notebook,
+        stamp,
         ..Loaded::empty(id)
     };
     if let Some(error) = module {
@@ -617,10 +627,10 @@ fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded 
 
 /// The bytes of a regular file of at most [`MAX_FILE_BYTES`]. A FIFO, a device (a link to
 /// `/dev/zero`), a socket or a larger file is refused with the reason, never read or waited on.
-fn read_source(path: &Path) -> Result<Vec<u8>, String> {
+fn read_source(path: &Path) -> Result<(Vec<u8>, Stamp), String> {
     use gpulint_core::fsio::ReadError;
     match gpulint_core::fsio::read_regular(path, MAX_FILE_BYTES) {
-        Ok((bytes, _)) => Ok(bytes),
+        Ok(read) => Ok(read),
         Err(ReadError::NotRegular(kind)) => Err(format!("not a regular file ({kind}): skipped")),
         Err(ReadError::TooLarge(_)) => Err(too_large()),
         Err(ReadError::Io(e)) => Err(e.to_string()),
@@ -645,9 +655,14 @@ fn too_large() -> String {
 
 /// A file's text, or why it cannot be read or decoded (with the text, lossy, where there is one).
 fn read_text(path: &Path) -> Result<String, (String, FileError)> {
+    read_stamped(path).0
+}
+
+/// [`read_text`], and the file's stamp where it could be read.
+fn read_stamped(path: &Path) -> (Result<String, (String, FileError)>, Option<Stamp>) {
     match read_source(path) {
-        Ok(bytes) => decode(bytes),
-        Err(reason) => Err((String::new(), FileError::Unreadable(reason))),
+        Ok((bytes, stamp)) => (decode(bytes), Some(stamp)),
+        Err(reason) => (Err((String::new(), FileError::Unreadable(reason))), None),
     }
 }
 
@@ -701,6 +716,8 @@ struct Loaded {
     wanted: Wanted,
     /// A notebook's cells and JSON.
     notebook: Option<(Cells, Box<Notebook>)>,
+    /// The file's stamp, where this load read it.
+    stamp: Option<Stamp>,
 }
 
 impl Loaded {
@@ -720,6 +737,7 @@ impl Loaded {
             lazy: false,
             wanted: Wanted::default(),
             notebook: None,
+            stamp: None,
         }
     }
 }
@@ -792,6 +810,9 @@ impl Builder {
         self.program.referenced.extend(loaded.names);
         let file = &mut self.program.files[id.0 as usize];
         file.text = loaded.text;
+        // The first read's: a file read again (a leaf, a scanned file parsed later) that changed
+        // meanwhile no longer matches it, and a fix made from either read is refused.
+        file.stamp = file.stamp.or(loaded.stamp);
         if loaded.lazy {
             // A leaf keeps what the scan found (imports, GPU imports) until it is parsed.
             file.lazy = true;
@@ -1089,7 +1110,7 @@ impl Builder {
 /// Folders holding the package `[project] name` of the root's `pyproject.toml` names, for layouts
 /// other than flat and `src/` (`python/my_pkg/`).
 fn named_package_roots(fs: &mut Fs, project: &Path) -> Vec<PathBuf> {
-    let Some(name) = std::fs::read_to_string(project.join("pyproject.toml"))
+    let Some(name) = gpulint_core::fsio::read_text(&project.join("pyproject.toml"), MAX_FILE_BYTES)
         .ok()
         .and_then(|text| text.parse::<toml::Table>().ok())
         .and_then(|t| t.get("project")?.get("name")?.as_str().map(str::to_string))

@@ -41,18 +41,18 @@ pub fn add(checked: &Checked) -> anyhow::Result<Added> {
     let mut failed = Vec::new();
     for (id, lines) in by_file {
         let file = program.file(id);
-        let (text, count, skipped) = with_directives(file, id, &lines);
+        let (edits, skipped) = directive_edits(file, id, &lines);
         let shown = crate::paths::relative(&file.path);
         added
             .skipped
             .extend(skipped.into_iter().map(|line| format!("{shown}:{line}")));
-        if count == 0 {
+        if edits.is_empty() {
             continue;
         }
         // One file that cannot be written does not stop the others.
-        match std::fs::write(&file.path, text) {
-            Ok(()) => added.lines += count,
-            Err(e) => failed.push(format!("cannot write {shown}: {e}")),
+        match write(file, &edits) {
+            Ok(()) => added.lines += edits.len(),
+            Err(e) => failed.push(format!("cannot write {shown}: {e}; the file is as it was")),
         }
     }
     if !failed.is_empty() {
@@ -82,17 +82,26 @@ pub fn line_edit(file: &SourceFile, id: FileId, offset: u32, code: &str) -> Opti
     edits.pop()
 }
 
-/// The file's text with the directives added (`lines`: by where each line starts), how many lines
-/// changed, and the lines skipped.
-fn with_directives(
-    file: &SourceFile,
-    id: FileId,
-    lines: &BTreeMap<u32, BTreeSet<&str>>,
-) -> (String, usize, Vec<u32>) {
-    let (edits, skipped) = directive_edits(file, id, lines);
+/// Writes the file with `edits` applied: into its cells' sources for a notebook (the rest of its
+/// JSON as it was), whole or not at all, and only if it still holds what was read.
+fn write(file: &SourceFile, edits: &[Edit]) -> Result<(), String> {
     let edits: Vec<&Edit> = edits.iter().collect();
-    let (new, count) = gpulint_rules::fix::apply(&file.text, &edits);
-    (new, count, skipped)
+    let (old, new) = match &file.notebook {
+        Some(notebook) => {
+            let fixed = notebook.apply(&file.text, file.lines(), &edits)?;
+            (notebook.json().to_string(), fixed.json)
+        }
+        None => {
+            let old = file.text.to_string();
+            let (new, _) = gpulint_rules::fix::apply(&old, &edits);
+            (old, new)
+        }
+    };
+    let expected = gpulint_core::fsio::Expected {
+        bytes: old.as_bytes(),
+        stamp: file.stamp,
+    };
+    gpulint_core::fsio::replace(&file.path, &expected, new.as_bytes()).map_err(|e| e.to_string())
 }
 
 /// The edits that add the directives (`lines`: by where each line starts), and the lines skipped.

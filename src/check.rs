@@ -182,6 +182,8 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     } else {
         std::mem::forget(cache);
     }
+    let mut diagnostics = diagnostics;
+    drop_fixes_cells_refuse(&program, &mut diagnostics);
     let mut failing = 0;
     for d in &diagnostics {
         if d.severity >= resolver.fail_on_for(&program.file(d.span.file).path)? {
@@ -197,6 +199,22 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
         program,
         internal_errors,
     })
+}
+
+/// A notebook finding whose fix cannot be put back in its cells (it spans two cells, or a cell
+/// holds a lone carriage return) offers none: `--fix` would refuse it, so it is not counted or
+/// shown as fixable.
+fn drop_fixes_cells_refuse(program: &Program, diagnostics: &mut [Diagnostic]) {
+    for d in diagnostics {
+        let file = program.file(d.span.file);
+        let (Some(fix), Some(notebook)) = (&d.fix, &file.notebook) else {
+            continue;
+        };
+        let edits: Vec<&gpulint_rules::Edit> = fix.edits.iter().collect();
+        if notebook.apply(&file.text, file.lines(), &edits).is_err() {
+            d.fix = None;
+        }
+    }
 }
 
 /// What a request checks: standard input, or the files found less those the configuration

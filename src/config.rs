@@ -148,6 +148,10 @@ impl Pattern {
     }
 }
 
+/// The most `exclude` patterns one configuration may give: a glob that is not a plain name costs
+/// its part of a compiled regular expression, and nobody lists more than a few hundred by hand.
+const MAX_PATTERNS: usize = 10_000;
+
 /// `exclude` and `extend-exclude`, each kind compiled into one set: a million patterns cost
 /// megabytes, not the gigabytes a matcher each took.
 #[derive(Debug, Default)]
@@ -586,6 +590,16 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
         .into_iter()
         .chain(raw.extend_exclude.unwrap_or_default())
         .collect();
+    if excludes.len() > MAX_PATTERNS {
+        let span = excludes.first().map_or(0..0, |s| s.span());
+        return Err(error(
+            span,
+            format!(
+                "{} exclude patterns: at most {MAX_PATTERNS} are read (name folders, or use wider globs)",
+                excludes.len()
+            ),
+        ));
+    }
     let mut globs = Vec::with_capacity(excludes.len());
     for s in &excludes {
         globs.push(

@@ -32,11 +32,48 @@ fn joined(path: &Path) -> String {
     let names: Vec<_> = path
         .components()
         .filter_map(|c| match c {
-            Component::Normal(name) => Some(name.to_string_lossy()),
+            Component::Normal(name) => Some(shown(name.as_encoded_bytes())),
             _ => None,
         })
         .collect();
     names.join("/")
+}
+
+/// `path` as [`relative`] spells its names, but absolute: for formats that want one (JSON).
+pub fn absolute(path: &Path) -> String {
+    format!("/{}", joined(&normalize(path)))
+}
+
+/// A file name as text that keeps every byte and breaks no line-based format: a byte that is not
+/// UTF-8 is written `\xNN` (not the replacement character, which would make two names alike),
+/// and a control character (a newline, a tab, an escape) as `\n`, `\t` or `\xNN`.
+pub fn shown(name: &[u8]) -> std::borrow::Cow<'_, str> {
+    let plain = std::str::from_utf8(name)
+        .ok()
+        .filter(|s| !s.chars().any(char::is_control));
+    if let Some(text) = plain {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::new();
+    for chunk in name.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if c.is_control() => {
+                    use std::fmt::Write;
+                    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            use std::fmt::Write;
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// What may stay as it is in a URI path segment (RFC 3986 unreserved characters and the

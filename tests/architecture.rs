@@ -14,7 +14,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("python", &["gpulint_core"]),
     ("rust", &["gpulint_core"]),
     ("rules", &["gpulint_core", "gpulint_analyses"]),
-    ("probe", &[]),
+    ("probe", &["gpulint_core"]),
 ];
 
 #[test]
@@ -256,4 +256,44 @@ fn no_document_holds_merge_conflict_markers() {
             assert!(!marker, "{}:{}: {line}", doc.display(), i + 1);
         }
     }
+}
+
+/// Every write to a user's file goes through `core::fsio` (a temporary file renamed over the
+/// target): a direct `std::fs::write` or `File::create` in production code could leave a file half
+/// written when the process is killed or the disk is full.
+#[test]
+fn no_production_code_writes_a_file_directly() {
+    let forbidden = ["fs::write(", "File::create(", "OpenOptions::new()"];
+    let allowed = [Path::new("core/src/fsio.rs")];
+    let mut offenders = Vec::new();
+    for dir in [
+        "src",
+        "core/src",
+        "python/src",
+        "rust/src",
+        "analyses/src",
+        "rules/src",
+    ] {
+        for path in files_with_extension(&root().join(dir), "rs") {
+            let rel = path.strip_prefix(root()).unwrap().to_path_buf();
+            if allowed.contains(&rel.as_path()) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            // Unit tests below `#[cfg(test)]` write their own fixtures.
+            let production = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for (i, line) in production.lines().enumerate() {
+                if forbidden.iter().any(|f| line.contains(f))
+                    && !line.trim_start().starts_with("//")
+                {
+                    offenders.push(format!("{}:{}: {}", rel.display(), i + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "direct writes:\n{}",
+        offenders.join("\n")
+    );
 }

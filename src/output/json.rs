@@ -6,7 +6,7 @@ use std::io::Write;
 use gpulint_rules::Diagnostic;
 use serde::Serialize;
 
-use gpulint_python::program::{normalize, Program};
+use gpulint_python::program::Program;
 use gpulint_python::source::Span;
 
 #[derive(Serialize)]
@@ -86,11 +86,7 @@ pub fn write_lines(
 
 fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
     // Absolute, as ruff's JSON has it: editors and scripts open it from anywhere.
-    let filename = |span: Span| {
-        normalize(&program.file(span.file).path)
-            .display()
-            .to_string()
-    };
+    let filename = |span: Span| crate::paths::absolute(&program.file(span.file).path);
     let at = |span: Span, offset| {
         let lc = super::location(program, span, offset);
         Location {

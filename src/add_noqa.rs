@@ -2,6 +2,7 @@
 //! into the line's own noqa comment when it has one. Only checked files are edited.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 
 use gpulint_python::program::SourceFile;
 use gpulint_python::source::{FileId, Span};
@@ -18,7 +19,9 @@ pub struct Added {
     pub skipped: Vec<String>,
 }
 
-pub fn add(checked: &Checked) -> anyhow::Result<Added> {
+/// Adds the directives to the checked files; `walked` are the folders searched (a link found in
+/// one is not written through to a file outside it).
+pub fn add(checked: &Checked, walked: &[PathBuf]) -> anyhow::Result<Added> {
     let program = &checked.program;
     let mut by_file: BTreeMap<FileId, BTreeMap<u32, BTreeSet<&str>>> = BTreeMap::new();
     for d in &checked.diagnostics {
@@ -50,6 +53,13 @@ pub fn add(checked: &Checked) -> anyhow::Result<Added> {
             continue;
         }
         // One file that cannot be written does not stop the others.
+        if let Some(target) = crate::fixes::link_out_of(&file.path, walked) {
+            failed.push(format!(
+                "cannot write {shown}: a symbolic link to {}, outside the folder checked: not written through",
+                target.display()
+            ));
+            continue;
+        }
         match write(file, &edits) {
             Ok(()) => added.lines += edits.len(),
             Err(e) => failed.push(format!("cannot write {shown}: {e}; the file is as it was")),

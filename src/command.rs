@@ -47,6 +47,8 @@ pub fn check(args: CheckArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> 
         check::check(request(stdin), config::Resolver::new(overrides.clone())?)
     };
     let mut checked = run_check(stdin.clone())?;
+    // The folders searched: a link found in one is never written through to a file outside it.
+    let walked: Vec<PathBuf> = args.paths.iter().filter(|p| p.is_dir()).cloned().collect();
     // A file the run could not write (a fix, a report): the exit status says so.
     let mut errors = false;
     let mode = fixes::Mode {
@@ -72,7 +74,7 @@ pub fn check(args: CheckArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> 
         return Ok(ExitCode::SUCCESS);
     }
     if args.add_noqa {
-        let added = add_noqa::add(&checked)?;
+        let added = add_noqa::add(&checked, &walked)?;
         for line in &added.skipped {
             eprintln!("gpulint: {line}: no noqa comment added: a comment there would not be one (a string or a line continuation)");
         }
@@ -87,7 +89,6 @@ pub fn check(args: CheckArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> 
         if let Some((path, bytes)) = stdin {
             return fix_stdin(out, path, bytes, checked, &run_check, &args);
         }
-        let walked: Vec<PathBuf> = args.paths.iter().filter(|p| p.is_dir()).cloned().collect();
         // A file that could not be written is left alone from then on: the others are still fixed.
         let mut unwritten: BTreeSet<PathBuf> = BTreeSet::new();
         // Fixes that overlap wait for the next round; ten rounds is more than any file needs.

@@ -149,7 +149,7 @@ fn write_one(path: &Path, change: &Change, walked: &[PathBuf]) -> Result<(), Str
 
 /// The target of `path` where it is a link (or lies under one) inside a searched folder that
 /// leads out of every such folder.
-fn link_out_of(path: &Path, walked: &[PathBuf]) -> Option<PathBuf> {
+pub fn link_out_of(path: &Path, walked: &[PathBuf]) -> Option<PathBuf> {
     let target = std::fs::canonicalize(path).ok()?;
     let mut inside_walked = false;
     for folder in walked {

@@ -266,6 +266,12 @@ fn fix_does_not_write_through_a_link_out_of_the_folder_checked() {
         .unwrap()
         .file_type()
         .is_symlink());
+    // --add-noqa neither.
+    let out = gpulint(&["check", "--add-noqa", "."], tree.path());
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("link.py: a symbolic link to"), "{err}");
+    assert_eq!(fs::read_to_string(&target).unwrap(), fixable(0), "{err}");
 }
 
 #[test]

@@ -4,7 +4,6 @@
 //! facts about how the code runs, like its imports, so they are read under `--isolated` too.
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use gpulint_python::libraries::processes::{ServerHooks, SERVER_HOOKS};
@@ -98,18 +97,10 @@ fn scripts(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// A regular file's start, as text; `None` for anything else (a FIFO is never opened).
+/// A regular file's start, as text; `None` for anything else (a FIFO is never waited on).
 fn read(path: &Path) -> Option<String> {
-    if !std::fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(MAX_READ)
-        .read_to_string(&mut text)
-        .ok()?;
-    Some(text)
+    let bytes = gpulint_core::fsio::read_start(path, MAX_READ).ok()?;
+    String::from_utf8(bytes).ok()
 }
 
 /// A server configuration file that turns preloading on (`preload_app = True`).

@@ -258,12 +258,19 @@ fn no_document_holds_merge_conflict_markers() {
     }
 }
 
-/// Every write to a user's file goes through `core::fsio` (a temporary file renamed over the
-/// target): a direct `std::fs::write` or `File::create` in production code could leave a file half
-/// written when the process is killed or the disk is full.
+/// Every read and write of a user's file goes through `core::fsio`: a direct `std::fs::write` or
+/// `File::create` could leave a file half written when the process is killed or the disk is full,
+/// and a direct read could wait forever on a FIFO or read `/dev/zero` until memory runs out.
 #[test]
-fn no_production_code_writes_a_file_directly() {
-    let forbidden = ["fs::write(", "File::create(", "OpenOptions::new()"];
+fn no_production_code_reads_or_writes_a_file_directly() {
+    let forbidden = [
+        "fs::write(",
+        "File::create(",
+        "OpenOptions::new()",
+        "fs::read(",
+        "fs::read_to_string(",
+        "File::open(",
+    ];
     let allowed = [Path::new("core/src/fsio.rs")];
     let mut offenders = Vec::new();
     for dir in [

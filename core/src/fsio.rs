@@ -95,6 +95,29 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<(Vec<u8>, Stamp), ReadError
     Ok((bytes, Stamp::of(&meta)))
 }
 
+/// The first `len` bytes (or fewer) of the regular file at `path`: for files only their start
+/// tells about (a server's configuration), however large they are.
+pub fn read_start(path: &Path, len: u64) -> Result<Vec<u8>, ReadError> {
+    let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular(kind_of(&meta)));
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(ReadError::Io)?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular(kind_of(&meta)));
+    }
+    let mut bytes = Vec::new();
+    file.take(len)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    Ok(bytes)
+}
+
 /// [`read_regular`] as UTF-8 text; an invalid file is an error that says where.
 pub fn read_text(path: &Path, cap: u64) -> Result<String, ReadError> {
     let (bytes, _) = read_regular(path, cap)?;

@@ -194,6 +194,12 @@ impl Program {
     ) -> Program {
         let mut builder = Builder::default();
         builder.program.native = native;
+        builder.boundary = common_folder(inputs.iter().filter_map(|input| match input {
+            Input::Path(path) | Input::Text { path, .. } | Input::Bytes { path, .. } => {
+                Some(path.as_path())
+            }
+            Input::Unreadable { .. } => None,
+        }));
         let mut wave: Vec<(FileId, Source)> = Vec::new();
         for input in inputs {
             let (path, source) = match input {
@@ -748,6 +754,10 @@ struct Builder {
     by_path: HashMap<PathBuf, FileId>,
     nodes_by_path: HashMap<PathBuf, NodeId>,
     roots: HashMap<PathBuf, Vec<PathBuf>>,
+    /// The folder holding every checked file: outside a project (no `pyproject.toml`, `.git`...),
+    /// absolute imports are looked for in the folders up to it, never in the working directory,
+    /// so that findings depend on what is checked, not on where the check is run from.
+    boundary: Option<PathBuf>,
     /// Resolved imports, by the importer's folder (an index into `resolved`), then by the import
     /// as Python spells it (`..a.b`): files of one folder resolve imports alike.
     folders: HashMap<PathBuf, usize>,
@@ -1083,13 +1093,12 @@ impl Builder {
                 None => break,
             }
         }
-        let cwd = std::env::current_dir().ok().map(|c| normalize(&c));
         let mut roots = Vec::new();
         for ancestor in top.ancestors() {
             roots.push(ancestor.to_path_buf());
-            let stop = match (project, cwd.as_deref()) {
+            let stop = match (project, self.boundary.as_deref()) {
                 (Some(project), _) => ancestor == project || !ancestor.starts_with(project),
-                (None, Some(cwd)) => ancestor == cwd || !ancestor.starts_with(cwd),
+                (None, Some(checked)) => ancestor == checked || !ancestor.starts_with(checked),
                 (None, None) => true,
             };
             if stop {
@@ -1105,6 +1114,28 @@ impl Builder {
         self.roots.insert(dir.to_path_buf(), roots.clone());
         roots
     }
+}
+
+/// The deepest folder holding every one of `paths` (normalised), if there is one.
+fn common_folder<'a>(paths: impl Iterator<Item = &'a Path>) -> Option<PathBuf> {
+    let mut common: Option<PathBuf> = None;
+    for path in paths {
+        let folder = normalize(path).parent()?.to_path_buf();
+        common = Some(match common {
+            None => folder,
+            Some(c) => {
+                let mut shared = PathBuf::new();
+                for (a, b) in c.components().zip(folder.components()) {
+                    if a != b {
+                        break;
+                    }
+                    shared.push(a);
+                }
+                shared
+            }
+        });
+    }
+    common
 }
 
 /// Folders holding the package `[project] name` of the root's `pyproject.toml` names, for layouts

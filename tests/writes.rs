@@ -398,34 +398,20 @@ fn settings_files_that_are_not_regular_files_are_refused_without_hanging() {
 fn a_configuration_too_large_is_refused_and_many_patterns_stay_small() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("a.py"), fixable(0)).unwrap();
-    // 10 MB of patterns: past the cap, refused by name.
-    let patterns: String = (0..1_000_000).map(|i| format!("\"d{i}\",")).collect();
-    fs::write(
-        dir.path().join("gpulint.toml"),
-        format!("exclude = [{patterns}]\n"),
-    )
-    .unwrap();
-    let out = run_bounded(&["check", "a.py"], dir.path());
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("gpulint.toml") && err.contains("larger than 8 MiB"),
-        "{err}"
-    );
-    // Past the most patterns read: refused, naming the file and the count.
-    let patterns: String = (0..10_001).map(|i| format!("\"d{i}\",")).collect();
-    fs::write(
-        dir.path().join("gpulint.toml"),
-        format!("exclude = [{patterns}]\n"),
-    )
-    .unwrap();
-    let out = run_bounded(&["check", "a.py"], dir.path());
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("gpulint.toml") && err.contains("10001 exclude patterns: at most 10000"),
-        "{err}"
-    );
+    // `count` plain names: refused with exit 2, naming the file and why.
+    let refused = |count: usize, why: &str| {
+        let patterns: String = (0..count).map(|i| format!("\"d{i}\",")).collect();
+        let config = format!("exclude = [{patterns}]\n");
+        fs::write(dir.path().join("gpulint.toml"), config).unwrap();
+        let out = run_bounded(&["check", "a.py"], dir.path());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("gpulint.toml") && err.contains(why), "{err}");
+    };
+    // 10 MB of patterns: past the size cap.
+    refused(1_000_000, "larger than 8 MiB");
+    // Past the most patterns read.
+    refused(10_001, "10001 exclude patterns: at most 10000");
     // 2,000 patterns of both kinds: read, applied, and held in little memory.
     let patterns: String = (0..2_000)
         .map(|i| match i % 2 {

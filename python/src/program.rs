@@ -63,7 +63,8 @@ pub struct SourceFile {
     pub module: Result<Module, FileError>,
     /// Where its comments are (suppression comments are read from these).
     pub comments: Vec<Span>,
-    /// Named by the user (or found under a named folder), not only imported.
+    /// Named by the user (or found under a named folder), not only imported; or imported and
+    /// not parsed (its error is reported).
     pub checked: bool,
     /// For a notebook, the cell each line of `text` comes from.
     pub cells: Option<Cells>,
@@ -267,6 +268,16 @@ impl Program {
         if !late.is_empty() {
             builder.load(late, &mut scanned);
             builder.program.compute_relevance();
+        }
+        // An imported module that does not parse leaves part of the program unanalysed: it is
+        // checked as if named, so its error is reported even when only its importer was.
+        for file in &mut builder.program.files {
+            if matches!(
+                file.module,
+                Err(FileError::Syntax(_) | FileError::Binary { .. })
+            ) {
+                file.checked = true;
+            }
         }
         builder.program
     }

@@ -222,6 +222,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let fuel = std::mem::replace(&mut self.fuel, budget);
         let budgets = std::mem::replace(&mut self.statement_budgets, false);
         let frames = std::mem::take(&mut self.frames);
+        let trail = self.take_trail();
         let loop_depth = std::mem::take(&mut self.loop_depth);
         let try_depth = std::mem::take(&mut self.try_depth);
         let unset_guard_depth = std::mem::take(&mut self.unset_guard_depth);
@@ -305,6 +306,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.finish_process(child.clone());
         self.restore_world(world);
         self.frames = frames;
+        self.put_trail(trail);
         self.loop_depth = loop_depth;
         self.try_depth = try_depth;
         self.unset_guard_depth = unset_guard_depth;

@@ -72,6 +72,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         // where it was; otherwise the import draws on the running budget.
         let fuel = self.fuel;
         let frames = std::mem::take(&mut self.frames);
+        let trail = self.take_trail();
         let loop_depth = std::mem::take(&mut self.loop_depth);
         let caller = std::mem::replace(&mut self.cur, file);
         // A module's top level runs at import, in every interpreter that imports it.
@@ -82,6 +83,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         self.cur = caller;
         self.loop_depth = loop_depth;
         self.frames = frames;
+        self.put_trail(trail);
         if self.statement_budgets {
             self.fuel = fuel;
         }

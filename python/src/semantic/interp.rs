@@ -11,6 +11,7 @@ use gpulint_core::effect::{
 };
 
 use super::process::Process;
+use super::trail::Place;
 use super::value::{dotted, Device, Name, Value};
 use super::{Frame, Interp, Object, Scope, MAX_CALL_DEPTH, MAX_LOOP_DEPTH};
 use crate::libraries::{self, Behaviour, EnvRole};
@@ -220,9 +221,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.exec_block(body);
                 self.try_depth -= u32::from(caught);
                 for handler in handlers {
-                    let before = self.snapshot();
-                    self.exec_block(handler);
-                    self.join_with(before);
+                    self.exec_maybe(handler);
                 }
                 self.exec_block(orelse);
                 return self.exec_block(finally);
@@ -230,9 +229,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             StmtKind::Match { subject, cases } => {
                 self.eval(subject);
                 for case in cases {
-                    let before = self.snapshot();
-                    self.exec_block(case);
-                    self.join_with(before);
+                    self.exec_maybe(case);
                 }
             }
             StmtKind::Return(value) => {
@@ -316,6 +313,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// as a loop, and the branches are joined afterwards from the innermost out, as the nesting
     /// says, so that a chain of thousands of branches needs no deep recursion.
     fn exec_if(&mut self, test: &'m Expr, body: &'m [Stmt], orelse: &'m [Stmt]) -> Flow {
+        if !matches!(orelse, [only] if matches!(only.kind, StmtKind::If { .. })) {
+            return self.exec_plain_if(test, body, orelse);
+        }
         let mut pending: Vec<(Snapshot<A>, Flow)> = Vec::new();
         let (mut test, mut body, mut orelse) = (test, body, orelse);
         let mut flow = loop {
@@ -375,19 +375,51 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// Evaluates an `if`'s test and, for an ordinary test, runs the body from here and returns to
     /// the state before it for the `else` to run.
     fn if_step(&mut self, test: &'m Expr, body: &'m [Stmt]) -> IfStep<A> {
+        let only_if_unset = match self.if_test(test) {
+            IfTest::OnlyElse => return IfStep::OnlyElse,
+            IfTest::Fork(span, child_is_body) => return IfStep::Fork(span, child_is_body),
+            IfTest::Body { only_if_unset } => only_if_unset,
+        };
+        let before = self.snapshot();
+        let flow_body = self.run_if_body(test, body, only_if_unset);
+        let after_body = self.snapshot();
+        self.restore(before);
+        IfStep::Branch(after_body, flow_body)
+    }
+
+    /// An `if` with no `elif`: its branches are joined by the names they write (see `trail`).
+    fn exec_plain_if(&mut self, test: &'m Expr, body: &'m [Stmt], orelse: &'m [Stmt]) -> Flow {
+        match self.if_test(test) {
+            IfTest::OnlyElse => self.exec_block(orelse),
+            IfTest::Fork(span, child_is_body) => {
+                self.fork_branches(span, child_is_body, body, orelse)
+            }
+            IfTest::Body { only_if_unset } => self.exec_branches(
+                |me: &mut Self| me.run_if_body(test, body, only_if_unset),
+                orelse,
+            ),
+        }
+    }
+
+    /// Evaluates an `if`'s test: whether its body may run, or runs in a forked child.
+    fn if_test(&mut self, test: &'m Expr) -> IfTest {
         if is_type_checking(test)
             || is_main_guard(test) && (self.proc_ref().reimport || self.cur != self.main)
         {
-            return IfStep::OnlyElse;
+            return IfTest::OnlyElse;
         }
         let seen = std::mem::replace(&mut self.start_query_seen, false);
         let tested = self.eval(test);
         let only_if_unset =
             std::mem::replace(&mut self.start_query_seen, seen) && tests_for_none(test);
-        if let Some((span, child_is_body)) = self.fork_test(test, &tested) {
-            return IfStep::Fork(span, child_is_body);
+        match self.fork_test(test, &tested) {
+            Some((span, child_is_body)) => IfTest::Fork(span, child_is_body),
+            None => IfTest::Body { only_if_unset },
         }
-        let before = self.snapshot();
+    }
+
+    /// Runs an `if`'s body with the flags it sets around it.
+    fn run_if_body(&mut self, test: &'m Expr, body: &'m [Stmt], only_if_unset: bool) -> Flow {
         self.unset_guard_depth += u32::from(only_if_unset);
         // The main program's guarded block runs after every import: the program's run time.
         let run_time = self.run_time;
@@ -395,9 +427,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let flow_body = self.exec_block(body);
         self.run_time = run_time;
         self.unset_guard_depth -= u32::from(only_if_unset);
-        let after_body = self.snapshot();
-        self.restore(before);
-        IfStep::Branch(after_body, flow_body)
+        flow_body
     }
 
     /// An `if` on `os.fork()`'s result: one branch runs in the forked child, the other here.
@@ -460,13 +490,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         self.loop_depth += 1;
         for _ in 0..passes {
-            let before = self.snapshot();
+            let before = self.mark();
             self.exec_block(body);
             if self.proc_ref().exited {
-                self.restore(before);
+                self.undo_to(&before);
+                drop(self.close(before));
                 break;
             }
-            self.join_with(before);
+            self.join_back(before);
         }
         self.loop_depth -= 1;
     }
@@ -506,7 +537,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// Joins what another path did to the process, unless that path ended the process.
-    fn join_process(&mut self, other: Process<A>) {
+    pub(super) fn join_process(&mut self, other: Process<A>) {
         if !other.exited {
             let exited = self.proc_ref().exited;
             self.proc().join(other);
@@ -547,9 +578,22 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.global_written(name, span, false);
             }
             let value = self.as_global(value, name, span);
-            self.scope_mut().insert(Name::from(name), value);
-        } else if let Some(frame) = self.frames.last_mut() {
-            Arc::make_mut(&mut frame.locals).insert(Name::from(name), value);
+            let name = Name::from(name);
+            let noted = self.in_branch().then(|| name.clone());
+            let old = self.scope_mut().insert(name, value);
+            if let Some(name) = noted {
+                self.note_write(Place::Module(self.cur), name, old);
+            }
+        } else {
+            let name = Name::from(name);
+            let noted = self.in_branch().then(|| name.clone());
+            let Some(frame) = self.frames.last_mut() else {
+                return;
+            };
+            let old = Arc::make_mut(&mut frame.locals).insert(name, value);
+            if let Some(name) = noted {
+                self.note_write(Place::Locals(self.frames.len()), name, old);
+            }
         }
     }
 
@@ -1270,6 +1314,13 @@ enum IfStep<A> {
     /// `if TYPE_CHECKING:`, or a main guard where the module is not `__main__`: only the `else`.
     OnlyElse,
     /// A test of `os.fork()`'s result at this span; whether the body is the child's branch.
+    Fork(Span, bool),
+}
+
+/// What an `if`'s test decided, before its body runs.
+enum IfTest {
+    Body { only_if_unset: bool },
+    OnlyElse,
     Fork(Span, bool),
 }
 

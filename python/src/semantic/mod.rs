@@ -22,6 +22,7 @@ mod pickling;
 mod process;
 #[cfg(test)]
 mod tests;
+mod trail;
 pub mod value;
 
 pub use frozen::ImportCache;
@@ -314,6 +315,8 @@ struct Interp<'m, A: Analysis> {
     lineages: std::cell::RefCell<HashMap<ClassId, std::rc::Rc<[ClassId]>>>,
     heap: heap::Heap,
     frames: Vec<Frame>,
+    /// The bindings written since the open branches began (see `trail`); it goes with `frames`.
+    trail: trail::Trail,
     /// The process stack; the last is the one running.
     procs: Vec<Process<A>>,
     next_process: u32,
@@ -381,6 +384,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             lineages: Default::default(),
             heap: heap::Heap::new(),
             frames: Vec::new(),
+            trail: Default::default(),
             procs: vec![Process::default()],
             next_process: 1,
             entered: HashSet::default(),

@@ -231,3 +231,42 @@ fn a_long_elif_chain_joins_every_branch() {
         }
     }
 }
+
+/// Branches are joined by the names they write (`trail`): a name bound on one path only, after
+/// thousands of names bound by other branches, still reaches the code after, at module level as
+/// in a function.
+#[test]
+fn a_name_bound_on_one_path_reaches_the_code_after_many_branches() {
+    let many: String = (0..2_000)
+        .map(|i| format!("if x == {i}:\n    y_{i} = {i}\n"))
+        .collect();
+    let binds = [
+        "if x == -1:\n    pass\nelse:\n    init = torch.cuda.init\n",
+        "if x == -1:\n    init = torch.cuda.init\nelse:\n    pass\n",
+        "match x:\n    case 1:\n        pass\n    case 2:\n        init = torch.cuda.init\n",
+        "try:\n    pass\nexcept OSError:\n    init = torch.cuda.init\n",
+        "for _ in range(x):\n    init = torch.cuda.init\n",
+        "while x:\n    init = torch.cuda.init\n    x = 0\n",
+    ];
+    let indent = |text: &str| {
+        text.lines()
+            .map(|l| format!("    {l}\n"))
+            .collect::<String>()
+    };
+    for bind in binds {
+        let body = format!("init = None\n{bind}{many}init()\nmp.Process(target=work).start()\n");
+        let at_top = format!("{CHILD}x = len(input())\n{body}");
+        let in_function = format!(
+            "{CHILD}def main(x):\n{}\nmain(len(input()))\n",
+            indent(&body)
+        );
+        for source in [at_top, in_function] {
+            let fork = only_fork(&source);
+            assert_eq!(
+                fork.parent_init.map(|i| i.level),
+                Some(Init::Context),
+                "{bind}"
+            );
+        }
+    }
+}

@@ -69,6 +69,7 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     let report_unused_noqa = request.report_unused_noqa;
     let use_baseline = request.use_baseline;
     let verbose = request.verbose;
+    let named: HashSet<PathBuf> = request.named.iter().map(|p| normalize(p)).collect();
     let (inputs, rust_inputs) = crate::rust::split(inputs(request, &mut resolver)?);
     let timings = std::env::var_os("GPULINT_TIMINGS").is_some();
     let started = std::time::Instant::now();
@@ -91,9 +92,16 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     let frozen = started.elapsed() - built;
     let mut checked: Vec<(FileId, Settings)> = Vec::new();
     for (id, file) in program.files().filter(|(_, f)| f.checked) {
-        if !matches!(file.module, Err(FileError::Foreign)) {
-            checked.push((id, resolver.settings_for(&file.path)?));
+        if matches!(file.module, Err(FileError::Foreign)) {
+            continue;
         }
+        // Excluded files reach this only when named, or imported and unparsable (checked so that
+        // their error is said): the configuration's word wins over the second.
+        let path = normalize(&file.path);
+        if !named.contains(&path) && resolver.config_for(&path)?.excludes(&path) {
+            continue;
+        }
+        checked.push((id, resolver.settings_for(&file.path)?));
     }
     // The leaves first: parsing them gives the names they read, which the other files' analyses
     // need (see `Program::leaf_names`).

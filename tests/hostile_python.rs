@@ -168,3 +168,23 @@ fn an_imported_module_that_parses_is_not_reported_when_its_importer_is_checked_a
     );
     assert!(alone.is_empty(), "{alone:?}");
 }
+
+#[test]
+fn an_imported_module_the_configuration_excludes_is_not_reported_when_it_does_not_parse() {
+    // Python 2 code kept in an excluded folder: the user said not to check it, and a GPU999 could
+    // not be silenced.
+    let dir = tempfile::tempdir().expect("temporary folder");
+    broken_import(dir.path());
+    std::fs::write(
+        dir.path().join("gpulint.toml"),
+        "exclude = [\"helper.py\"]\n",
+    )
+    .expect("write");
+    let alone = helper_lines(
+        &["check", "--output-format", "concise", "main.py"],
+        dir.path(),
+    );
+    assert!(alone.is_empty(), "{alone:?}");
+    let folder = helper_lines(&["check", "--output-format", "concise", "."], dir.path());
+    assert!(folder.is_empty(), "{folder:?}");
+}

@@ -146,14 +146,30 @@ fn line_ends(text: &str) -> u32 {
         .count() as u32
 }
 
-/// Lines with their line ends (`\n`, `\r\n`); the last may have none.
+/// Lines with their line ends (`\n`, `\r\n`, a lone `\r`, as Python and IPython end them); the
+/// last may have none.
 fn split_lines(text: &str) -> Vec<String> {
-    text.split_inclusive('\n').map(str::to_string).collect()
+    let bytes = text.as_bytes();
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let lone_cr = b == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+        if b == b'\n' || lone_cr {
+            lines.push(text[start..=i].to_string());
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        lines.push(text[start..].to_string());
+    }
+    lines
 }
 
 /// The lines with each IPython magic (`%time`, a `%%bash` cell), shell escape (`!pip`), help
 /// request (`?obj`, `obj?`) or magic assignment (`files = !ls`) blanked: emptied, or `pass` when
-/// indented (a block stays a block). A line ending in `\` carries the magic to the next line.
+/// indented (a block stays a block). A line ending in `\` carries the magic to the next line, which
+/// IPython joins to it: that line is emptied whatever its indentation (a `pass` there would be an
+/// unexpected indent).
 fn blank_magics(lines: &[String]) -> Vec<String> {
     let cell_magic = lines
         .iter()
@@ -164,14 +180,15 @@ fn blank_magics(lines: &[String]) -> Vec<String> {
     for line in lines {
         let body = line.trim_end_matches(['\n', '\r']);
         let end = &line[body.len()..];
-        let magic = cell_magic || continued || is_magic(body);
+        let continuation = continued;
+        let magic = cell_magic || continuation || is_magic(body);
         continued = magic && body.ends_with('\\');
         if !magic {
             out.push(line.clone());
             continue;
         }
         let indent = &body[..body.len() - body.trim_start().len()];
-        let blank = if indent.is_empty() || cell_magic {
+        let blank = if indent.is_empty() || cell_magic || continuation {
             String::new()
         } else {
             format!("{indent}pass")
@@ -229,9 +246,12 @@ impl Notebook {
     /// Only the edited cells' `source` values are written again. An edit that spans two cells, or
     /// touches a blanked line's magic, is refused with the reason.
     pub fn apply(&self, text: &str, lines: &LineIndex, edits: &[&Edit]) -> Result<Fixed, String> {
-        // Cell lines are split at `\n` only: a lone `\r` would shift them against the module's.
-        let lone_cr = |l: &String| l.trim_end_matches(['\n', '\r']).contains('\r');
-        if self.cells.iter().any(|c| c.lines.iter().any(lone_cr)) {
+        // Fixes find a module line by `\n` alone: a lone `\r` ending a line would shift them.
+        let lone_cr = |c: &CodeCell| {
+            let before_last = c.lines.len().saturating_sub(1);
+            c.lines[..before_last].iter().any(|l| l.ends_with('\r'))
+        };
+        if self.cells.iter().any(lone_cr) {
             return Err("a cell holds a carriage return that is not a line end".into());
         }
         // Per cell: (start, end, content) in the cell's own source.
@@ -456,8 +476,17 @@ mod tests {
         assert_eq!(blank_magics(&lines)[1], "    pass\n");
         let cell = split_lines("%%bash\necho hi\n");
         assert_eq!(blank_magics(&cell), ["\n", "\n"]);
+        // A continuation line is emptied, indented or not; a magic in a block keeps its `pass`.
         let continued = split_lines("!pip install \\\n    torch\nx = 1\n");
-        assert_eq!(blank_magics(&continued), ["\n", "    pass\n", "x = 1\n"]);
+        assert_eq!(blank_magics(&continued), ["\n", "\n", "x = 1\n"]);
+        let lines = split_lines("if x:\n    %time y = \\\n        1\n    z = 2\n");
+        assert_eq!(
+            blank_magics(&lines)[1..],
+            ["    pass\n", "\n", "    z = 2\n"]
+        );
+        // A lone `\r` ends a line: the magic before it goes, the Python after it stays.
+        let lines = split_lines("%time f()\rimport os\r\n");
+        assert_eq!(blank_magics(&lines), ["\r", "import os\r\n"]);
     }
 
     #[test]

@@ -109,7 +109,9 @@ pub fn read(json: String) -> Result<Read, String> {
         for l in blank_magics(&lines) {
             text.push_str(&l);
         }
-        if !text.is_empty() && !text.ends_with(['\n', '\r']) {
+        // A cell ending in a lone `\r` gets its `\n` too: with the next cell's first line end,
+        // it would read as one `\r\n`, a line fewer than the map counts.
+        if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
         line += line_ends(&text[start..]);
@@ -445,6 +447,20 @@ mod tests {
         assert_eq!(
             read.cells.locate(lines.line_col(&read.text, c).line),
             (2, 1)
+        );
+    }
+
+    #[test]
+    fn a_cell_ending_in_a_lone_carriage_return_does_not_join_the_next_cells_first_line() {
+        let json = r#"{"nbformat": 4, "cells": [
+            {"cell_type": "code", "source": "a = 1\r"},
+            {"cell_type": "code", "source": ["\n", "b = 2\n"]}]}"#;
+        let read = read(json.to_string()).unwrap();
+        let lines = LineIndex::new(&read.text);
+        let b = read.text.find('b').unwrap() as u32;
+        assert_eq!(
+            read.cells.locate(lines.line_col(&read.text, b).line),
+            (2, 2)
         );
     }
 

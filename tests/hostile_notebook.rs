@@ -97,6 +97,22 @@ fn a_lone_carriage_return_ends_a_magic_and_the_code_after_it_is_checked() {
         found,
         [("cr.ipynb".to_string(), 2, 4, "GPU001".to_string())]
     );
+
+    // Found by the notebook fuzzer: a continued magic's lone `\r`, once the line is emptied, met
+    // the next emptied line's `\n` and the two read as one `\r\n`: every later line was one off.
+    // The fork cell here starts with such a magic, so `p.start()` is on its line 6.
+    let fork = [&["%time x = \\\r", "  1\n"][..], FORK_CELL].concat();
+    let head = [
+        "import torch\n",
+        "import multiprocessing as mp\n",
+        "torch.cuda.init()\n",
+    ];
+    fs::write(dir.path().join("cr.ipynb"), notebook(&[&head, &fork])).unwrap();
+    let (found, _) = check(dir.path());
+    assert_eq!(
+        found,
+        [("cr.ipynb".to_string(), 2, 6, "GPU001".to_string())]
+    );
 }
 
 #[test]

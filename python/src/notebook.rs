@@ -185,17 +185,24 @@ fn blank_magics(lines: &[String]) -> Vec<String> {
         let continuation = continued;
         let magic = cell_magic || continuation || is_magic(body);
         continued = magic && body.ends_with('\\');
-        if !magic {
-            out.push(line.clone());
-            continue;
-        }
-        let indent = &body[..body.len() - body.trim_start().len()];
-        let blank = if indent.is_empty() || cell_magic || continuation {
-            String::new()
+        let kept = if magic {
+            let indent = &body[..body.len() - body.trim_start().len()];
+            let blank = if indent.is_empty() || cell_magic || continuation {
+                String::new()
+            } else {
+                format!("{indent}pass")
+            };
+            blank + end
         } else {
-            format!("{indent}pass")
+            line.clone()
         };
-        out.push(blank + end);
+        // A line emptied after a lone `\r` would make one `\r\n` of the two line ends.
+        if let Some(before) = out.last_mut().filter(|b: &&mut String| b.ends_with('\r')) {
+            if kept.starts_with('\n') {
+                before.push('\n');
+            }
+        }
+        out.push(kept);
     }
     out
 }
@@ -503,6 +510,10 @@ mod tests {
         // A lone `\r` ends a line: the magic before it goes, the Python after it stays.
         let lines = split_lines("%time f()\rimport os\r\n");
         assert_eq!(blank_magics(&lines), ["\r", "import os\r\n"]);
+        // Emptied, a continuation's `\n` after a lone `\r` stays a line of its own.
+        let lines = split_lines("%time x = \\\r  1\nx = 2\n");
+        let blanked = blank_magics(&lines).concat();
+        assert_eq!(line_ends(&blanked), 3, "{blanked:?}");
     }
 
     #[test]

@@ -20,8 +20,11 @@ fn notebook(cells: &[&[&str]]) -> String {
     json!({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).to_string()
 }
 
-/// `(file, cell, row, code)` of each finding of `gpulint check` in `dir`, and the exit code.
-fn check(dir: &std::path::Path) -> (Vec<(String, i64, i64, String)>, Option<i32>) {
+/// `(file, cell, row, code)` of a finding.
+type Found = (String, i64, i64, String);
+
+/// Each finding of `gpulint check` in `dir`, and the exit code.
+fn check(dir: &std::path::Path) -> (Vec<Found>, Option<i32>) {
     let output = common::gpulint(&["check", "--output-format", "json", "."], dir);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("internal error"), "{stderr}");
@@ -157,7 +160,7 @@ fn what_is_not_a_notebook_gives_one_error_each_and_the_rest_is_checked() {
     fs::write(dir.path().join("good.ipynb"), good).unwrap();
     let (found, code) = check(dir.path());
     assert_eq!(code, Some(1));
-    let mut expected: Vec<(String, i64, i64, String)> = bad
+    let mut expected: Vec<Found> = bad
         .iter()
         .map(|(name, _)| (name.to_string(), 0, 1, "GPU999".to_string()))
         .collect();

@@ -357,9 +357,19 @@ fn session(rng: &mut Rng, binary: &Path, dir: &Path) -> (Option<String>, Vec<u8>
                 session.notify("textDocument/didChange", params);
             }
             5 => {
-                // A storm of edits, as fast as they can be written.
+                // A storm of opens and edits, as fast as they can be written.
                 for _ in 0..50 + rng.below(400) {
                     version += 1;
+                    let uri = match rng.chance(80) {
+                        true => uri.clone(),
+                        false => rng.pick(&uris).clone(),
+                    };
+                    if rng.chance(10) {
+                        let document = json!({"uri": uri, "languageId": "python",
+                                              "version": version, "text": *rng.pick(TEXTS)});
+                        session.notify("textDocument/didOpen", json!({ "textDocument": document }));
+                        continue;
+                    }
                     let params = json!({"textDocument": {"uri": uri, "version": version},
                                         "contentChanges": [change(rng)]});
                     session.notify("textDocument/didChange", params);
@@ -376,7 +386,7 @@ fn session(rng: &mut Rng, binary: &Path, dir: &Path) -> (Option<String>, Vec<u8>
             ),
             8 | 9 => {
                 let params = json!({"textDocument": {"uri": uri}, "range": range(rng),
-                                    "context": {"diagnostics": [], "only": rng.chance(20).then(|| ["refactor"])}});
+                                    "context": {"diagnostics": [], "only": rng.chance(20).then_some(["refactor"])}});
                 session.request("textDocument/codeAction", params);
             }
             10 => {

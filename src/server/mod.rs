@@ -47,12 +47,12 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Stop::Disconnected => {
             // The reader has stopped: it says why.
             if let Ok(Some(reason)) = threads.reader.join() {
-                eprintln!("gpulint server: {reason}");
+                transport::log(&reason);
             }
             1
         }
         Stop::CannotSend => {
-            eprintln!("gpulint server: standard output is closed");
+            transport::log("standard output is closed");
             return Ok(ExitCode::from(1));
         }
     };

@@ -100,9 +100,14 @@ fn decode(body: &[u8]) -> Result<Message, (Value, ErrorCode, String)> {
     }
 }
 
+/// A line on standard error, the editor's log; a closed one is not worth a panic (`eprintln!`).
+pub fn log(line: &str) {
+    let _ = writeln!(io::stderr(), "gpulint server: {line}");
+}
+
 /// Answers what was not a message, and says so on standard error (the editor's log).
 fn answer(id: Value, code: ErrorCode, reason: &str) {
-    eprintln!("gpulint server: {reason}");
+    log(reason);
     let error = json!({"code": code as i32, "message": format!("gpulint: {reason}")});
     let body = json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string();
     let mut out = io::stdout().lock();

@@ -67,7 +67,11 @@ impl Summary {
             std::fs::write(case.join(name), bytes).expect("write");
         }
         std::fs::write(case.join("problem.txt"), format!("{problem}\n")).expect("write");
-        eprintln!("{}: {problem}", case.display());
+        let mut end = problem.len().min(500);
+        while !problem.is_char_boundary(end) {
+            end -= 1;
+        }
+        eprintln!("{}: {}", case.display(), &problem[..end]);
     }
 }
 

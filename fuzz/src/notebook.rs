@@ -329,7 +329,8 @@ pub fn fuzz(options: &Options) -> Summary {
         let (mut doc, fork_at) = notebook(&mut rng);
         // Many cells, now and then: still valid.
         if rng.chance(1) {
-            let cell = doc["cells"][1].clone();
+            let cell = json!({"cell_type": "code", "metadata": {},
+                              "source": ["x = 1\n", "%time y = \\\n", "    2\n"]});
             if let Some(cells) = doc["cells"].as_array_mut() {
                 let last = cells.pop();
                 cells.extend(std::iter::repeat_n(cell, 3000));

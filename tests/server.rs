@@ -495,7 +495,7 @@ fn a_broken_configuration_is_shown_once_and_the_document_gets_no_diagnostics() {
 }
 
 #[test]
-fn exit_without_shutdown_is_status_1_and_a_closed_input_ends_the_server() {
+fn exit_without_shutdown_is_status_1_and_a_body_that_is_not_json_is_answered() {
     let dir = tempfile::tempdir().unwrap();
     let mut client = Client::start(dir.path());
     initialize(&mut client, dir.path(), json!({}));
@@ -504,8 +504,13 @@ fn exit_without_shutdown_is_status_1_and_a_closed_input_ends_the_server() {
 
     let mut client = Client::start(dir.path());
     initialize(&mut client, dir.path(), json!({}));
-    // Not JSON-RPC at all: the server stops reading, and ends.
+    // Not JSON at all: a parse error without an id, and the server goes on.
     write!(client.stdin, "Content-Length: 5\r\n\r\nhello").unwrap();
     client.stdin.flush().unwrap();
+    let error = client.wait_for(|m| m.get("id") == Some(&Value::Null));
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+    let unknown = client.request("textDocument/hover", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    client.notify("exit", json!(null));
     assert_eq!(client.exit_status(), Some(1));
 }

@@ -109,7 +109,9 @@ pub fn read(json: String) -> Result<Read, String> {
         for l in blank_magics(&lines) {
             text.push_str(&l);
         }
-        if !text.is_empty() && !text.ends_with(['\n', '\r']) {
+        // A cell ending in a lone `\r` gets its `\n` too: with the next cell's first line end,
+        // it would read as one `\r\n`, a line fewer than the map counts.
+        if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
         line += line_ends(&text[start..]);
@@ -146,14 +148,30 @@ fn line_ends(text: &str) -> u32 {
         .count() as u32
 }
 
-/// Lines with their line ends (`\n`, `\r\n`); the last may have none.
+/// Lines with their line ends (`\n`, `\r\n`, a lone `\r`, as Python and IPython end them); the
+/// last may have none.
 fn split_lines(text: &str) -> Vec<String> {
-    text.split_inclusive('\n').map(str::to_string).collect()
+    let bytes = text.as_bytes();
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let lone_cr = b == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+        if b == b'\n' || lone_cr {
+            lines.push(text[start..=i].to_string());
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        lines.push(text[start..].to_string());
+    }
+    lines
 }
 
 /// The lines with each IPython magic (`%time`, a `%%bash` cell), shell escape (`!pip`), help
 /// request (`?obj`, `obj?`) or magic assignment (`files = !ls`) blanked: emptied, or `pass` when
-/// indented (a block stays a block). A line ending in `\` carries the magic to the next line.
+/// indented (a block stays a block). A line ending in `\` carries the magic to the next line, which
+/// IPython joins to it: that line is emptied whatever its indentation (a `pass` there would be an
+/// unexpected indent).
 fn blank_magics(lines: &[String]) -> Vec<String> {
     let cell_magic = lines
         .iter()
@@ -164,19 +182,27 @@ fn blank_magics(lines: &[String]) -> Vec<String> {
     for line in lines {
         let body = line.trim_end_matches(['\n', '\r']);
         let end = &line[body.len()..];
-        let magic = cell_magic || continued || is_magic(body);
+        let continuation = continued;
+        let magic = cell_magic || continuation || is_magic(body);
         continued = magic && body.ends_with('\\');
-        if !magic {
-            out.push(line.clone());
-            continue;
-        }
-        let indent = &body[..body.len() - body.trim_start().len()];
-        let blank = if indent.is_empty() || cell_magic {
-            String::new()
+        let kept = if magic {
+            let indent = &body[..body.len() - body.trim_start().len()];
+            let blank = if indent.is_empty() || cell_magic || continuation {
+                String::new()
+            } else {
+                format!("{indent}pass")
+            };
+            blank + end
         } else {
-            format!("{indent}pass")
+            line.clone()
         };
-        out.push(blank + end);
+        // A line emptied after a lone `\r` would make one `\r\n` of the two line ends.
+        if let Some(before) = out.last_mut().filter(|b: &&mut String| b.ends_with('\r')) {
+            if kept.starts_with('\n') {
+                before.push('\n');
+            }
+        }
+        out.push(kept);
     }
     out
 }
@@ -229,9 +255,12 @@ impl Notebook {
     /// Only the edited cells' `source` values are written again. An edit that spans two cells, or
     /// touches a blanked line's magic, is refused with the reason.
     pub fn apply(&self, text: &str, lines: &LineIndex, edits: &[&Edit]) -> Result<Fixed, String> {
-        // Cell lines are split at `\n` only: a lone `\r` would shift them against the module's.
-        let lone_cr = |l: &String| l.trim_end_matches(['\n', '\r']).contains('\r');
-        if self.cells.iter().any(|c| c.lines.iter().any(lone_cr)) {
+        // Fixes find a module line by `\n` alone: a lone `\r` ending a line would shift them.
+        let lone_cr = |c: &CodeCell| {
+            let before_last = c.lines.len().saturating_sub(1);
+            c.lines[..before_last].iter().any(|l| l.ends_with('\r'))
+        };
+        if self.cells.iter().any(lone_cr) {
             return Err("a cell holds a carriage return that is not a line end".into());
         }
         // Per cell: (start, end, content) in the cell's own source.
@@ -429,6 +458,20 @@ mod tests {
     }
 
     #[test]
+    fn a_cell_ending_in_a_lone_carriage_return_does_not_join_the_next_cells_first_line() {
+        let json = r#"{"nbformat": 4, "cells": [
+            {"cell_type": "code", "source": "a = 1\r"},
+            {"cell_type": "code", "source": ["\n", "b = 2\n"]}]}"#;
+        let read = read(json.to_string()).unwrap();
+        let lines = LineIndex::new(&read.text);
+        let b = read.text.find('b').unwrap() as u32;
+        assert_eq!(
+            read.cells.locate(lines.line_col(&read.text, b).line),
+            (2, 2)
+        );
+    }
+
+    #[test]
     fn magics_are_recognised_and_python_is_not() {
         for magic in [
             "%time f()",
@@ -456,8 +499,21 @@ mod tests {
         assert_eq!(blank_magics(&lines)[1], "    pass\n");
         let cell = split_lines("%%bash\necho hi\n");
         assert_eq!(blank_magics(&cell), ["\n", "\n"]);
+        // A continuation line is emptied, indented or not; a magic in a block keeps its `pass`.
         let continued = split_lines("!pip install \\\n    torch\nx = 1\n");
-        assert_eq!(blank_magics(&continued), ["\n", "    pass\n", "x = 1\n"]);
+        assert_eq!(blank_magics(&continued), ["\n", "\n", "x = 1\n"]);
+        let lines = split_lines("if x:\n    %time y = \\\n        1\n    z = 2\n");
+        assert_eq!(
+            blank_magics(&lines)[1..],
+            ["    pass\n", "\n", "    z = 2\n"]
+        );
+        // A lone `\r` ends a line: the magic before it goes, the Python after it stays.
+        let lines = split_lines("%time f()\rimport os\r\n");
+        assert_eq!(blank_magics(&lines), ["\r", "import os\r\n"]);
+        // Emptied, a continuation's `\n` after a lone `\r` stays a line of its own.
+        let lines = split_lines("%time x = \\\r  1\nx = 2\n");
+        let blanked = blank_magics(&lines).concat();
+        assert_eq!(line_ends(&blanked), 3, "{blanked:?}");
     }
 
     #[test]

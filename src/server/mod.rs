@@ -8,7 +8,9 @@
 
 mod convert;
 mod findings;
+mod framing;
 mod session;
+mod transport;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,41 +34,50 @@ use session::Session;
 /// How long the client must be quiet before the changed documents are checked.
 const QUIET: Duration = Duration::from_millis(100);
 
+/// The largest document held: what one message can carry.
+const MAX_DOCUMENT: u64 = framing::MAX_MESSAGE;
+
 pub fn run() -> anyhow::Result<ExitCode> {
-    let (connection, io_threads) = Connection::stdio();
-    let (code, ended) = serve(&connection);
+    let (connection, threads) = transport::stdio()?;
+    let stop = serve(&connection);
+    // Dropping the connection lets the writer finish what is queued, then stop.
     drop(connection);
-    // The reader has stopped (exit, or the client went away): wait for the writer to send what is
-    // queued. Otherwise the reader may still be blocked on standard input: leave without it.
-    if ended {
-        // A malformed message is why the reader stopped: already handled.
-        let _ = io_threads.join();
-    }
-    Ok(code)
+    let code = match stop {
+        Stop::Exit(code) => code,
+        Stop::Disconnected => {
+            // The reader has stopped: it says why.
+            if let Ok(Some(reason)) = threads.reader.join() {
+                transport::log(&reason);
+            }
+            1
+        }
+        Stop::CannotSend => {
+            transport::log("standard output is closed");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    // The reader may still wait on standard input after `exit`: leave without it.
+    let _ = threads.writer.join();
+    Ok(ExitCode::from(code))
 }
 
 /// Why the loop stopped.
 enum Stop {
     /// `exit`: 0 after `shutdown`, 1 without, as the protocol asks.
     Exit(u8),
-    /// Standard input closed or held something that is not a message.
+    /// Standard input closed, or the framing of messages was lost.
     Disconnected,
     /// Standard output is gone.
     CannotSend,
 }
 
-/// Runs the session; the exit status, and whether the reader thread has stopped.
-fn serve(connection: &Connection) -> (ExitCode, bool) {
+fn serve(connection: &Connection) -> Stop {
     let mut server = Server {
         connection,
         session: None,
         shut_down: false,
     };
-    match server.main_loop() {
-        Stop::Exit(code) => (ExitCode::from(code), true),
-        Stop::Disconnected => (ExitCode::from(1), true),
-        Stop::CannotSend => (ExitCode::from(1), false),
-    }
+    server.main_loop()
 }
 
 struct Server<'a> {
@@ -194,16 +205,30 @@ impl Server<'_> {
                 })
             }
             "textDocument/didChange" => params::<DidChangeTextDocumentParams>(notification.params)
-                .map(|p| {
+                .and_then(|p| {
                     let uri = p.text_document.uri;
                     let encoding = session.encoding;
+                    let mut too_large = false;
                     if let Some(doc) = session.doc_mut(&uri) {
                         for change in p.content_changes {
                             apply_change(&mut doc.text, change, encoding);
+                            // Ranged inserts could grow it without end.
+                            too_large = doc.text.len() as u64 > MAX_DOCUMENT;
+                            if too_large {
+                                break;
+                            }
                         }
                         doc.version = p.text_document.version;
                     }
+                    if too_large {
+                        session.close(&uri);
+                        return Err(format!(
+                            "the document grew over {} MiB: closed, no longer checked",
+                            MAX_DOCUMENT >> 20
+                        ));
+                    }
                     session.changed(&uri);
+                    Ok(())
                 }),
             "textDocument/didSave" => {
                 params::<DidSaveTextDocumentParams>(notification.params).map(|p| {
@@ -222,14 +247,16 @@ impl Server<'_> {
             // Closing publishes at once: nothing to check for it.
             Ok(()) if method == "textDocument/didClose" => self.publish(),
             Ok(()) => Ok(()),
-            // A notification gets no response: say it in the client's log.
-            Err(message) => self.notify(
-                "window/logMessage",
-                LogMessageParams {
+            // A notification gets no response: say it in the client's log. A document closed
+            // for its size has its diagnostics cleared.
+            Err(message) => {
+                let params = LogMessageParams {
                     typ: MessageType::WARNING,
                     message: format!("gpulint: `{method}` ignored: {message}"),
-                },
-            ),
+                };
+                self.notify("window/logMessage", params)?;
+                self.publish()
+            }
         }
     }
 

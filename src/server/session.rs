@@ -132,6 +132,16 @@ impl Session {
     /// The same check as `gpulint check --force-exclude --stdin-filename PATH` with the editor's
     /// text on standard input; the modules it imports are read from disk.
     fn check(&self, doc: &Doc) -> (Report, Option<Note>) {
+        let shown = crate::paths::relative(&doc.path);
+        // As `gpulint check` refuses a larger file or standard input.
+        let limit = gpulint_python::program::MAX_FILE_BYTES;
+        if doc.text.len() as u64 > limit {
+            let note = format!(
+                "gpulint: {shown} not checked: larger than {} MiB",
+                limit >> 20
+            );
+            return (Report::default(), Some(note));
+        }
         // Import resolution stops at the working directory when it finds no project root, and
         // shown paths are relative to it.
         if let Some(root) = self.root_of(&doc.path) {
@@ -152,7 +162,6 @@ impl Session {
             let resolver = config::Resolver::new(config::Overrides::default())?;
             check::check(request, resolver)
         };
-        let shown = crate::paths::relative(&doc.path);
         match catch_unwind(AssertUnwindSafe(run)) {
             Ok(Ok(checked)) => {
                 let note = checked.internal_errors.first().map(|(path, e)| {

@@ -59,6 +59,9 @@ pub struct Request {
     pub report_unused_noqa: bool,
     /// Name on standard error each place where a budget cut an analysis short.
     pub verbose: bool,
+    /// Outside a project root, absolute imports are looked for in the folders up to this one (an
+    /// editor's workspace folder); `None`: up to the folder holding every checked file.
+    pub import_root: Option<PathBuf>,
     /// The caller lives on after the check (the language server): free the import cache, which a
     /// run of the command leaves to the end of the process.
     pub free_memory: bool,
@@ -69,13 +72,14 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     let report_unused_noqa = request.report_unused_noqa;
     let use_baseline = request.use_baseline;
     let verbose = request.verbose;
+    let import_root = request.import_root.clone();
     let named: HashSet<PathBuf> = request.named.iter().map(|p| normalize(p)).collect();
     let (inputs, rust_inputs) = crate::rust::split(inputs(request, &mut resolver)?);
     let timings = std::env::var_os("GPULINT_TIMINGS").is_some();
     let started = std::time::Instant::now();
     let loaded = crate::rust::read(rust_inputs);
     let native = crate::rust::native_modules(&loaded);
-    let mut program = Program::build_with_native(inputs, native);
+    let mut program = Program::build_with_native(inputs, native, import_root);
     let rust = crate::rust::add(loaded, &mut program);
     program.remap_native(|f| rust.id(f));
     let built = started.elapsed();

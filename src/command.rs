@@ -36,6 +36,7 @@ pub fn check(args: CheckArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> 
         use_baseline: args.write_baseline.is_none(),
         report_unused_noqa: args.report_unused_noqa,
         verbose: args.verbose,
+        import_root: None,
         free_memory: false,
     };
     if args.show_files {

@@ -184,23 +184,27 @@ impl Program {
     /// Reads and parses `inputs` (the checked files) and every first-party module they import,
     /// transitively. Parsing runs on rayon's current pool.
     pub fn build(inputs: Vec<Input>) -> Program {
-        Program::build_with_native(inputs, HashMap::default())
+        Program::build_with_native(inputs, HashMap::default(), None)
     }
 
     /// [`Program::build`] for a project whose native extension modules (`native`, by module name)
     /// initialise CUDA when imported: a file importing one can reach CUDA, as one importing torch.
+    /// Outside a project root, absolute imports are looked for up to `import_root` (an editor's
+    /// workspace folder), else up to the folder holding every checked file.
     pub fn build_with_native(
         inputs: Vec<Input>,
         native: HashMap<String, Vec<gpulint_core::effect::CudaInitSite>>,
+        import_root: Option<PathBuf>,
     ) -> Program {
         let mut builder = Builder::default();
         builder.program.native = native;
-        builder.boundary = common_folder(inputs.iter().filter_map(|input| match input {
+        let checked = common_folder(inputs.iter().filter_map(|input| match input {
             Input::Path(path) | Input::Text { path, .. } | Input::Bytes { path, .. } => {
                 Some(path.as_path())
             }
             Input::Unreadable { .. } => None,
         }));
+        builder.boundary = import_root.map(|r| normalize(&r)).or(checked);
         let mut wave: Vec<(FileId, Source)> = Vec::new();
         for input in inputs {
             let (path, source) = match input {

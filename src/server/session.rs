@@ -142,9 +142,10 @@ impl Session {
             );
             return (Report::default(), Some(note));
         }
-        // Import resolution stops at the working directory when it finds no project root, and
+        // Import resolution stops at the workspace folder when it finds no project root, and
         // shown paths are relative to it.
-        if let Some(root) = self.root_of(&doc.path) {
+        let import_root = self.root_of(&doc.path).map(Path::to_path_buf);
+        if let Some(root) = &import_root {
             let _ = std::env::set_current_dir(root);
         }
         let request = check::Request {
@@ -156,6 +157,7 @@ impl Session {
             use_baseline: true,
             report_unused_noqa: false,
             verbose: false,
+            import_root,
             free_memory: true,
         };
         let run = || -> anyhow::Result<check::Checked> {

@@ -16,7 +16,7 @@ use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
 use gpulint_core::effect::{CudaInitSite, Effect};
 use gpulint_core::source::FileId;
 
-pub use load::{load, Crate, Loaded, RustFile, Source};
+pub use load::{load, Crate, FileError, Loaded, RustFile, Source};
 
 /// Whether a crate can reach a GPU crate or fork, from its files' text.
 pub fn may_matter(loaded: &Loaded, krate: &Crate) -> bool {

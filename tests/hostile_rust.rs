@@ -140,6 +140,62 @@ fn mkfifo(path: &Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
 }
 
+/// D9: nesting that overflowed the stack and aborted the run is a GPU999 for its file.
+#[test]
+fn deep_nesting_is_a_syntax_error_of_its_file() {
+    let deep = |open: &str, n: usize, close: &str| {
+        format!(
+            "use cudarc::driver::CudaContext;\nfn main() {{\n    let x = {}CudaContext::new(0){};\n}}\n",
+            open.repeat(n),
+            close.repeat(n)
+        )
+    };
+    let cases = [
+        ("90,000 nested parentheses", deep("(", 90_000, ")")),
+        ("100,000 nested blocks", deep("{", 100_000, "}")),
+        (
+            "Vec< 50,000 deep",
+            format!(
+                "use cudarc::driver::CudaContext;\ntype T = {}u8{};\nfn main() {{}}\n",
+                "Vec<".repeat(50_000),
+                ">".repeat(50_000)
+            ),
+        ),
+        ("100,000 prefix operators", deep("!", 100_000, "")),
+        ("50,000 nested closures", deep("|a, b| ", 50_000, "")),
+        ("200,000 additions", deep("", 200_000, " + 1")),
+    ];
+    for (name, text) in cases {
+        file_case(
+            name,
+            &text,
+            Expect::Gpu999("Syntax error: nested too deeply"),
+        );
+    }
+}
+
+/// D9: nesting just under the limits is parsed and analysed: its hazard is found.
+#[test]
+fn nesting_under_the_limits_is_analysed() {
+    let n = 900;
+    let text = HAZARD.replace(
+        "CudaContext::new(0).unwrap()",
+        &format!(
+            "{}CudaContext::new(0).unwrap(){}",
+            "(".repeat(n),
+            ")".repeat(n)
+        ),
+    );
+    let run = file_case("900 nested parentheses", &text, Expect::Valid);
+    assert!(
+        run.findings
+            .iter()
+            .any(|(f, row, code, _)| f == "hostile.rs" && *row == HAZARD_LINE && code == "GPU101"),
+        "{:?}",
+        run.findings
+    );
+}
+
 /// D10: a FIFO, loose on the command line, found walking a folder, reached by `mod x;` or named
 /// by a `[[bin]] path`, is a GPU999 for that file; the run does not hang on it.
 #[test]

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use gpulint_core::fsio::{self, ReadError, MAX_FILE_BYTES};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::nesting;
+
 /// A file of some crate.
 #[derive(Debug)]
 pub struct RustFile {
@@ -412,8 +414,12 @@ fn read(path: &Path) -> (String, Option<FileError>) {
     }
 }
 
-/// syn's message and where it points, for a file that does not parse.
+/// syn's message and where it points, for a file that does not parse; a file nested too deeply
+/// for syn's recursion is not handed to it.
 pub fn parse_error(text: &str) -> Option<(String, u32)> {
+    if let Some(deep) = nesting::too_deep(text) {
+        return Some((deep.message, deep.at));
+    }
     let result = syn::parse_file(text);
     let out = result.err().map(|e| {
         let at = e.span().byte_range().start.min(text.len()) as u32;

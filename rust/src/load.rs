@@ -159,7 +159,7 @@ impl Loader {
         id: usize,
         path: &Path,
         mod_rs: bool,
-        module: Vec<String>,
+        mut module: Vec<String>,
         out: &mut Vec<(usize, Vec<String>)>,
         seen: &mut FxHashSet<usize>,
         depth: usize,
@@ -175,13 +175,13 @@ impl Loader {
             return;
         };
         // Where child modules' files are: beside a root or `mod.rs`, else in a folder named after it.
-        let dir = match (mod_rs, path.parent(), path.file_stem()) {
+        let mut dir = match (mod_rs, path.parent(), path.file_stem()) {
             (true, Some(p), _) => p.to_path_buf(),
             (false, Some(p), Some(stem)) => p.join(stem),
             _ => PathBuf::new(),
         };
         let mut children = Vec::new();
-        mod_files(&file.items, &dir, &module, &mut children);
+        mod_files(&file.items, &mut dir, &mut module, &mut children);
         proc_macro2::extra::invalidate_current_thread_spans();
         for (child_path, child_module, child_mod_rs) in children {
             let child = self.file(&child_path, false);
@@ -199,30 +199,36 @@ impl Loader {
 }
 
 /// The files `mod name;` declarations in `items` name, with their module paths and whether each is
-/// a `mod.rs`-like file (its children sit beside it).
+/// a `mod.rs`-like file (its children sit beside it). `dir` and `module` are where `items` are;
+/// inline modules push onto them and pop, so deep nesting is not copied at each level.
 fn mod_files(
     items: &[syn::Item],
-    dir: &Path,
-    module: &[String],
+    dir: &mut PathBuf,
+    module: &mut Vec<String>,
     out: &mut Vec<(PathBuf, Vec<String>, bool)>,
 ) {
     for item in items {
         let syn::Item::Mod(m) = item else { continue };
         let name = m.ident.to_string();
-        let mut child_module = module.to_vec();
-        child_module.push(name.clone());
-        let explicit = path_attribute(&m.attrs).map(|p| dir.join(p));
         match &m.content {
-            Some((_, inner)) => mod_files(inner, &dir.join(&name), &child_module, out),
+            Some((_, inner)) => {
+                dir.push(&name);
+                module.push(name);
+                mod_files(inner, dir, module, out);
+                module.pop();
+                dir.pop();
+            }
             None => {
-                let candidates = match explicit {
-                    Some(p) => vec![(p, true)],
+                let candidates = match path_attribute(&m.attrs) {
+                    Some(p) => vec![(dir.join(p), true)],
                     None => vec![
                         (dir.join(format!("{name}.rs")), false),
                         (dir.join(&name).join("mod.rs"), true),
                     ],
                 };
                 if let Some((p, mod_rs)) = candidates.into_iter().find(|(p, _)| is_present(p)) {
+                    let mut child_module = module.clone();
+                    child_module.push(name);
                     out.push((p, child_module, mod_rs));
                 }
             }

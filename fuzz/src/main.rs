@@ -6,11 +6,19 @@
 //! two-module project in every output format, and keeps any program that crashes it, makes it run
 //! longer than 2 s or use more than 200 MiB.
 //!
-//! `cargo build --release && cargo run --release -p gpulint_fuzz -- [--seconds N] [--seed S]
-//! [--out DIR] [--samples N]`
+//! `--lang rust` does the same for the Rust frontend (`rust_gen.rs`): loose files and packages
+//! with modules by file, generated from its constructs and tables, deeply nested, or with bytes
+//! mutated, each checked beside a known hazard whose finding must still be reported. Its time bound
+//! is the child's CPU time (user + system), not the wall clock, so a loaded machine does not make
+//! findings; a run past 10 s of wall clock is kept too (a hang).
+//!
+//! `cargo build --release && cargo run --release -p gpulint_fuzz -- [--lang python|rust]
+//! [--seconds N] [--seed S] [--out DIR] [--samples N]`
+
+mod rust_gen;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 const MAX_SECONDS: f64 = 2.0;
@@ -304,19 +312,23 @@ struct Outcome {
     code: Option<i32>,
     signal: Option<i32>,
     seconds: f64,
+    /// The child's own CPU time, user and system.
+    cpu_seconds: f64,
     peak_mib: i64,
+    stdout: String,
     stderr: String,
 }
 
 // The child is reaped by `wait4`, which also gives its resource usage.
 #[allow(clippy::zombie_processes)]
-fn check(binary: &Path, dir: &Path, format: &str) -> Outcome {
+fn check(binary: &Path, dir: &Path, format: &str, target: &str) -> Outcome {
     let err_path = dir.join("stderr.txt");
+    let out_path = dir.join("stdout.txt");
     let started = Instant::now();
     let child = Command::new(binary)
-        .args(["check", "--output-format", format, "."])
+        .args(["check", "--output-format", format, target])
         .current_dir(dir)
-        .stdout(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).expect("stdout file"))
         .stderr(std::fs::File::create(&err_path).expect("stderr file"))
         .spawn()
         .expect("gpulint runs");
@@ -330,12 +342,34 @@ fn check(binary: &Path, dir: &Path, format: &str) -> Outcome {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     drop(watchdog);
+    let time = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     Outcome {
         code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
         signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
         seconds: started.elapsed().as_secs_f64(),
+        cpu_seconds: time(usage.ru_utime) + time(usage.ru_stime),
         peak_mib: usage.ru_maxrss / 1024,
+        stdout: std::fs::read_to_string(&out_path).unwrap_or_default(),
         stderr: std::fs::read_to_string(&err_path).unwrap_or_default(),
+    }
+}
+
+/// What went wrong in a run, if anything.
+fn problem(outcome: &Outcome, time: f64) -> Option<String> {
+    if outcome.signal.is_some() {
+        Some(format!("killed by signal {:?}", outcome.signal))
+    } else if !matches!(outcome.code, Some(0 | 1)) || outcome.stderr.contains("internal error") {
+        Some(format!(
+            "exit {:?}: {}",
+            outcome.code,
+            outcome.stderr.trim()
+        ))
+    } else if time > MAX_SECONDS {
+        Some(format!("took {time:.2} s"))
+    } else if outcome.peak_mib > MAX_MIB {
+        Some(format!("used {} MiB", outcome.peak_mib))
+    } else {
+        None
     }
 }
 
@@ -343,9 +377,11 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let (mut seconds, mut seed, mut out) = (60u64, 1u64, PathBuf::from("fuzz/found"));
     let mut samples = 0u64;
+    let mut rust = false;
     while let Some(arg) = args.next() {
         let value = args.next().unwrap_or_default();
         match arg.as_str() {
+            "--lang" => rust = value == "rust",
             "--seconds" => seconds = value.parse().expect("--seconds N"),
             "--seed" => seed = value.parse().expect("--seed S"),
             "--out" => out = PathBuf::from(value),
@@ -364,6 +400,9 @@ fn main() {
         gpulint_python::libraries::rows().map(|r| r.name).collect();
     library.retain(|n| !n.contains("()"));
     let mut rng = Rng(seed.max(1));
+    if rust {
+        return rust_mode(&binary, &mut rng, seconds, seed, &out, samples);
+    }
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let (mut runs, mut found) = (0u64, 0u64);
     let mut slowest = (0.0f64, 0i64);
@@ -377,7 +416,7 @@ fn main() {
         }
         std::fs::write(dir.path().join("main.py"), &main).expect("write");
         let format = *rng.pick(FORMATS);
-        let outcome = check(&binary, dir.path(), format);
+        let outcome = check(&binary, dir.path(), format, ".");
         runs += 1;
         slowest = (
             slowest.0.max(outcome.seconds),
@@ -386,21 +425,8 @@ fn main() {
         // `--samples N` keeps the first N programs whatever happened, to read what is generated.
         let problem = if runs <= samples {
             Some("sample".to_string())
-        } else if outcome.signal.is_some() {
-            Some(format!("killed by signal {:?}", outcome.signal))
-        } else if !matches!(outcome.code, Some(0 | 1)) || outcome.stderr.contains("internal error")
-        {
-            Some(format!(
-                "exit {:?}: {}",
-                outcome.code,
-                outcome.stderr.trim()
-            ))
-        } else if outcome.seconds > MAX_SECONDS {
-            Some(format!("took {:.2} s", outcome.seconds))
-        } else if outcome.peak_mib > MAX_MIB {
-            Some(format!("used {} MiB", outcome.peak_mib))
         } else {
-            None
+            problem(&outcome, outcome.seconds)
         };
         if let Some(problem) = problem {
             found += 1;
@@ -419,4 +445,77 @@ fn main() {
         "{runs} programs in {seconds} s (seed {seed}), {found} problems; slowest run {:.2} s, largest {} MiB",
         slowest.0, slowest.1
     );
+}
+
+/// Formats that put one finding on one line, where the sentinel's finding is looked for.
+const LINE_FORMATS: &[&str] = &["concise", "github", "json-lines"];
+
+fn rust_mode(binary: &Path, rng: &mut Rng, seconds: u64, seed: u64, out: &Path, samples: u64) {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let (mut runs, mut found) = (0u64, 0u64);
+    let mut slowest = (0.0f64, 0i64);
+    while Instant::now() < deadline {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let case = rust_gen::case(rng);
+        write_case(dir.path(), &case.files);
+        let format = if rng.chance(80) {
+            *rng.pick(LINE_FORMATS)
+        } else {
+            *rng.pick(FORMATS)
+        };
+        let outcome = check(binary, dir.path(), format, &case.target);
+        runs += 1;
+        slowest = (
+            slowest.0.max(outcome.cpu_seconds),
+            slowest.1.max(outcome.peak_mib),
+        );
+        let sentinel_kept = !LINE_FORMATS.contains(&format)
+            || outcome
+                .stdout
+                .lines()
+                .any(|l| l.contains(rust_gen::SENTINEL.0) && l.contains("GPU101"));
+        let problem = if runs <= samples {
+            Some("sample".to_string())
+        } else if outcome.seconds > 10.0 {
+            Some(format!("took {:.2} s of wall clock", outcome.seconds))
+        } else if let Some(p) = problem(&outcome, outcome.cpu_seconds) {
+            Some(p)
+        } else if !sentinel_kept && case.target == "." {
+            Some("the sentinel's finding was lost".to_string())
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            found += 1;
+            let kept = out.join(format!("rust{runs}"));
+            write_case(&kept, &case.files);
+            std::fs::write(
+                kept.join("problem.txt"),
+                format!("check {} ({format}): {problem}\n", case.target),
+            )
+            .expect("write");
+            eprintln!("rust{runs} ({format}): {problem}");
+        }
+    }
+    println!(
+        "{runs} Rust cases in {seconds} s (seed {seed}), {found} problems; most CPU {:.2} s, largest {} MiB",
+        slowest.0, slowest.1
+    );
+}
+
+/// Writes a case's files under `dir` (a FIFO where a file has no bytes).
+fn write_case(dir: &Path, files: &[rust_gen::File]) {
+    for f in files {
+        let path = dir.join(&f.path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("case folder");
+        }
+        match &f.bytes {
+            Some(bytes) => std::fs::write(&path, bytes).expect("write"),
+            None => {
+                let c = std::ffi::CString::new(path.to_string_lossy().as_bytes()).expect("path");
+                unsafe { libc::mkfifo(c.as_ptr(), 0o644) };
+            }
+        }
+    }
 }

@@ -8,7 +8,7 @@ use gpulint_core::effect::CudaInitSite;
 use gpulint_python::program::{Input, Program};
 use gpulint_python::source::{FileId, Span};
 use gpulint_rules::{Diagnostic, Language};
-use gpulint_rust::{Loaded, Source};
+use gpulint_rust::{FileError, Loaded, Source};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -89,18 +89,23 @@ impl Rust {
     }
 }
 
-/// GPU999 for each checked file that could not be read or parsed, then every crate's findings,
-/// by the crate's root file.
+/// GPU999 for each file that could not be read or parsed (a checked file, or one its crate
+/// needs: a module, a target the manifest names), then every crate's findings, by the crate's
+/// root file.
 pub fn check(rust: &Rust, program: &Program) -> Vec<(FileId, Result<Vec<Diagnostic>, String>)> {
     let mut out: Vec<(FileId, Result<Vec<Diagnostic>, String>)> = Vec::new();
     for (i, file) in rust.loaded.files.iter().enumerate() {
-        if let (true, Some((message, at))) = (file.checked, &file.error) {
-            let span = Span::new(rust.ids[i], *at, *at);
-            out.push((
-                rust.ids[i],
-                Ok(vec![gpulint_rules::invalid_syntax(message, span)]),
-            ));
-        }
+        let id = rust.ids[i];
+        let diagnostic = match &file.error {
+            None => continue,
+            Some(FileError::Unreadable { reason, at }) => {
+                gpulint_rules::unreadable_file(reason, Span::new(id, *at, *at))
+            }
+            Some(FileError::Syntax { message, at }) => {
+                gpulint_rules::invalid_syntax(message, Span::new(id, *at, *at))
+            }
+        };
+        out.push((id, Ok(vec![diagnostic])));
     }
     let crates: Vec<_> = rust
         .loaded

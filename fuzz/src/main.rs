@@ -19,14 +19,21 @@
 //!   no GPU999 and its fork finding on its cell and line; any notebook, no crash, under 5 s of CPU
 //!   and 300 MiB.
 //!
+//! - `--target rust`: `gpulint check` on Rust cases (`rust_gen.rs`): loose files and packages with
+//!   modules by file, generated from the Rust frontend's constructs and tables, deeply nested, or
+//!   with bytes mutated, each beside a known hazard whose finding must still be reported; over 2 s
+//!   of CPU or 200 MiB is a problem.
+//!
 //! `cargo build --release -p gpulint -p gpulint_fuzz && cargo run --release -p gpulint_fuzz --
-//! [--target python|server|notebook] [--seconds N] [--seed S] [--out DIR] [--samples N]`
+//! [--target python|server|notebook|rust] [--seconds N] [--seed S] [--out DIR] [--samples N]`
 //! (problems are kept under `DIR/<target>-case<N>/`, default `fuzz/found`).
 
 mod child;
 mod notebook;
 mod python;
 mod rng;
+mod rust;
+mod rust_gen;
 mod server;
 
 use std::path::PathBuf;
@@ -106,7 +113,8 @@ fn main() {
         "python" => python::fuzz(&options),
         "server" => server::fuzz(&options),
         "notebook" => notebook::fuzz(&options),
-        other => panic!("unknown target {other}: python, server or notebook"),
+        "rust" => rust::fuzz(&options),
+        other => panic!("unknown target {other}: python, server, notebook or rust"),
     };
     println!(
         "{}: {} cases in {} s (seed {}), {} problems; most CPU one case took {:.2} s, most memory {} MiB",

@@ -11,6 +11,7 @@ use gpulint_core::effect::{
 };
 use gpulint_core::source::Span;
 
+use crate::index;
 use crate::interp::{Exit, Interp, MAX_DEPTH, R};
 use crate::libraries::{self, Behaviour, Method};
 use crate::value::Value;
@@ -181,7 +182,12 @@ impl<'a, A: Analysis> Interp<'a, A> {
         for a in &call.args {
             args.push(self.expr(a)?);
         }
-        let span = self.span(call);
+        let span = index::call_span(
+            self.file,
+            &call.func,
+            call.paren_token.span.close(),
+            &call.attrs,
+        );
         match callee {
             Value::Fn(id) => {
                 let receiver = args.first().cloned();
@@ -319,7 +325,7 @@ impl<'a, A: Analysis> Interp<'a, A> {
             args.push(self.expr(a)?);
         }
         let name = m.method.to_string();
-        let span = self.span(m);
+        let span = index::call_span(self.file, &m.receiver, m.paren_token.span.close(), &m.attrs);
         let index = self.index;
         // A method of the crate, by the receiver's type, or the only method of that name.
         let by_type = match &receiver {

@@ -55,10 +55,14 @@ impl StaticDef<'_> {
     }
 }
 
-/// A module's names: its path, its items, its `use`s.
+/// A module's names: where it is, its items, its `use`s. A module knows its parent, not its whole
+/// path: copying paths made `n` nested modules cost `n²`.
 #[derive(Default)]
 struct Scope {
-    path: Vec<String>,
+    /// The enclosing module and this one's name in it; `None` for the crate root.
+    parent: Option<(usize, String)>,
+    /// Modules inside it (inline or in files), by name.
+    children: FxHashMap<String, usize>,
     items: FxHashSet<String>,
     /// Alias → the path as written.
     uses: FxHashMap<String, Vec<String>>,
@@ -102,14 +106,13 @@ impl<'a> Index<'a> {
             renamed,
             ..Index::default()
         };
-        let mut module_scopes: FxHashMap<Vec<String>, usize> = FxHashMap::default();
+        index.scopes.push(Scope::default());
         for (file, module, tree) in files {
-            let scope = index.add_scope(module.clone());
-            module_scopes.insert(module.clone(), scope);
-            index.collect(*file, scope, &tree.items, &mut module_scopes);
+            let scope = index.module_scope(module);
+            index.collect(*file, scope, &tree.items);
         }
         for (_, module, tree) in files {
-            let scope = module_scopes.get(module).copied().unwrap_or(0);
+            let scope = index.module_scope(module);
             let mut calls = CallScan {
                 index: &index,
                 scope,
@@ -134,21 +137,41 @@ impl<'a> Index<'a> {
         index
     }
 
-    fn add_scope(&mut self, module: Vec<String>) -> usize {
+    /// The module `name` inside `parent`, added if new.
+    fn child_scope(&mut self, parent: usize, name: &str) -> usize {
+        if let Some(&child) = self.scopes[parent].children.get(name) {
+            return child;
+        }
+        let child = self.scopes.len();
         self.scopes.push(Scope {
-            path: module,
+            parent: Some((parent, name.to_string())),
             ..Scope::default()
         });
-        self.scopes.len() - 1
+        self.scopes[parent].children.insert(name.to_string(), child);
+        child
     }
 
-    fn collect(
-        &mut self,
-        file: FileId,
-        scope: usize,
-        items: &'a [syn::Item],
-        module_scopes: &mut FxHashMap<Vec<String>, usize>,
-    ) {
+    /// The scope of the module at `module` (from the crate root), added if new.
+    fn module_scope(&mut self, module: &[String]) -> usize {
+        module
+            .iter()
+            .fold(0, |scope, name| self.child_scope(scope, name))
+    }
+
+    /// `crate` and the names of the modules down to `scope`.
+    fn module_path(&self, scope: usize) -> Vec<String> {
+        let mut names = Vec::new();
+        let mut at = scope;
+        while let Some((parent, name)) = &self.scopes[at].parent {
+            names.push(name.clone());
+            at = *parent;
+        }
+        names.push("crate".to_string());
+        names.reverse();
+        names
+    }
+
+    fn collect(&mut self, file: FileId, scope: usize, items: &'a [syn::Item]) {
         // Names first: `use` and `impl` resolution needs them.
         for item in items {
             if let Some(name) = item_name(item) {
@@ -204,11 +227,8 @@ impl<'a> Index<'a> {
                 }
                 syn::Item::Mod(m) => {
                     if let Some((_, inner)) = &m.content {
-                        let mut path = self.scopes[scope].path.clone();
-                        path.push(m.ident.to_string());
-                        let child = self.add_scope(path.clone());
-                        module_scopes.insert(path, child);
-                        self.collect(file, child, inner, module_scopes);
+                        let child = self.child_scope(scope, &m.ident.to_string());
+                        self.collect(file, child, inner);
                     }
                 }
                 syn::Item::Static(s) => self.add_static(StaticDef {
@@ -274,8 +294,7 @@ impl<'a> Index<'a> {
     }
 
     fn item_path(&self, scope: usize, name: &str) -> String {
-        let mut parts = vec!["crate".to_string()];
-        parts.extend(self.scopes[scope].path.iter().cloned());
+        let mut parts = self.module_path(scope);
         parts.push(name.to_string());
         parts.join("::")
     }
@@ -289,11 +308,7 @@ impl<'a> Index<'a> {
         let Some((first, rest)) = segs.split_first() else {
             return String::new();
         };
-        let here = |s: usize| {
-            let mut p = vec!["crate".to_string()];
-            p.extend(self.scopes[s].path.iter().cloned());
-            p
-        };
+        let here = |s: usize| self.module_path(s);
         let mut base: Vec<String> = match first.as_str() {
             "crate" => vec!["crate".into()],
             "self" => here(scope),
@@ -360,7 +375,7 @@ impl<'a> Index<'a> {
             let known = if prefix.starts_with("crate") {
                 self.by_path.contains_key(&candidate)
                     || self.static_by_path.contains_key(&candidate)
-                    || self.scope_by_path(&candidate).is_some()
+                    || self.is_module(&prefix, name)
             } else {
                 let full = std::iter::once(candidate.clone())
                     .chain(rest.iter().cloned())
@@ -375,12 +390,20 @@ impl<'a> Index<'a> {
         None
     }
 
-    fn scope_by_path(&self, path: &str) -> Option<usize> {
-        self.scopes.iter().position(|s| {
-            let mut p = vec!["crate".to_string()];
-            p.extend(s.path.iter().cloned());
-            p.join("::") == path
-        })
+    /// Whether the module at `prefix` (`crate::a::b`) has a module `name`.
+    fn is_module(&self, prefix: &str, name: &str) -> bool {
+        let mut parts = prefix.split("::");
+        if parts.next() != Some("crate") {
+            return false;
+        }
+        let mut scope = 0;
+        for part in parts {
+            match self.scopes[scope].children.get(part) {
+                Some(&child) => scope = child,
+                None => return false,
+            }
+        }
+        self.scopes[scope].children.contains_key(name)
     }
 
     /// The crate an unresolved first segment names: renamed dependencies, `core`/`alloc`, the
@@ -596,20 +619,129 @@ impl<'ast> Visit<'ast> for CallScan<'_, '_> {
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         let saved = self.scope;
         if m.content.is_some() {
-            let mut path = self.index.scopes[saved].path.clone();
-            path.push(m.ident.to_string());
-            let mut p = vec!["crate".to_string()];
-            p.extend(path);
-            self.scope = self.index.scope_by_path(&p.join("::")).unwrap_or(saved);
+            let name = m.ident.to_string();
+            self.scope = self.index.scopes[saved]
+                .children
+                .get(&name)
+                .copied()
+                .unwrap_or(saved);
         }
         syn::visit::visit_item_mod(self, m);
         self.scope = saved;
     }
 }
 
-/// The span of any syntax node in `file`.
+/// The span of any syntax node in `file`. syn builds the node's tokens to find it: linear in the
+/// node's size, so not for calls (see [`call_span`]).
 pub fn span_of<T: Spanned>(file: FileId, node: &T) -> Span {
     to_span(file, node.span())
+}
+
+/// The span of a call or method call, from its first token to the `)` closing its arguments: the
+/// same as [`span_of`] gives, found by walking the call's left edge instead of building its tokens,
+/// which made `f()()()...` quadratic.
+pub fn call_span(
+    file: FileId,
+    left: &syn::Expr,
+    close: proc_macro2::Span,
+    attrs: &[syn::Attribute],
+) -> Span {
+    let end = to_span(file, close);
+    let start = match attrs.first() {
+        Some(a) => a.pound_token.span,
+        None => start_of(left).unwrap_or(close),
+    };
+    let start = to_span(file, start);
+    Span::new(file, start.start.min(end.start), end.end)
+}
+
+/// Steps down an expression's left edge before giving up on finding where it starts.
+const MAX_LEFT_EDGE: usize = 64;
+
+/// The span of an expression's first token; `None` past [`MAX_LEFT_EDGE`] steps.
+fn start_of(mut e: &syn::Expr) -> Option<proc_macro2::Span> {
+    use syn::Expr as E;
+    for _ in 0..MAX_LEFT_EDGE {
+        if let Some(a) = expr_attrs(e).first() {
+            return Some(a.pound_token.span);
+        }
+        e = match e {
+            E::Call(c) => &c.func,
+            E::MethodCall(m) => &m.receiver,
+            E::Field(f) => &f.base,
+            E::Index(i) => &i.expr,
+            E::Try(t) => &t.expr,
+            E::Await(a) => &a.base,
+            E::Binary(b) => &b.left,
+            E::Cast(c) => &c.expr,
+            E::Assign(a) => &a.left,
+            E::Range(syn::ExprRange {
+                start: Some(start), ..
+            }) => start,
+            E::Path(p) => return Some(path_start(p.qself.as_ref(), &p.path)),
+            E::Struct(s) => return Some(path_start(s.qself.as_ref(), &s.path)),
+            E::Macro(m) => return Some(path_start(None, &m.mac.path)),
+            E::Lit(l) => return Some(l.lit.span()),
+            E::Paren(p) => return Some(p.paren_token.span.open()),
+            E::Tuple(t) => return Some(t.paren_token.span.open()),
+            E::Array(a) => return Some(a.bracket_token.span.open()),
+            E::Repeat(r) => return Some(r.bracket_token.span.open()),
+            E::Reference(r) => return Some(r.and_token.span),
+            E::Unary(u) => return Some(u.op.span()),
+            E::Block(b) => {
+                return Some(match &b.label {
+                    Some(l) => l.name.apostrophe,
+                    None => b.block.brace_token.span.open(),
+                })
+            }
+            E::Unsafe(u) => return Some(u.unsafe_token.span),
+            E::If(i) => return Some(i.if_token.span),
+            E::Match(m) => return Some(m.match_token.span),
+            other => return Some(other.span()),
+        };
+    }
+    None
+}
+
+fn path_start(qself: Option<&syn::QSelf>, path: &syn::Path) -> proc_macro2::Span {
+    match (qself, &path.leading_colon, path.segments.first()) {
+        (Some(q), ..) => q.lt_token.span,
+        (None, Some(colon), _) => colon.spans[0],
+        (None, None, Some(first)) => first.ident.span(),
+        (None, None, None) => path.span(),
+    }
+}
+
+/// The outer attributes of the expressions [`start_of`] looks into.
+fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
+    use syn::Expr as E;
+    match e {
+        E::Call(x) => &x.attrs,
+        E::MethodCall(x) => &x.attrs,
+        E::Field(x) => &x.attrs,
+        E::Index(x) => &x.attrs,
+        E::Try(x) => &x.attrs,
+        E::Await(x) => &x.attrs,
+        E::Binary(x) => &x.attrs,
+        E::Cast(x) => &x.attrs,
+        E::Assign(x) => &x.attrs,
+        E::Range(x) => &x.attrs,
+        E::Path(x) => &x.attrs,
+        E::Struct(x) => &x.attrs,
+        E::Macro(x) => &x.attrs,
+        E::Lit(x) => &x.attrs,
+        E::Paren(x) => &x.attrs,
+        E::Tuple(x) => &x.attrs,
+        E::Array(x) => &x.attrs,
+        E::Repeat(x) => &x.attrs,
+        E::Reference(x) => &x.attrs,
+        E::Unary(x) => &x.attrs,
+        E::Block(x) => &x.attrs,
+        E::Unsafe(x) => &x.attrs,
+        E::If(x) => &x.attrs,
+        E::Match(x) => &x.attrs,
+        _ => &[],
+    }
 }
 
 /// Parses the arguments of the macros that evaluate them.

@@ -31,6 +31,10 @@ pub type R<'a> = Result<Value<'a>, Exit<'a>>;
 pub const MAX_DEPTH: usize = 24;
 /// Expressions evaluated per entry point, at most.
 pub const FUEL: u32 = 200_000;
+/// Expressions (and conditions) nested at most this deep, counted across calls: deeper ones are
+/// an unknown value. The interpreter recurses over the syntax tree, and files may nest it far
+/// deeper than any real code does (see `nesting.rs`); this keeps its stack bounded.
+pub const MAX_NESTED: u32 = 1_000;
 
 /// What one simulated process has, copied at each branch.
 #[derive(Clone)]
@@ -97,6 +101,8 @@ pub struct Interp<'a, A: Analysis> {
     pub next_process: u32,
     /// The static whose initialiser runs now.
     pub initialising: Option<usize>,
+    /// Expressions being evaluated now, one inside the other.
+    nested: u32,
 }
 
 impl<'a, A: Analysis> Interp<'a, A> {
@@ -115,6 +121,7 @@ impl<'a, A: Analysis> Interp<'a, A> {
             fuel: FUEL,
             next_process: 1,
             initialising: None,
+            nested: 0,
         }
     }
 
@@ -306,10 +313,17 @@ impl<'a, A: Analysis> Interp<'a, A> {
     }
 
     pub fn expr(&mut self, e: &'a syn::Expr) -> R<'a> {
-        if self.fuel == 0 {
+        if self.fuel == 0 || self.nested >= MAX_NESTED {
             return Ok(Value::Unknown);
         }
         self.fuel -= 1;
+        self.nested += 1;
+        let r = self.expr_in(e);
+        self.nested -= 1;
+        r
+    }
+
+    fn expr_in(&mut self, e: &'a syn::Expr) -> R<'a> {
         use syn::Expr as E;
         Ok(match e {
             E::Lit(l) => match &l.lit {
@@ -488,6 +502,16 @@ impl<'a, A: Analysis> Interp<'a, A> {
 
     /// A condition, binding what an `if let` pattern introduces.
     fn condition(&mut self, cond: &'a syn::Expr) -> R<'a> {
+        if self.nested >= MAX_NESTED {
+            return Ok(Value::Unknown);
+        }
+        self.nested += 1;
+        let r = self.condition_in(cond);
+        self.nested -= 1;
+        r
+    }
+
+    fn condition_in(&mut self, cond: &'a syn::Expr) -> R<'a> {
         match cond {
             syn::Expr::Let(l) => {
                 let v = self.expr(&l.expr)?;

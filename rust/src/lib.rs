@@ -4,19 +4,25 @@
 //! to every analysis through the `Analysis` trait. Library knowledge is rows (`libraries.rs`).
 //!
 //! syn keeps spans in a thread-local map: each crate is parsed again, and analysed, on one thread.
+//!
+//! Parsing, dropping and interpreting recurse over the syntax tree. `nesting.rs` refuses a file
+//! nested deeper than the limits before syn sees it, and the interpreter cuts deeper expressions
+//! (`interp::MAX_NESTED`), so the deepest accepted file fits a stack of 64 MiB even unoptimised;
+//! the binary runs the frontend on workers with 256 MiB.
 
 mod calls;
 mod index;
 mod interp;
 pub mod libraries;
 pub mod load;
+mod nesting;
 mod value;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
 use gpulint_core::effect::{CudaInitSite, Effect};
 use gpulint_core::source::FileId;
 
-pub use load::{load, Crate, Loaded, RustFile, Source};
+pub use load::{load, Crate, FileError, Loaded, RustFile, Source};
 
 /// Whether a crate can reach a GPU crate or fork, from its files' text.
 pub fn may_matter(loaded: &Loaded, krate: &Crate) -> bool {
@@ -121,4 +127,103 @@ fn run<A: Analysis>(parsed: &[(FileId, Vec<String>, syn::File)], krate: &Crate) 
         interp.run_entry(i, partial);
     }
     interp.facts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// The stack these tests give the frontend: a quarter of what the binary gives each worker
+    /// (`src/check.rs`), in an unoptimised build, whose frames are the larger.
+    const STACK: usize = 64 << 20;
+
+    fn analyse(text: String) -> Option<load::FileError> {
+        let loaded = load(vec![Source::Text(PathBuf::from("deep.rs"), text)]);
+        for krate in &loaded.crates {
+            analyze::<FirstInit>(&loaded, krate, |f| FileId(f as u32));
+            native_modules(&loaded, krate, |f| FileId(f as u32));
+        }
+        loaded.files[0].error.clone()
+    }
+
+    /// Nesting just under the limits, in each way the parser or the interpreter recurses, is
+    /// parsed and analysed within a quarter of the binary's stack.
+    #[test]
+    fn nesting_up_to_the_limits_fits_the_stack() {
+        let n = 980;
+        let long = 19_900;
+        let call = "cudarc::driver::CudaContext::new(0)";
+        let body = |e: String| {
+            format!("use cudarc::driver::CudaContext;\nfn main() {{\n    let x = {e};\n}}\n")
+        };
+        let mut cases = vec![
+            body(format!("{}{call}{}", "(".repeat(n), ")".repeat(n))),
+            body(format!("{}{call}{}", "{".repeat(n), "}".repeat(n))),
+            body(format!("{}{call}{}", "[".repeat(n), "]".repeat(n))),
+            body(format!("{}{call}", "!".repeat(n))),
+            body(format!("{}{call}", "&".repeat(n))),
+            body(format!("{}{call}", "|a, b| ".repeat(n / 2))),
+            body(format!("{}{call}", "return ".repeat(n))),
+            body(format!("{}{call}", "y = ".repeat(n))),
+            body(format!("{call}{}", " + 1".repeat(long))),
+            body(format!("{call}{}", "()".repeat(long))),
+            body(format!("{call}{}", ".clone()".repeat(long / 2))),
+            body(format!("{call}{}", " as u8".repeat(long))),
+            body(format!(
+                "if a {{ {call} }}{}",
+                " else if a { 1 }".repeat(long / 4)
+            )),
+            format!(
+                "use cudarc::driver::CudaContext;\ntype T = {}u8{};\nfn main() {{}}\n",
+                "Vec<".repeat(n),
+                ">".repeat(n)
+            ),
+            format!(
+                "use cudarc::driver::CudaContext;\n{}fn f() {{ {call}; }}{}\nfn main() {{}}\n",
+                "mod m { pub use super::*; ".repeat(n),
+                "}".repeat(n)
+            ),
+        ];
+        // Deep expressions in functions that call each other at their deepest point: the
+        // interpreter's recursion adds up across calls.
+        let chain: String = (0..30)
+            .map(|i| {
+                format!(
+                    "fn f{i}() -> u8 {{ {}f{}(){} }}\n",
+                    "(".repeat(n),
+                    i + 1,
+                    ")".repeat(n)
+                )
+            })
+            .collect();
+        cases.push(format!("use cudarc::driver::CudaContext;\n{chain}fn f30() -> u8 {{ {call}; 0 }}\nfn main() {{ f0(); }}\n"));
+        let worker = std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn(move || {
+                for case in cases {
+                    let head = case.chars().skip(33).take(60).collect::<String>();
+                    assert_eq!(nesting::too_deep(&case), None, "{head}");
+                    assert_eq!(analyse(case), None, "{head}");
+                }
+            })
+            .expect("a thread");
+        worker.join().expect("no case failed");
+    }
+
+    /// Past the limits, a file is refused before syn sees it.
+    #[test]
+    fn nesting_past_the_limits_is_a_syntax_error() {
+        let text = format!(
+            "fn main() {{ let x = {}1{}; }}\n",
+            "(".repeat(90_000),
+            ")".repeat(90_000)
+        );
+        let Some(load::FileError::Syntax { message, at }) = analyse(text) else {
+            panic!("not a syntax error");
+        };
+        assert!(message.contains("nested too deeply"), "{message}");
+        // Where the limit is passed, inside the brackets.
+        assert!((20..20 + nesting::MAX_NESTING).contains(&at), "{at}");
+    }
 }

@@ -6,7 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
+use gpulint_core::fsio::{self, ReadError, MAX_FILE_BYTES};
 use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::nesting;
 
 /// A file of some crate.
 #[derive(Debug)]
@@ -14,12 +17,21 @@ pub struct RustFile {
     /// As given (checked files) or joined from its parent module's path.
     pub path: PathBuf,
     pub text: String,
-    /// Why it could not be read or parsed: the message and the byte offset.
-    pub error: Option<(String, u32)>,
+    /// Why it could not be read or parsed.
+    pub error: Option<FileError>,
     /// Where its `//` comments are (suppression comments are read from these).
     pub comments: Vec<(u32, u32)>,
     /// Named by the user (or found under a named folder).
     pub checked: bool,
+}
+
+/// Why a file was not analysed; `at` is a byte offset in it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileError {
+    /// Not read as text: missing, not a regular file, too large, not UTF-8.
+    Unreadable { reason: String, at: u32 },
+    /// syn rejected it, or it nests too deeply to be parsed.
+    Syntax { message: String, at: u32 },
 }
 
 /// A crate: its files, the root first, each with its module path.
@@ -42,8 +54,6 @@ pub enum Source {
     Text(PathBuf, String),
 }
 
-/// Files larger than this are not read: generated bindings, not code worth interpreting.
-const MAX_BYTES: u64 = 8 << 20;
 /// How deep `mod` declarations are followed.
 const MAX_MOD_DEPTH: usize = 32;
 
@@ -108,7 +118,8 @@ impl Loader {
             Some(text) => (text, None),
             None => read(path),
         };
-        let error = error.or_else(|| parse_error(&text));
+        let error = error
+            .or_else(|| parse_error(&text).map(|(message, at)| FileError::Syntax { message, at }));
         let comments = if error.is_none() {
             comments(&text)
         } else {
@@ -148,7 +159,7 @@ impl Loader {
         id: usize,
         path: &Path,
         mod_rs: bool,
-        module: Vec<String>,
+        mut module: Vec<String>,
         out: &mut Vec<(usize, Vec<String>)>,
         seen: &mut FxHashSet<usize>,
         depth: usize,
@@ -157,22 +168,22 @@ impl Loader {
             return;
         }
         out.push((id, module.clone()));
+        if self.loaded.files[id].error.is_some() {
+            return;
+        }
         let Ok(file) = syn::parse_file(&self.loaded.files[id].text) else {
             return;
         };
         // Where child modules' files are: beside a root or `mod.rs`, else in a folder named after it.
-        let dir = match (mod_rs, path.parent(), path.file_stem()) {
+        let mut dir = match (mod_rs, path.parent(), path.file_stem()) {
             (true, Some(p), _) => p.to_path_buf(),
             (false, Some(p), Some(stem)) => p.join(stem),
             _ => PathBuf::new(),
         };
         let mut children = Vec::new();
-        mod_files(&file.items, &dir, &module, &mut children);
+        mod_files(&file.items, &mut dir, &mut module, &mut children);
         proc_macro2::extra::invalidate_current_thread_spans();
         for (child_path, child_module, child_mod_rs) in children {
-            if !child_path.is_file() {
-                continue;
-            }
             let child = self.file(&child_path, false);
             self.walk(
                 child,
@@ -188,30 +199,36 @@ impl Loader {
 }
 
 /// The files `mod name;` declarations in `items` name, with their module paths and whether each is
-/// a `mod.rs`-like file (its children sit beside it).
+/// a `mod.rs`-like file (its children sit beside it). `dir` and `module` are where `items` are;
+/// inline modules push onto them and pop, so deep nesting is not copied at each level.
 fn mod_files(
     items: &[syn::Item],
-    dir: &Path,
-    module: &[String],
+    dir: &mut PathBuf,
+    module: &mut Vec<String>,
     out: &mut Vec<(PathBuf, Vec<String>, bool)>,
 ) {
     for item in items {
         let syn::Item::Mod(m) = item else { continue };
         let name = m.ident.to_string();
-        let mut child_module = module.to_vec();
-        child_module.push(name.clone());
-        let explicit = path_attribute(&m.attrs).map(|p| dir.join(p));
         match &m.content {
-            Some((_, inner)) => mod_files(inner, &dir.join(&name), &child_module, out),
+            Some((_, inner)) => {
+                dir.push(&name);
+                module.push(name);
+                mod_files(inner, dir, module, out);
+                module.pop();
+                dir.pop();
+            }
             None => {
-                let candidates = match explicit {
-                    Some(p) => vec![(p, true)],
+                let candidates = match path_attribute(&m.attrs) {
+                    Some(p) => vec![(dir.join(p), true)],
                     None => vec![
                         (dir.join(format!("{name}.rs")), false),
                         (dir.join(&name).join("mod.rs"), true),
                     ],
                 };
-                if let Some((p, mod_rs)) = candidates.into_iter().find(|(p, _)| p.is_file()) {
+                if let Some((p, mod_rs)) = candidates.into_iter().find(|(p, _)| is_present(p)) {
+                    let mut child_module = module.clone();
+                    child_module.push(name);
                     out.push((p, child_module, mod_rs));
                 }
             }
@@ -266,8 +283,14 @@ fn package_roots(path: &Path) -> Vec<PathBuf> {
     {
         roots.extend(targets_in(&top));
     }
-    roots.retain(|r| r.is_file() && path.starts_with(package_prefix(r, &package)));
+    roots.retain(|r| is_present(r) && path.starts_with(package_prefix(r, &package)));
     roots
+}
+
+/// Whether something other than a folder is at `path`: a file, or a FIFO, a device or a broken
+/// link, which the reader then reports instead of skipping silently.
+fn is_present(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok() && !path.is_dir()
 }
 
 /// The part of the package a root's modules can be in (its folder).
@@ -299,12 +322,10 @@ fn targets_in(dir: &Path) -> Vec<PathBuf> {
 fn package_of(path: &Path) -> Option<(PathBuf, PathBuf)> {
     let mut dir = path.parent();
     for _ in 0..16 {
+        // An empty folder is the working one: `src/main.rs` given on the command line is in the
+        // package there, and its paths stay relative as given (not `./src`, which `src/main.rs`
+        // does not start with).
         let d = dir?;
-        let d = if d.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            d
-        };
         if d.join("Cargo.toml").is_file() {
             let rel = path.strip_prefix(d).ok()?.to_path_buf();
             return Some((d.to_path_buf(), rel));
@@ -314,8 +335,10 @@ fn package_of(path: &Path) -> Option<(PathBuf, PathBuf)> {
     None
 }
 
+/// A package's `Cargo.toml`, read like every other file: one that cannot be read or parsed is no
+/// manifest.
 fn manifest(package: &Path) -> Option<toml::Table> {
-    std::fs::read_to_string(package.join("Cargo.toml"))
+    fsio::read_text(&package.join("Cargo.toml"), MAX_FILE_BYTES)
         .ok()?
         .parse()
         .ok()
@@ -367,32 +390,42 @@ fn key(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-fn read(path: &Path) -> (String, Option<(String, u32)>) {
-    match std::fs::metadata(path) {
-        Ok(m) if m.len() > MAX_BYTES => {
-            return (
-                String::new(),
-                Some((format!("larger than {} MiB", MAX_BYTES >> 20), 0)),
-            )
+/// A file's text, or why it could not be read (in the words the Python frontend uses).
+fn read(path: &Path) -> (String, Option<FileError>) {
+    let unreadable = |reason: String| {
+        let error = FileError::Unreadable { reason, at: 0 };
+        (String::new(), Some(error))
+    };
+    let bytes = match fsio::read_regular(path, MAX_FILE_BYTES) {
+        Ok((bytes, _)) => bytes,
+        Err(ReadError::NotRegular(kind)) => {
+            return unreadable(format!("not a regular file ({kind}): skipped"))
         }
-        Err(e) => return (String::new(), Some((e.to_string(), 0))),
-        Ok(_) => {}
-    }
-    match std::fs::read(path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => (text, None),
-            Err(e) => {
-                let at = e.utf8_error().valid_up_to() as u32;
-                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                (text, Some(("not valid UTF-8".into(), at)))
-            }
-        },
-        Err(e) => (String::new(), Some((e.to_string(), 0))),
+        Err(ReadError::TooLarge(_)) => {
+            return unreadable(format!(
+                "larger than {} MiB: skipped (generated code?)",
+                MAX_FILE_BYTES >> 20
+            ))
+        }
+        Err(ReadError::Io(e)) => return unreadable(e.to_string()),
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => (text, None),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to() as u32;
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let reason = "the file is not valid UTF-8".to_string();
+            (text, Some(FileError::Unreadable { reason, at }))
+        }
     }
 }
 
-/// syn's message and where it points, for a file that does not parse.
+/// syn's message and where it points, for a file that does not parse; a file nested too deeply
+/// for syn's recursion is not handed to it.
 pub fn parse_error(text: &str) -> Option<(String, u32)> {
+    if let Some(deep) = nesting::too_deep(text) {
+        return Some((deep.message, deep.at));
+    }
     let result = syn::parse_file(text);
     let out = result.err().map(|e| {
         let at = e.span().byte_range().start.min(text.len()) as u32;

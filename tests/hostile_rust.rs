@@ -1,0 +1,319 @@
+//! Hostile Rust inputs: each is checked beside a file with a known hazard, in a run of its own. The
+//! run must end (exit 1) with a clear GPU999 for the hostile file, or nothing where the input is
+//! valid, and the other file's finding still reported. Cost is bounded on the child's own CPU time
+//! (never the wall clock), with a margin wide enough for a loaded machine and an unoptimised build.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// A Rust hazard: the child uses the context its parent created before forking (GPU101).
+const HAZARD: &str = "use cudarc::driver::CudaContext;
+
+fn main() {
+    let ctx = CudaContext::new(0).unwrap();
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        let stream = ctx.default_stream();
+        let _ = stream.alloc_zeros::<u8>(16);
+    }
+}
+";
+/// The line of the fork in [`HAZARD`], where GPU101 is reported.
+const HAZARD_LINE: u64 = 5;
+
+/// CPU seconds any case may take: its unoptimised build runs in well under one.
+const MAX_CPU_SECONDS: f64 = 20.0;
+const MAX_MIB: i64 = 400;
+
+struct Run {
+    code: Option<i32>,
+    cpu_seconds: f64,
+    peak_mib: i64,
+    /// (file name, line, code, message)
+    findings: Vec<(String, u64, String, String)>,
+}
+
+/// Runs `gpulint check --output-format json ARGS` in `dir`; its CPU time and peak memory come from
+/// the kernel's accounting of that one child.
+// The child is reaped by `wait4`, which also gives its resource usage.
+#[allow(clippy::zombie_processes)]
+fn check(dir: &Path, args: &[&str]) -> Run {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out_path = out_dir.path().join("out.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_gpulint"))
+        .args(["check", "--output-format", "json"])
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("gpulint runs");
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, child.id() as libc::pid_t, "wait4");
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let stdout = std::fs::read(&out_path).unwrap_or_default();
+    let json: serde_json::Value = serde_json::from_slice(&stdout).unwrap_or_default();
+    let findings = json
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            let file = Path::new(m["filename"].as_str().unwrap_or_default())
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (
+                file,
+                m["location"]["row"].as_u64().unwrap_or_default(),
+                m["code"].as_str().unwrap_or_default().to_string(),
+                m["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    Run {
+        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+        cpu_seconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        // Linux reports kilobytes.
+        peak_mib: usage.ru_maxrss / 1024,
+        findings,
+    }
+}
+
+/// What the hostile file must give: a GPU999 whose message holds this, or no GPU999.
+enum Expect<'a> {
+    Gpu999(&'a str),
+    Valid,
+}
+
+/// Checks `args` in a folder holding `hazard.rs` and what `make` adds; the file named `hostile`
+/// must give `expect`.
+fn case(name: &str, make: impl FnOnce(&Path), args: &[&str], hostile: &str, expect: Expect) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hazard.rs"), HAZARD).unwrap();
+    make(dir.path());
+    let run = check(dir.path(), args);
+    eprintln!(
+        "{name}: {:.2} s of CPU, {} MiB",
+        run.cpu_seconds, run.peak_mib
+    );
+    assert!(
+        run.cpu_seconds < MAX_CPU_SECONDS,
+        "{name}: {:.2} s of CPU",
+        run.cpu_seconds
+    );
+    assert!(run.peak_mib < MAX_MIB, "{name}: {} MiB", run.peak_mib);
+    assert_eq!(run.code, Some(1), "{name}: exit status");
+    assert!(
+        run.findings
+            .iter()
+            .any(|(f, row, code, _)| f == "hazard.rs" && *row == HAZARD_LINE && code == "GPU101"),
+        "{name}: the other file's finding was lost: {:?}",
+        run.findings
+    );
+    let own: Vec<_> = run.findings.iter().filter(|(f, ..)| f == hostile).collect();
+    match expect {
+        Expect::Gpu999(part) => assert!(
+            own.iter()
+                .any(|(_, _, code, message)| code == "GPU999" && message.contains(part)),
+            "{name}: expected a GPU999 saying {part:?}, got {own:?}"
+        ),
+        Expect::Valid => assert!(
+            own.iter().all(|(_, _, code, _)| code != "GPU999"),
+            "{name}: valid Rust reported as bad input: {own:?}"
+        ),
+    }
+    run
+}
+
+/// `hostile.rs` with `text`, checked with the hazard as `gpulint check .`.
+fn file_case(name: &str, text: &str, expect: Expect) -> Run {
+    let write = |d: &Path| std::fs::write(d.join("hostile.rs"), text).unwrap();
+    case(name, write, &["."], "hostile.rs", expect)
+}
+
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_string_lossy().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}
+
+/// D9: nesting that overflowed the stack and aborted the run is a GPU999 for its file.
+#[test]
+fn deep_nesting_is_a_syntax_error_of_its_file() {
+    let deep = |open: &str, n: usize, close: &str| {
+        format!(
+            "use cudarc::driver::CudaContext;\nfn main() {{\n    let x = {}CudaContext::new(0){};\n}}\n",
+            open.repeat(n),
+            close.repeat(n)
+        )
+    };
+    let cases = [
+        ("90,000 nested parentheses", deep("(", 90_000, ")")),
+        ("100,000 nested blocks", deep("{", 100_000, "}")),
+        (
+            "Vec< 50,000 deep",
+            format!(
+                "use cudarc::driver::CudaContext;\ntype T = {}u8{};\nfn main() {{}}\n",
+                "Vec<".repeat(50_000),
+                ">".repeat(50_000)
+            ),
+        ),
+        ("100,000 prefix operators", deep("!", 100_000, "")),
+        ("50,000 nested closures", deep("|a, b| ", 50_000, "")),
+        ("200,000 additions", deep("", 200_000, " + 1")),
+    ];
+    for (name, text) in cases {
+        file_case(
+            name,
+            &text,
+            Expect::Gpu999("Syntax error: nested too deeply"),
+        );
+    }
+}
+
+/// D9: nesting just under the limits is parsed and analysed: its hazard is found.
+#[test]
+fn nesting_under_the_limits_is_analysed() {
+    let n = 900;
+    let text = HAZARD.replace(
+        "CudaContext::new(0).unwrap()",
+        &format!(
+            "{}CudaContext::new(0).unwrap(){}",
+            "(".repeat(n),
+            ")".repeat(n)
+        ),
+    );
+    let run = file_case("900 nested parentheses", &text, Expect::Valid);
+    assert!(
+        run.findings
+            .iter()
+            .any(|(f, row, code, _)| f == "hostile.rs" && *row == HAZARD_LINE && code == "GPU101"),
+        "{:?}",
+        run.findings
+    );
+}
+
+/// D10: a FIFO, loose on the command line, found walking a folder, reached by `mod x;` or named
+/// by a `[[bin]] path`, is a GPU999 for that file; the run does not hang on it.
+#[test]
+fn a_fifo_is_an_unreadable_file_not_a_hang() {
+    let fifo = Expect::Gpu999("Unreadable file: not a regular file (a FIFO)");
+    let loose = |d: &Path| mkfifo(&d.join("hostile.rs"));
+    case(
+        "a loose FIFO",
+        loose,
+        &["hazard.rs", "hostile.rs"],
+        "hostile.rs",
+        fifo,
+    );
+    let fifo = Expect::Gpu999("Unreadable file: not a regular file (a FIFO)");
+    case("a FIFO in a folder", loose, &["."], "hostile.rs", fifo);
+    let package = |d: &Path, main: &str, manifest: &str| {
+        std::fs::create_dir_all(d.join("src")).unwrap();
+        std::fs::write(d.join("Cargo.toml"), manifest).unwrap();
+        std::fs::write(d.join("src/main.rs"), main).unwrap();
+    };
+    let by_mod = |d: &Path| {
+        package(d, "mod x;\nfn main() {}\n", "[package]\nname = \"p\"\n");
+        mkfifo(&d.join("src/x.rs"));
+    };
+    let fifo = Expect::Gpu999("not a regular file (a FIFO)");
+    case(
+        "a FIFO reached by mod",
+        by_mod,
+        &["hazard.rs", "src/main.rs"],
+        "x.rs",
+        fifo,
+    );
+    let by_bin = |d: &Path| {
+        let manifest =
+            "[package]\nname = \"p\"\n\n[[bin]]\nname = \"tool\"\npath = \"src/tool.rs\"\n";
+        package(d, "fn main() {}\n", manifest);
+        mkfifo(&d.join("src/tool.rs"));
+    };
+    let fifo = Expect::Gpu999("not a regular file (a FIFO)");
+    case(
+        "a FIFO named by [[bin]] path",
+        by_bin,
+        &["hazard.rs", "src/main.rs"],
+        "tool.rs",
+        fifo,
+    );
+    let manifest = |d: &Path| {
+        std::fs::create_dir_all(d.join("src")).unwrap();
+        std::fs::write(d.join("src/main.rs"), "fn main() {}\n").unwrap();
+        mkfifo(&d.join("Cargo.toml"));
+    };
+    case(
+        "a FIFO Cargo.toml",
+        manifest,
+        &["hazard.rs", "src/main.rs"],
+        "main.rs",
+        Expect::Valid,
+    );
+}
+
+/// D17: a file that cannot be read is an unreadable file, as the Python side says, not a syntax
+/// error.
+#[test]
+fn an_unreadable_file_is_not_a_syntax_error() {
+    use std::os::unix::fs::symlink;
+    let broken = |d: &Path| symlink(d.join("gone.rs"), d.join("hostile.rs")).unwrap();
+    let expect = Expect::Gpu999("Unreadable file: No such file");
+    case("a broken link", broken, &["."], "hostile.rs", expect);
+    let loop_ = |d: &Path| {
+        symlink(d.join("b.rs"), d.join("hostile.rs")).unwrap();
+        symlink(d.join("hostile.rs"), d.join("b.rs")).unwrap();
+    };
+    let expect = Expect::Gpu999("Unreadable file: ");
+    let run = case(
+        "a link loop",
+        loop_,
+        &["hazard.rs", "hostile.rs"],
+        "hostile.rs",
+        expect,
+    );
+    assert!(
+        run.findings
+            .iter()
+            .any(|(_, _, _, message)| message.contains("symbolic links")),
+        "{:?}",
+        run.findings
+    );
+    let latin1 =
+        |d: &Path| std::fs::write(d.join("hostile.rs"), b"fn main() { \"\xff\"; }\n").unwrap();
+    let expect = Expect::Gpu999("Unreadable file: the file is not valid UTF-8");
+    case("invalid UTF-8", latin1, &["."], "hostile.rs", expect);
+    let syntax = Expect::Gpu999("Syntax error: ");
+    file_case("a syntax error", "fn main() { let x = ; }\n", syntax);
+}
+
+/// D11: nested inline modules and chained calls cost linear time, not cubic or quadratic.
+#[test]
+fn nested_modules_and_call_chains_are_linear() {
+    let n = 980;
+    let mods = format!(
+        "use cudarc::driver::CudaContext;\n{}pub fn f() {{ let _ = CudaContext::new(0); }}{}\nfn main() {{}}\n",
+        "mod m { use super::*; ".repeat(n),
+        "}".repeat(n)
+    );
+    // Before: 990 modules took 5.7 s (release); after, milliseconds.
+    let run = file_case("980 nested inline modules", &mods, Expect::Valid);
+    assert!(run.cpu_seconds < 5.0, "{:.2} s", run.cpu_seconds);
+    let calls = format!(
+        "use cudarc::driver::CudaContext;\nfn f() -> fn() {{ CudaContext::new(0); f }}\nfn main() {{ f{}; }}\n",
+        "()".repeat(16_000)
+    );
+    // Before: 8,000 calls took 4.0 s (release): 16,000 would take four times that.
+    let run = file_case("16,000 chained calls", &calls, Expect::Valid);
+    assert!(run.cpu_seconds < 5.0, "{:.2} s", run.cpu_seconds);
+    let methods = format!(
+        "use cudarc::driver::CudaContext;\nfn main() {{ let x = CudaContext::new(0){}; }}\n",
+        ".clone()".repeat(8_000)
+    );
+    let run = file_case("8,000 chained methods", &methods, Expect::Valid);
+    assert!(run.cpu_seconds < 5.0, "{:.2} s", run.cpu_seconds);
+}

@@ -317,3 +317,21 @@ fn nested_modules_and_call_chains_are_linear() {
     let run = file_case("8,000 chained methods", &methods, Expect::Valid);
     assert!(run.cpu_seconds < 5.0, "{:.2} s", run.cpu_seconds);
 }
+
+/// A file of more blocks than any real one (syn holds about 7 kB a block: 30,000 took over 200 MiB)
+/// is a GPU999 for its file; one of 20,000 is parsed and analysed.
+#[test]
+fn a_file_of_too_many_blocks_is_not_parsed() {
+    let blocks = |n: usize| {
+        format!(
+            "use cudarc::driver::CudaContext;\nfn main() {{\n    let _ = CudaContext::new(0);\n{}}}\n",
+            "    if a { b } else { c }\n".repeat(n / 2)
+        )
+    };
+    file_case(
+        "30,000 blocks",
+        &blocks(30_000),
+        Expect::Gpu999("Syntax error: too many blocks"),
+    );
+    file_case("20,000 blocks", &blocks(20_000), Expect::Valid);
+}

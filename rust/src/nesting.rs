@@ -19,6 +19,11 @@ pub const MAX_NESTING: u32 = 1_000;
 /// Generated tables reach a few thousand.
 pub const MAX_CHAIN: u32 = 20_000;
 
+/// More braces than this in one file, it is not parsed: syn holds about 7 kB for each block, so
+/// 30,000 of them take over 200 MiB. Real code stays well below: the most in this repository and
+/// the crates it depends on is 15,799 (a table of Unicode data, 65 MiB parsed).
+pub const MAX_BRACES: u32 = 25_000;
+
 /// Why a text is not parsed, and where.
 #[derive(Debug, PartialEq)]
 pub struct TooDeep {
@@ -62,8 +67,11 @@ enum Prev {
 /// Where the first token nested past [`MAX_NESTING`] or [`MAX_CHAIN`] is, if any.
 pub fn too_deep(text: &str) -> Option<TooDeep> {
     let mut scan = Scan::new(text, MAX_NESTING, MAX_CHAIN);
+    scan.max_braces = MAX_BRACES;
     let at = scan.run().err()? as u32;
-    let message = if scan.deepest.parse > MAX_NESTING {
+    let message = if scan.braces > MAX_BRACES {
+        format!("too many blocks: more than {MAX_BRACES} braces in one file (generated code?)")
+    } else if scan.deepest.parse > MAX_NESTING {
         format!("nested too deeply: more than {MAX_NESTING} levels of brackets, operators or generic arguments")
     } else {
         format!("nested too deeply: more than {MAX_CHAIN} operators or calls in one chain")
@@ -88,6 +96,9 @@ struct Scan<'t> {
     prev: Prev,
     /// The last token closed a `{`: a name or literal next starts a new statement or item.
     after_brace: bool,
+    /// `{`s seen, and how many are allowed.
+    braces: u32,
+    max_braces: u32,
 }
 
 /// Keywords after which an operand starts: a `|` there opens a closure, a `&` or `-` is prefix.
@@ -117,6 +128,8 @@ impl<'t> Scan<'t> {
             deepest: Depth::default(),
             prev: Prev::Operator,
             after_brace: false,
+            braces: 0,
+            max_braces: u32::MAX,
         }
     }
 
@@ -193,6 +206,12 @@ impl<'t> Scan<'t> {
     }
 
     fn open(&mut self, kind: Kind, at: usize) -> Result<(), usize> {
+        if kind == Kind::Group(b'{') {
+            self.braces += 1;
+            if self.braces > self.max_braces {
+                return Err(at);
+            }
+        }
         let m = self.measure();
         self.levels.push(Level {
             kind,

@@ -73,7 +73,12 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     let use_baseline = request.use_baseline;
     let verbose = request.verbose;
     let import_root = request.import_root.clone();
-    let named: HashSet<PathBuf> = request.named.iter().map(|p| normalize(p)).collect();
+    // Files the user named (standard input too): checked even when the configuration excludes
+    // them, unless `--force-exclude` took them out of the inputs already.
+    let mut named: HashSet<PathBuf> = request.named.iter().map(|p| normalize(p)).collect();
+    if let Some((path, _)) = &request.stdin {
+        named.insert(normalize(path));
+    }
     let (inputs, rust_inputs) = crate::rust::split(inputs(request, &mut resolver)?);
     let timings = std::env::var_os("GPULINT_TIMINGS").is_some();
     let started = std::time::Instant::now();

@@ -161,3 +161,63 @@ pub fn mismatches(expected: &Findings, found: &Findings) -> Vec<String> {
         })
         .collect()
 }
+
+/// A `gpulint check --output-format json ARGS` run, measured by the kernel's accounting of that
+/// one child: its own CPU time and peak memory, never the wall clock (a loaded machine slows a run
+/// without making it do more work).
+pub struct Measured {
+    pub code: Option<i32>,
+    /// User and system seconds, all its threads.
+    pub cpu_seconds: f64,
+    pub peak_mib: i64,
+    /// (file name, line, code, message)
+    pub findings: Vec<(String, u64, String, String)>,
+}
+
+// The child is reaped by `wait4`, which also gives its resource usage.
+#[allow(clippy::zombie_processes)]
+pub fn check_measured(dir: &Path, args: &[&str]) -> Measured {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out_path = out_dir.path().join("out.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_gpulint"))
+        .args(["check", "--output-format", "json"])
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("gpulint runs");
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the child is ours and not reaped elsewhere.
+    let reaped = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, child.id() as libc::pid_t, "wait4");
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let stdout = std::fs::read(&out_path).unwrap_or_default();
+    let json: serde_json::Value = serde_json::from_slice(&stdout).unwrap_or_default();
+    let findings = json
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            let file = Path::new(m["filename"].as_str().unwrap_or_default())
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (
+                file,
+                m["location"]["row"].as_u64().unwrap_or_default(),
+                m["code"].as_str().unwrap_or_default().to_string(),
+                m["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    Measured {
+        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+        cpu_seconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        // Linux reports kilobytes.
+        peak_mib: usage.ru_maxrss / 1024,
+        findings,
+    }
+}

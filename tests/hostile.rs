@@ -17,61 +17,9 @@ const MAX_MIB: i64 = 200;
 /// A hazard (GPU001 on the line of `.start()`), appended to files or written on its own.
 const HAZARD: &str = "\nimport multiprocessing as mp\nimport torch\n\ndef work():\n    torch.zeros(1, device=\"cuda\")\n\ntorch.cuda.init()\nmp.Process(target=work).start()\n";
 
-struct Run {
-    code: Option<i32>,
-    /// CPU seconds the child used.
-    seconds: f64,
-    peak_mib: i64,
-    findings: Vec<(String, u64, String, String)>,
-}
-
-/// Runs `gpulint check --output-format json .` in `dir`, timing it and reading its peak memory
-/// from the kernel's accounting of that one child.
-// The child is reaped by `wait4`, which also gives its resource usage.
-#[allow(clippy::zombie_processes)]
-fn check(dir: &Path) -> Run {
-    let out_dir = tempfile::tempdir().unwrap();
-    let out_path = out_dir.path().join("out.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_gpulint"))
-        .args(["check", "--output-format", "json", "."])
-        .current_dir(dir)
-        .stdout(std::fs::File::create(&out_path).unwrap())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("gpulint runs");
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let reaped = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, child.id() as libc::pid_t, "wait4");
-    let cpu = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    let seconds = cpu(usage.ru_utime) + cpu(usage.ru_stime);
-    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
-    let stdout = std::fs::read(&out_path).unwrap_or_default();
-    let json: serde_json::Value = serde_json::from_slice(&stdout).unwrap_or_default();
-    let findings = json
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|m| {
-            let file = Path::new(m["filename"].as_str().unwrap_or_default())
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            (
-                file,
-                m["location"]["row"].as_u64().unwrap_or_default(),
-                m["code"].as_str().unwrap_or_default().to_string(),
-                m["message"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect();
-    Run {
-        code,
-        seconds,
-        // Linux reports kilobytes.
-        peak_mib: usage.ru_maxrss / 1024,
-        findings,
-    }
+/// Runs `gpulint check --output-format json .` in `dir`.
+fn check(dir: &Path) -> common::Measured {
+    common::check_measured(dir, &["."])
 }
 
 fn time_bound() -> f64 {
@@ -97,12 +45,12 @@ fn case(name: &str, make: impl FnOnce(&Path), expect: Option<&str>, hazard_after
     std::fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
     make(dir.path());
     let run = check(dir.path());
-    eprintln!("{name}: {:.2} CPU s, {} MiB", run.seconds, run.peak_mib);
+    eprintln!("{name}: {:.2} CPU s, {} MiB", run.cpu_seconds, run.peak_mib);
     let bound = time_bound();
     assert!(
-        run.seconds < bound,
+        run.cpu_seconds < bound,
         "{name}: {:.2} CPU s (bound {bound} s)",
-        run.seconds
+        run.cpu_seconds
     );
     assert!(run.peak_mib < MAX_MIB, "{name}: {} MiB", run.peak_mib);
     assert_eq!(run.code, Some(1), "{name}: exit status");

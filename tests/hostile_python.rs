@@ -4,7 +4,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// A fork after CUDA was initialised: GPU001 on its last line.
 const FORK_AFTER_INIT: &str = "import multiprocessing as mp\n\ndef work():\n    torch.zeros(1, device=\"cuda\")\n\ntorch.cuda.init()\nmp.Process(target=work).start()\n";
@@ -21,40 +20,14 @@ fn cpu_bound() -> f64 {
 
 /// Runs `gpulint check --output-format json prog.py` in `dir`: its exit status, the child's own
 /// CPU seconds (from the kernel, not the clock), and its findings as (row, code).
-// The child is reaped by `wait4`, which also gives its resource usage.
-#[allow(clippy::zombie_processes)]
 fn check_timed(dir: &Path) -> (Option<i32>, f64, Vec<(u64, String)>) {
-    let out_path = dir.join("out.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_gpulint"))
-        .args(["check", "--output-format", "json", "prog.py"])
-        .current_dir(dir)
-        .stdout(std::fs::File::create(&out_path).expect("output file"))
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("gpulint runs");
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: the child is ours and not reaped elsewhere.
-    let reaped = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, child.id() as libc::pid_t, "wait4");
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    let cpu = seconds(usage.ru_utime) + seconds(usage.ru_stime);
-    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
-    let json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&out_path).unwrap_or_default()).unwrap_or_default();
-    let findings = json
-        .as_array()
+    let run = common::check_measured(dir, &["prog.py"]);
+    let findings = run
+        .findings
         .into_iter()
-        .flatten()
-        .map(|m| {
-            (
-                m["location"]["row"].as_u64().unwrap_or_default(),
-                m["code"].as_str().unwrap_or_default().to_string(),
-            )
-        })
+        .map(|(_, row, code, _)| (row, code))
         .collect();
-    (code, cpu, findings)
+    (run.code, run.cpu_seconds, findings)
 }
 
 /// `prefix` then the hazard, checked alone: it ends within the bound and the hazard, written after

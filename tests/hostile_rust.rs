@@ -6,7 +6,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// A Rust hazard: the child uses the context its parent created before forking (GPU101).
 const HAZARD: &str = "use cudarc::driver::CudaContext;
@@ -27,60 +26,11 @@ const HAZARD_LINE: u64 = 5;
 const MAX_CPU_SECONDS: f64 = 20.0;
 const MAX_MIB: i64 = 400;
 
-struct Run {
-    code: Option<i32>,
-    cpu_seconds: f64,
-    peak_mib: i64,
-    /// (file name, line, code, message)
-    findings: Vec<(String, u64, String, String)>,
-}
+type Run = common::Measured;
 
-/// Runs `gpulint check --output-format json ARGS` in `dir`; its CPU time and peak memory come from
-/// the kernel's accounting of that one child.
-// The child is reaped by `wait4`, which also gives its resource usage.
-#[allow(clippy::zombie_processes)]
+/// Runs `gpulint check --output-format json ARGS` in `dir`.
 fn check(dir: &Path, args: &[&str]) -> Run {
-    let out_dir = tempfile::tempdir().unwrap();
-    let out_path = out_dir.path().join("out.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_gpulint"))
-        .args(["check", "--output-format", "json"])
-        .args(args)
-        .current_dir(dir)
-        .stdout(std::fs::File::create(&out_path).unwrap())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("gpulint runs");
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let reaped = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, child.id() as libc::pid_t, "wait4");
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    let stdout = std::fs::read(&out_path).unwrap_or_default();
-    let json: serde_json::Value = serde_json::from_slice(&stdout).unwrap_or_default();
-    let findings = json
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|m| {
-            let file = Path::new(m["filename"].as_str().unwrap_or_default())
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            (
-                file,
-                m["location"]["row"].as_u64().unwrap_or_default(),
-                m["code"].as_str().unwrap_or_default().to_string(),
-                m["message"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect();
-    Run {
-        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
-        cpu_seconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
-        // Linux reports kilobytes.
-        peak_mib: usage.ru_maxrss / 1024,
-        findings,
-    }
+    common::check_measured(dir, args)
 }
 
 /// What the hostile file must give: a GPU999 whose message holds this, or no GPU999.

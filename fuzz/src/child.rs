@@ -32,6 +32,17 @@ impl Outcome {
         }
         None
     }
+
+    /// A crash, a hang, or more CPU time or memory than the bounds.
+    pub fn problem(&self, max_cpu_seconds: f64, max_mib: i64) -> Option<String> {
+        if let Some(crash) = self.crash() {
+            return Some(crash);
+        }
+        if self.hung || self.cpu_seconds > max_cpu_seconds {
+            return Some(format!("took {:.2} s of CPU", self.cpu_seconds));
+        }
+        (self.peak_mib > max_mib).then(|| format!("used {} MiB", self.peak_mib))
+    }
 }
 
 fn tail(text: &str) -> &str {

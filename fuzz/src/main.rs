@@ -38,6 +38,18 @@ mod server;
 
 use std::path::PathBuf;
 
+/// Every output format, one picked per case.
+pub const FORMATS: &[&str] = &[
+    "full",
+    "concise",
+    "json",
+    "json-lines",
+    "github",
+    "gitlab",
+    "sarif",
+    "junit",
+];
+
 pub struct Options {
     pub binary: PathBuf,
     pub seconds: u64,

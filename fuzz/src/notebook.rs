@@ -356,12 +356,8 @@ pub fn fuzz(options: &Options) -> Summary {
         summary.note(outcome.cpu_seconds, outcome.peak_mib);
         let problem = if summary.cases <= options.samples {
             Some("sample".to_string())
-        } else if let Some(crash) = outcome.crash() {
-            Some(crash)
-        } else if outcome.hung || outcome.cpu_seconds > MAX_CPU_SECONDS {
-            Some(format!("took {:.2} s of CPU", outcome.cpu_seconds))
-        } else if outcome.peak_mib > MAX_MIB {
-            Some(format!("used {} MiB", outcome.peak_mib))
+        } else if let Some(problem) = outcome.problem(MAX_CPU_SECONDS, MAX_MIB) {
+            Some(problem)
         } else if valid {
             wrong_findings(&outcome.stdout, fork_at)
         } else {

@@ -5,20 +5,10 @@ use std::time::{Duration, Instant};
 
 use crate::child;
 use crate::rng::Rng;
-use crate::{Options, Summary};
+use crate::{Options, Summary, FORMATS};
 
 const MAX_CPU_SECONDS: f64 = 2.0;
 const MAX_MIB: i64 = 200;
-const FORMATS: &[&str] = &[
-    "full",
-    "concise",
-    "json",
-    "json-lines",
-    "github",
-    "gitlab",
-    "sarif",
-    "junit",
-];
 
 /// Generates one module's source.
 struct Gen<'r> {
@@ -297,14 +287,8 @@ pub fn fuzz(options: &Options) -> Summary {
         // `--samples N` keeps the first N programs whatever happened, to read what is generated.
         let problem = if summary.cases <= options.samples {
             Some("sample".to_string())
-        } else if let Some(crash) = outcome.crash() {
-            Some(crash)
-        } else if outcome.hung || outcome.cpu_seconds > MAX_CPU_SECONDS {
-            Some(format!("took {:.2} s of CPU", outcome.cpu_seconds))
-        } else if outcome.peak_mib > MAX_MIB {
-            Some(format!("used {} MiB", outcome.peak_mib))
         } else {
-            None
+            outcome.problem(MAX_CPU_SECONDS, MAX_MIB)
         };
         if let Some(problem) = problem {
             let mut files = vec![("main.py".to_string(), main.into_bytes())];

@@ -5,21 +5,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::rng::Rng;
-use crate::{child, rust_gen, Options, Summary};
+use crate::{child, rust_gen, Options, Summary, FORMATS};
 
 const MAX_CPU_SECONDS: f64 = 2.0;
 const MAX_MIB: i64 = 200;
-
-const FORMATS: &[&str] = &[
-    "full",
-    "concise",
-    "json",
-    "json-lines",
-    "github",
-    "gitlab",
-    "sarif",
-    "junit",
-];
 
 /// Formats that put one finding on one line, where the sentinel's finding is looked for.
 const LINE_FORMATS: &[&str] = &["concise", "github", "json-lines"];
@@ -48,12 +37,8 @@ pub fn fuzz(options: &Options) -> Summary {
                 .any(|l| l.contains(rust_gen::SENTINEL.0) && l.contains("GPU101"));
         let problem = if summary.cases <= options.samples {
             Some("sample".to_string())
-        } else if let Some(crash) = outcome.crash() {
-            Some(crash)
-        } else if outcome.hung || outcome.cpu_seconds > MAX_CPU_SECONDS {
-            Some(format!("took {:.2} s of CPU", outcome.cpu_seconds))
-        } else if outcome.peak_mib > MAX_MIB {
-            Some(format!("used {} MiB", outcome.peak_mib))
+        } else if let Some(problem) = outcome.problem(MAX_CPU_SECONDS, MAX_MIB) {
+            Some(problem)
         } else if !sentinel_kept && case.target == "." {
             Some("the sentinel's finding was lost".to_string())
         } else {

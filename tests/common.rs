@@ -221,3 +221,25 @@ pub fn check_measured(dir: &Path, args: &[&str]) -> Measured {
         findings,
     }
 }
+
+/// The next message a language server wrote, read by its `Content-Length` header; `None` at the end
+/// of its output or on a body that is not JSON.
+pub fn read_lsp_message(reader: &mut impl std::io::BufRead) -> Option<serde_json::Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("Content-Length: ") {
+            length = value.parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    reader.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}

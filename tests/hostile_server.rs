@@ -4,6 +4,8 @@
 //! never a crash, a hang or memory taken on a header's word. Memory is the child's own peak
 //! (`wait4`); every wait has a deadline that only guards against a hang.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc;
@@ -142,23 +144,7 @@ fn frame(body: &str) -> Vec<u8> {
 }
 
 fn read_message(reader: &mut impl BufRead) -> Option<Value> {
-    let mut length = None;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(value) = line.strip_prefix("Content-Length: ") {
-            length = value.parse::<usize>().ok();
-        }
-    }
-    let mut body = vec![0; length?];
-    reader.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
+    common::read_lsp_message(reader)
 }
 
 /// An error answer that has no id: its code and message.

@@ -1,6 +1,8 @@
 //! `gpulint server` as an editor meets it: a client session over standard input and output,
 //! with Content-Length framing, against the built binary. Every wait has a deadline.
 
+mod common;
+
 use std::collections::VecDeque;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
@@ -124,23 +126,7 @@ impl Drop for Client {
 }
 
 fn read_message(reader: &mut impl BufRead) -> Option<Value> {
-    let mut length = None;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(value) = line.strip_prefix("Content-Length: ") {
-            length = value.parse::<usize>().ok();
-        }
-    }
-    let mut body = vec![0; length?];
-    reader.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
+    common::read_lsp_message(reader)
 }
 
 fn uri(path: &Path) -> String {

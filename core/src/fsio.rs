@@ -198,18 +198,16 @@ pub struct Expected<'a> {
 /// permissions.
 pub fn replace(path: &Path, expected: &Expected, new: &[u8]) -> Result<(), WriteError> {
     let target = std::fs::canonicalize(path).map_err(WriteError::Io)?;
-    let (now, stamp) = read_regular(&target, u64::MAX >> 1).map_err(WriteError::Unreadable)?;
-    if now != expected.bytes || expected.stamp.is_some_and(|s| s != stamp) {
+    let meta = std::fs::metadata(&target).map_err(WriteError::Io)?;
+    // A cheap look first, so that a file already changed costs no temporary file.
+    if expected.stamp.is_some_and(|s| s != Stamp::of(&meta)) {
         return Err(WriteError::Changed);
     }
-    let permissions = std::fs::metadata(&target)
-        .map_err(WriteError::Io)?
-        .permissions();
-    let temp = Temp::write(&target, new, Some(permissions))?;
-    // Looked at again right before the rename: an edit saved while the new text was written wins.
-    let (last, last_stamp) =
-        read_regular(&target, u64::MAX >> 1).map_err(WriteError::Unreadable)?;
-    if last != now || last_stamp != stamp {
+    let temp = Temp::write(&target, new, Some(meta.permissions()))?;
+    // Read right before the rename: an edit saved until then, even while the new text was being
+    // written, wins.
+    let (now, stamp) = read_regular(&target, u64::MAX >> 1).map_err(WriteError::Unreadable)?;
+    if now != expected.bytes || expected.stamp.is_some_and(|s| s != stamp) {
         return Err(WriteError::Changed);
     }
     temp.rename_over(&target)

@@ -32,6 +32,9 @@ pub struct Checked {
     /// Findings `--fix` fixed before this check.
     pub fixed: usize,
     pub internal_errors: Vec<(PathBuf, String)>,
+    /// Functions whose calls a budget cut before they were analysed (counted once each, over
+    /// every file's analysis): what the run could not see.
+    pub not_followed: usize,
 }
 
 /// Deep nesting is parsed and analysed recursively: give each worker thread room for it.
@@ -120,7 +123,7 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     let leaf_count = leaves.len();
     let run = |program: &Program, (id, settings): (FileId, Settings)| {
         let start = std::time::Instant::now();
-        let (result, leaf) = check_file(program, &cache, id, settings, verbose);
+        let (result, leaf, unseen) = check_file(program, &cache, id, settings, verbose);
         if timings {
             for d in result.iter().flatten() {
                 eprintln!(
@@ -138,7 +141,7 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
                 start.elapsed()
             );
         }
-        (id, result, leaf)
+        (id, result, leaf, unseen)
     };
     // One file a job: with rayon's own splitting, a thread could be left alone at a phase's end
     // with a run of files no other thread could steal from (60–70 ms on transformers).
@@ -150,7 +153,9 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     let mut names = rustc_hash::FxHashSet::default();
     let mut comments = Vec::new();
     let mut results: Vec<(FileId, Result<Vec<Diagnostic>, String>)> = Vec::new();
-    for (id, result, leaf) in checked_leaves {
+    let mut not_followed = rustc_hash::FxHashSet::default();
+    for (id, result, leaf, unseen) in checked_leaves {
+        not_followed.extend(unseen);
         if let Some(leaf) = leaf {
             names.extend(leaf.names);
             comments.push((id, leaf.comments));
@@ -158,14 +163,15 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
         results.push((id, result));
     }
     program.add_leaf_names(names, comments);
-    results.extend(
-        others
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|f| run(&program, f))
-            .map(|(id, result, _)| (id, result))
-            .collect::<Vec<_>>(),
-    );
+    for (id, result, _, unseen) in others
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|f| run(&program, f))
+        .collect::<Vec<_>>()
+    {
+        not_followed.extend(unseen);
+        results.push((id, result));
+    }
     results.extend(crate::rust::check(&rust, &program));
     if timings {
         let imported = program.files().filter(|(_, f)| !f.checked).count();
@@ -213,6 +219,7 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
         suppressed,
         baselined,
         fixed: 0,
+        not_followed: not_followed.len(),
         program,
         internal_errors,
     })
@@ -275,10 +282,14 @@ fn check_file(
     id: FileId,
     settings: Settings,
     verbose: bool,
-) -> (Result<Vec<Diagnostic>, String>, Option<LeafParse>) {
+) -> (
+    Result<Vec<Diagnostic>, String>,
+    Option<LeafParse>,
+    Vec<Span>,
+) {
     let file = program.file(id);
     let (leaf, parse) = match program.parse_leaf(id) {
-        Some(Err(error)) => return (Ok(file_error_findings(id, &error)), None),
+        Some(Err(error)) => return (Ok(file_error_findings(id, &error)), None, Vec::new()),
         Some(Ok(lower::Lowered { module, comments })) => (Some(module), Some(comments)),
         None => (None, None),
     };
@@ -290,7 +301,7 @@ fn check_file(
             comments,
         });
     let found = match &file.module {
-        Err(error) => Ok(file_error_findings(id, error)),
+        Err(error) => Ok((file_error_findings(id, error), Vec::new())),
         Ok(_) => catch_unwind(AssertUnwindSafe(|| {
             let analysed = match (&leaf, &leaf_names) {
                 (Some(module), Some(names)) => {
@@ -298,30 +309,28 @@ fn check_file(
                 }
                 _ => semantic::analyze_bounded(program, cache, id, settings),
             };
-            let mut found =
+            // A cut only loses findings: the analyses take code not followed as possibly doing
+            // what would silence them (`Effect::NotFollowed`). The summary counts the cuts.
+            let found =
                 gpulint_rules::check(&analysed.facts, program, gpulint_rules::Language::Python);
-            if let Some(cut) = analysed.cuts.first() {
-                let place = describe_cut(program, cut);
-                for d in &mut found {
-                    d.help.push_str(&format!(
-                        ". This finding comes from a partial analysis: {place}"
-                    ));
-                }
-                if verbose {
-                    for cut in &analysed.cuts {
-                        eprintln!(
-                            "gpulint: {}: analysis cut short: {}",
-                            file.path.display(),
-                            describe_cut(program, cut)
-                        );
-                    }
+            if verbose {
+                for cut in &analysed.cuts {
+                    eprintln!(
+                        "gpulint: {}: analysis cut short: {}",
+                        file.path.display(),
+                        describe_cut(program, cut)
+                    );
                 }
             }
-            found
+            let unseen = analysed.cuts.iter().filter(|c| !c.repeat).map(|c| c.span);
+            (found, unseen.collect())
         }))
         .map_err(panic_message),
     };
-    (found, parse)
+    match found {
+        Ok((found, unseen)) => (Ok(found), parse, unseen),
+        Err(e) => (Err(e), parse, Vec::new()),
+    }
 }
 
 /// The findings that stand for a file that could not be analysed: why it could not be read or

@@ -39,7 +39,8 @@ impl Analysis for ImplicitDevice {
                 self.child = Some(child.kind);
                 self.implicit = None;
             }
-            Effect::DeviceBound { .. } => self.bound = true,
+            // Code not analysed may have bound the device: what follows proves nothing.
+            Effect::DeviceBound { .. } | Effect::NotFollowed { .. } => self.bound = true,
             Effect::ProcessGroupCreated {
                 backend: Backend::Nccl | Backend::Default,
                 ..
@@ -147,6 +148,23 @@ mod tests {
             object(5, DeviceIndex::Current),
         ];
         assert!(run(&one, false).is_empty());
+    }
+
+    #[test]
+    fn code_not_analysed_before_the_object_may_have_bound_the_device() {
+        let unseen = Effect::NotFollowed { function: at(9) };
+        let after = [
+            object(3, DeviceIndex::PerWorker),
+            unseen.clone(),
+            object(5, DeviceIndex::Current),
+        ];
+        assert!(run(&after, true).is_empty());
+        let before = [
+            object(3, DeviceIndex::PerWorker),
+            object(5, DeviceIndex::Current),
+            unseen,
+        ];
+        assert_eq!(run(&before, true).len(), 1);
     }
 
     #[test]

@@ -50,6 +50,9 @@ struct Pending {
     /// The function that created the group, and whether that same function bound the device late.
     creator: Option<Span>,
     bound_by_creator: bool,
+    /// Code that was not analysed ran after the group, before any use of GPU 0: it may have bound
+    /// the device, so "never bound" cannot be said.
+    unseen: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -93,6 +96,7 @@ impl Analysis for GroupBeforeBinding {
                     late_bind: None,
                     creator: cx.function,
                     bound_by_creator: false,
+                    unseen: false,
                 });
             }
             Effect::DeviceBound { span, binding, .. } => {
@@ -106,6 +110,14 @@ impl Analysis for GroupBeforeBinding {
                         group.bound_by_creator = cx.function == group.creator;
                     }
                 }
+            }
+            // Taken as a binding that names no place: nothing after it is evidence, and a group
+            // waiting for its binding is not judged "never bound".
+            Effect::NotFollowed { .. } if !self.bound => {
+                if let Some(group) = &mut self.group {
+                    group.unseen |= group.early_use.is_none() && group.late_bind.is_none();
+                }
+                self.bound = true;
             }
             Effect::CollectiveRun {
                 span,
@@ -136,6 +148,7 @@ impl Analysis for GroupBeforeBinding {
                     mine.late_bind = theirs.late_bind;
                     mine.bound_by_creator = theirs.bound_by_creator;
                 }
+                mine.unseen |= theirs.unseen;
             }
             _ => {}
         }
@@ -155,6 +168,9 @@ impl Analysis for GroupBeforeBinding {
         // function that creates the group binds the device itself, after it: then nobody
         // bound it before.
         if end.partial && !group.bound_by_creator {
+            return;
+        }
+        if group.unseen && group.early_use.is_none() {
             return;
         }
         let fact = ProcessGroupFact {
@@ -263,6 +279,26 @@ mod tests {
         assert!(run(&[group_at(1)], partial).is_empty());
         let [fact] = run(&[group_at(1), bind_at(2)], partial).try_into().unwrap();
         assert_eq!(fact.verdict(), Some(GroupVerdict::OrderOnly));
+    }
+
+    #[test]
+    fn code_not_analysed_may_have_bound_the_device_but_evidence_before_it_stands() {
+        let unseen = Effect::NotFollowed { function: at(50) };
+        let barrier = |start| Effect::CollectiveRun {
+            span: at(start),
+            name: "barrier".into(),
+            explicit_device: false,
+        };
+        let end = ProcessEnd::default();
+        // The cut call may hold the binding: neither "never bound" nor a later use is a finding.
+        assert!(run(&[group_at(1), unseen.clone()], end).is_empty());
+        assert!(run(&[group_at(1), unseen.clone(), barrier(3)], end).is_empty());
+        assert!(run(&[unseen.clone(), group_at(2), barrier(3)], end).is_empty());
+        // A collective that already ran on GPU 0 did so whatever the cut call does later.
+        let [fact] = run(&[group_at(1), barrier(2), unseen], end)
+            .try_into()
+            .unwrap();
+        assert_eq!(fact.early_use.map(|u| u.span), Some(at(2)));
     }
 
     #[test]

@@ -355,6 +355,10 @@ pub enum Effect {
         channel: Channel,
         what: Arc<str>,
     },
+    /// A call of the program's own function was not analysed (a budget ran out): whatever it does
+    /// is unknown, so a verdict that rests on something not having happened (the device never
+    /// bound) cannot be taken after it. `function`: the function's definition.
+    NotFollowed { function: Span },
     /// The process waited here for other processes (received from a queue, joined a process,
     /// waited on an event): what it sent before may have been used by now.
     WaitedForOthers { span: Span },

@@ -201,6 +201,14 @@ fn summary(
     .into_iter()
     .filter(|(n, _)| *n > 0)
     .collect();
+    // What was not seen: a finding there may be missing.
+    let unseen = match checked.not_followed {
+        0 => String::new(),
+        1 => " 1 function was not analysed (a budget ran out; `--verbose` names it).".into(),
+        n => {
+            format!(" {n} functions were not analysed (a budget ran out; `--verbose` names them).")
+        }
+    };
     let listed = |more: &str| -> Vec<String> {
         hidden
             .iter()
@@ -209,8 +217,12 @@ fn summary(
     };
     if ordered.is_empty() {
         return match hidden.is_empty() {
-            true => writeln!(out, "All checks passed!"),
-            false => writeln!(out, "All checks passed! ({})", listed("").join("; ")),
+            true => writeln!(out, "All checks passed!{unseen}"),
+            false => writeln!(
+                out,
+                "All checks passed! ({}){unseen}",
+                listed("").join("; ")
+            ),
         };
     }
     let silenced: String = listed(" more").iter().map(|h| format!("; {h}")).collect();
@@ -233,7 +245,7 @@ fn summary(
     };
     writeln!(
         out,
-        "Found {} ({}, {}{infos}) in {}{silenced}.",
+        "Found {} ({}, {}{infos}) in {}{silenced}.{unseen}",
         plural(ordered.len(), "finding"),
         plural(errors, "error"),
         plural(warnings, "warning"),

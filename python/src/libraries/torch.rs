@@ -103,6 +103,11 @@ pub const ROWS: &[Row] = &[
         "switches the current device",
     ),
     row(
+        "torch.get_device_module().set_device",
+        Behaviour::BindsDevice { device: DEVICE },
+        "the device's module is `torch.cuda` for a CUDA device: its `set_device`",
+    ),
+    row(
         "torch.accelerator.set_device_index",
         Behaviour::BindsDevice { device: DEVICE },
         "accelerator-generic `set_device`",

@@ -1156,7 +1156,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// Records that the call of `id` was cut short, once per function and reason.
-    fn cut(&mut self, id: FuncId, reason: &'static str) {
+    fn cut(&mut self, id: FuncId, reason: &'static str, repeat: bool) {
         self.memo.cuts += 1;
         let func = self.func(id);
         if !self
@@ -1168,6 +1168,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 function: func.name.clone(),
                 span: func.name_span,
                 reason,
+                repeat,
             });
         }
     }
@@ -1187,16 +1188,23 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return Value::Unknown;
         }
         let cut = if self.fuel == 0 {
-            Some("the statement's step budget ran out")
+            Some(("the statement's step budget ran out", false))
         } else if self.frames.len() >= MAX_CALL_DEPTH {
-            Some("calls nested too deep")
+            Some(("calls nested too deep", false))
         } else {
             let count = self.calls.entry((id, self.proc_ref().id)).or_default();
             *count += 1;
-            (*count > super::CALLS_PER_FUNCTION).then_some("analysed often enough in this process")
+            (*count > super::CALLS_PER_FUNCTION)
+                .then_some(("analysed often enough in this process", true))
         };
-        if let Some(reason) = cut {
-            self.cut(id, reason);
+        if let Some((reason, repeat)) = cut {
+            self.cut(id, reason, repeat);
+            // A function analysed often enough here did what it does already; one never reached
+            // may have bound the device.
+            if !repeat {
+                let function = self.func(id).name_span;
+                self.emit(Effect::NotFollowed { function });
+            }
             return self.last_result.get(&id).cloned().unwrap_or_default();
         }
         self.entered.insert(id);

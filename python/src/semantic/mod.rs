@@ -248,6 +248,9 @@ pub struct Cut {
     pub function: String,
     pub span: Span,
     pub reason: &'static str,
+    /// The function was analysed often enough in this process already: its calls were seen, only
+    /// not again. Otherwise its code was never reached (see `Effect::NotFollowed`).
+    pub repeat: bool,
 }
 
 /// A function or a class, where it matters which.

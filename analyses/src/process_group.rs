@@ -33,10 +33,12 @@ impl ProcessGroupFact {
         if self.backend == Backend::Default && !self.cuda_used {
             return None;
         }
-        Some(match (&self.early_use, self.late_bind) {
-            (None, Some(_)) => GroupVerdict::OrderOnly,
-            _ => GroupVerdict::Fails,
-        })
+        match (&self.early_use, self.late_bind) {
+            (Some(_), _) => Some(GroupVerdict::Fails),
+            (None, Some(_)) => Some(GroupVerdict::OrderOnly),
+            // Never bound, and nothing ran on the implicit device: every tensor named its GPU.
+            (None, None) => None,
+        }
     }
 }
 

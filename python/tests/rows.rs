@@ -761,7 +761,7 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                 ),
             ]
         }
-        Behaviour::Collective { device, group } => collective_probes(c, device, group),
+        Behaviour::Collective { device, group, .. } => collective_probes(c, device, group),
         Behaviour::Returns(target) => returns(c, target)?,
         Behaviour::StartsChildren { api, layer } => starts_children(c, api, layer),
         Behaviour::GetContext { layer, method } => {
@@ -2435,6 +2435,7 @@ fn summary(effect: &Effect) -> String {
             c.code
         ),
         Effect::ChildRuns { code } => format!("ChildRuns {code}"),
+        Effect::NotFollowed { .. } => "NotFollowed".into(),
         Effect::StartMethodSet {
             method,
             at_module_scope,

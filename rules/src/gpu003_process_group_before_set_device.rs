@@ -24,7 +24,7 @@ in a rank's code when the rank's device is not yet bound — by `torch.cuda.set_
 
 It reports what fails: a collective (`barrier`, `all_reduce`, `broadcast`, ...,
 `DistributedDataParallel` without `device_ids`) or an allocation on the implicit device (`"cuda"`,
-`.cuda()`) before the device is bound, or a device that is never bound. A `set_device` that follows
+`.cuda()`) before the device is bound, or never bound at all. A `set_device` that follows
 the group directly, with nothing in between, works today: that order is GPU015
 (set-device-after-process-group, info).
 
@@ -49,6 +49,9 @@ used by this process is currently unknown").
   binds the device itself, after the group). Bindings made for you count: accelerate's
   `PartialState`/`Accelerator`, `TrainingArguments`, a device abstraction's `set_device`
   (`get_accelerator().set_device(local_rank)`).
+- The device is never bound, but nothing runs on the current device: every tensor and module names
+  its GPU (`.to(f"cuda:{local_rank}")`, `DistributedDataParallel(device_ids=[local_rank])`), and the
+  collectives run on those tensors.
 
 ## Example
 ```python
@@ -108,8 +111,7 @@ fn diagnostic(group: &ProcessGroupFact) -> Option<Diagnostic> {
     }
     let message = match (&group.early_use, group.late_bind) {
         (Some(_), Some(_)) => format!("The {backend} is created, and used, before this rank's device is bound: every rank runs on GPU 0"),
-        (Some(_), None) => format!("The {backend} is created and used, but this rank never binds its device: every rank runs on GPU 0"),
-        (None, _) => format!("The {backend} is created, but this rank never binds its device: every rank runs on GPU 0"),
+        _ => format!("The {backend} is created and used, but this rank never binds its device: every rank runs on GPU 0"),
     };
     Some(Diagnostic {
         code: RULE.code,
@@ -142,17 +144,22 @@ mod tests {
     }
 
     #[test]
-    fn an_early_use_or_no_binding_is_an_error_without_a_fix() {
-        for (early, late) in [(true, true), (true, false), (false, false)] {
-            let [d] = group(early, late, Backend::Nccl, true).try_into().unwrap();
-            assert_eq!(d.severity, Severity::Error, "early {early}, late {late}");
+    fn an_early_use_is_an_error_without_a_fix() {
+        for late in [true, false] {
+            let [d] = group(true, late, Backend::Nccl, true).try_into().unwrap();
+            assert_eq!(d.severity, Severity::Error, "late {late}");
             assert!(d.fix.is_none());
         }
     }
 
     #[test]
+    fn never_bound_with_nothing_on_the_implicit_device_is_silent() {
+        assert!(group(false, false, Backend::Nccl, true).is_empty());
+    }
+
+    #[test]
     fn the_default_backend_without_cuda_is_not_nccl() {
-        assert!(group(false, false, Backend::Default, false).is_empty());
-        assert_eq!(group(false, false, Backend::Default, true).len(), 1);
+        assert!(group(true, false, Backend::Default, false).is_empty());
+        assert_eq!(group(true, false, Backend::Default, true).len(), 1);
     }
 }

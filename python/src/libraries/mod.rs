@@ -115,10 +115,13 @@ pub enum Behaviour {
     },
     /// Creates a subgroup; with a CPU backend its collectives touch no GPU.
     Subgroup { backend: Param },
-    /// A collective: runs on the current device unless one of `device` or a CPU subgroup is given.
+    /// A collective: runs on the current device unless one of `device` or a CPU subgroup is given,
+    /// or, with `tensors`, a tensor on the worker's own GPU is passed (the communicator is made on
+    /// the tensors' device).
     Collective {
         device: &'static [Param],
         group: Param,
+        tensors: bool,
     },
     /// Returns the module or object named here (`torch.get_device_module()`).
     Returns(&'static str),

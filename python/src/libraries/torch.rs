@@ -41,6 +41,13 @@ const TENSOR_DATASET: Behaviour = Behaviour::IndexesArguments;
 const COLLECTIVE: Behaviour = Behaviour::Collective {
     device: &[Param::kw("device_ids"), Param::kw("device")],
     group: Param::kw("group"),
+    tensors: false,
+};
+/// A collective on tensors: NCCL runs it on the tensors' device.
+const TENSOR_COLLECTIVE: Behaviour = Behaviour::Collective {
+    device: &[],
+    group: Param::kw("group"),
+    tensors: true,
 };
 
 /// The backend a process group's backend string selects: NCCL if it names NCCL (alone or for
@@ -295,23 +302,23 @@ pub const ROWS: &[Row] = &[
         "a gloo subgroup's collectives run on the CPU",
     ),
     row("torch.distributed.barrier", COLLECTIVE, "the first collective creates the NCCL communicator"),
-    row("torch.distributed.all_reduce", COLLECTIVE, "a collective"),
-    row("torch.distributed.broadcast", COLLECTIVE, "a collective"),
-    row("torch.distributed.all_gather", COLLECTIVE, "a collective"),
+    row("torch.distributed.all_reduce", TENSOR_COLLECTIVE, "a collective"),
+    row("torch.distributed.broadcast", TENSOR_COLLECTIVE, "a collective"),
+    row("torch.distributed.all_gather", TENSOR_COLLECTIVE, "a collective"),
     row("torch.distributed.all_gather_object", COLLECTIVE, "a collective"),
-    row("torch.distributed.all_gather_into_tensor", COLLECTIVE, "a collective"),
-    row("torch.distributed.reduce", COLLECTIVE, "a collective"),
-    row("torch.distributed.scatter", COLLECTIVE, "a collective"),
-    row("torch.distributed.gather", COLLECTIVE, "a collective"),
+    row("torch.distributed.all_gather_into_tensor", TENSOR_COLLECTIVE, "a collective"),
+    row("torch.distributed.reduce", TENSOR_COLLECTIVE, "a collective"),
+    row("torch.distributed.scatter", TENSOR_COLLECTIVE, "a collective"),
+    row("torch.distributed.gather", TENSOR_COLLECTIVE, "a collective"),
     row("torch.distributed.gather_object", COLLECTIVE, "a collective"),
-    row("torch.distributed.reduce_scatter", COLLECTIVE, "a collective"),
-    row("torch.distributed.reduce_scatter_tensor", COLLECTIVE, "a collective"),
-    row("torch.distributed.all_to_all", COLLECTIVE, "a collective"),
-    row("torch.distributed.all_to_all_single", COLLECTIVE, "a collective"),
+    row("torch.distributed.reduce_scatter", TENSOR_COLLECTIVE, "a collective"),
+    row("torch.distributed.reduce_scatter_tensor", TENSOR_COLLECTIVE, "a collective"),
+    row("torch.distributed.all_to_all", TENSOR_COLLECTIVE, "a collective"),
+    row("torch.distributed.all_to_all_single", TENSOR_COLLECTIVE, "a collective"),
     row("torch.distributed.broadcast_object_list", COLLECTIVE, "a collective"),
     row("torch.distributed.scatter_object_list", COLLECTIVE, "a collective"),
-    row("torch.distributed.send", COLLECTIVE, "point-to-point, on the communicator"),
-    row("torch.distributed.recv", COLLECTIVE, "point-to-point, on the communicator"),
+    row("torch.distributed.send", TENSOR_COLLECTIVE, "point-to-point, on the communicator"),
+    row("torch.distributed.recv", TENSOR_COLLECTIVE, "point-to-point, on the communicator"),
     row(
         "torch.nn.parallel.DistributedDataParallel",
         COLLECTIVE,

@@ -302,11 +302,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some((Value::Str(b), _)) if torch::backend(b) == Backend::Cpu => Value::CpuGroup,
                 _ => Value::Unknown,
             },
-            Behaviour::Collective { device, group } => {
+            Behaviour::Collective {
+                device,
+                group,
+                tensors,
+            } => {
                 let cpu = |v: &Value| matches!(v, Value::CpuGroup);
                 let on_cpu_group = args.pos.iter().any(|(v, _)| cpu(v))
                     || args.param(group).is_some_and(|(v, _)| cpu(v));
-                let explicit = device.iter().any(|p| args.param(*p).is_some()) || on_cpu_group;
+                // A tensor on the worker's own GPU makes the communicator there, not on GPU 0.
+                let own = |v: &Value| matches!(v, Value::Cuda(o) if o.index == gpulint_core::effect::DeviceIndex::PerWorker);
+                let on_own_gpu = tensors
+                    && (args.pos.iter().any(|(v, _)| own(v))
+                        || args.kw.iter().any(|(_, v, _)| own(v)));
+                let explicit =
+                    device.iter().any(|p| args.param(*p).is_some()) || on_cpu_group || on_own_gpu;
                 self.emit(Effect::CollectiveRun {
                     span,
                     name: short.into(),

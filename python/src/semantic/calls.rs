@@ -512,6 +512,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
         if matches!(args.param(world_size), Some((Value::Int(1), _))) {
             return;
         }
+        // The group shows that this process is a rank under a launcher: a device owner made
+        // earlier in it (accelerate's state) bound the rank's device there, before the group.
+        if self.proc_ref().bound.is_none() {
+            if let Some(earlier) = self.proc_ref().launcher_binding {
+                self.bind_device(earlier, false);
+            }
+        }
         self.proc().per_worker = true;
         self.emit(Effect::ProcessGroupCreated {
             span,

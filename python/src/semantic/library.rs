@@ -132,6 +132,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.cuda_event(span, init, format!("`{short}()` {reason}"), true);
                 if self.proc_ref().per_worker {
                     self.bind_device(span, false);
+                } else {
+                    // Not known to be a rank yet: a process group created later says it is.
+                    self.proc().launcher_binding.get_or_insert(span);
                 }
                 if owner {
                     self.alloc(Object::DeviceOwner)

@@ -92,6 +92,7 @@ fn same_process<A>(a: &Process<A>, b: &Process<A>) -> bool {
         && a.default_cuda == b.default_cuda
         && Arc::ptr_eq(&a.env, &b.env)
         && a.bound == b.bound
+        && a.launcher_binding == b.launcher_binding
         && [a.per_worker, a.reimport, a.spawned, a.exited, a.partial]
             == [b.per_worker, b.reimport, b.spawned, b.exited, b.partial]
         && a.analyses.ptr_eq(&b.analyses)

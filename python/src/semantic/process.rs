@@ -25,6 +25,10 @@ pub struct Process<A> {
     pub env: Arc<HashMap<String, String>>,
     /// Where this process bound its device (`set_device`, narrowed visibility, Ray `num_gpus`).
     pub bound: Option<Span>,
+    /// A device owner made before anything showed this process to be a rank (accelerate's
+    /// `PartialState`, `TrainingArguments`): it binds the device under a launcher, which an NCCL
+    /// group created later in the same process shows it runs under.
+    pub launcher_binding: Option<Span>,
     /// A worker process: a child, or a rank of a distributed job.
     pub per_worker: bool,
     /// A spawned child re-importing the main module: `if __name__ == "__main__":` bodies do not run.
@@ -91,6 +95,7 @@ impl<A: Analysis> Process<A> {
             }
         }
         self.bound = self.bound.or(other.bound);
+        self.launcher_binding = self.launcher_binding.or(other.launcher_binding);
         self.per_worker |= other.per_worker;
     }
 

@@ -1,0 +1,218 @@
+//! Every "When it is not a bug" bullet in a rule's docs holds in code: the table below names, for
+//! each bullet, a corpus case where the rule must stay silent, and the test runs gpulint on the
+//! corpus to check that it does.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+/// (rule, the first words of one of its "When it is not a bug" bullets, a corpus case where the
+/// rule must not fire). A bullet may have several rows (one per case it names); every bullet of a
+/// rule with rows needs at least one, and every row must match a bullet.
+///
+/// A case is a file under `corpus/`, or a folder under `corpus/projects/`. Usually a `neg_` case
+/// (no finding at all); a bullet that sends the case to another rule ("that is GPU003, not this")
+/// names a `pos_` case of that rule, where only the other rule fires.
+///
+/// To cover another rule (GPU001, GPU005, GPU007, GPU008, GPU009, GPU010 have no rows yet), add
+/// its rows here: the test checks only the rules that have rows, and prints the others.
+#[rustfmt::skip]
+const NOT_A_BUG: &[(&str, &str, &str)] = &[
+    // GPU002 device-pinned-global
+    ("GPU002", "The global stays on the CPU", "gpu002/neg_cpu_global_copied_per_worker.py"),
+    ("GPU002", "The global stays on the CPU", "gpu002/neg_cpu_state_dict_global.py"),
+    ("GPU002", "A lazy loader places it", "gpu002/neg_lazy_loader_current_device.py"),
+    ("GPU002", "A lazy loader places it", "gpu002/neg_classmethod_cache_on_current_device.py"),
+    ("GPU002", "Nothing selects a per-worker device", "gpu002/neg_global_cuda0_single_process.py"),
+    // GPU003 process-group-before-set-device
+    ("GPU003", "`set_device(local_rank)` (or", "gpu003/neg_set_device_before_init.py"),
+    ("GPU003", "`set_device(local_rank)` (or", "gpu003/neg_accelerator_set_device_index.py"),
+    ("GPU003", "`set_device(local_rank)` (or", "gpu003/neg_device_id_on_init.py"),
+    ("GPU003", "`set_device` follows", "gpu015/pos_set_device_right_after_init.py"),
+    ("GPU003", "The backend is `gloo`", "gpu003/neg_gloo_cpu_tensors.py"),
+    ("GPU003", "The launcher narrowed visibility", "gpu003/neg_visible_devices_narrowed.py"),
+    ("GPU003", "The launcher narrowed visibility", "gpu003/neg_ray_actor_num_gpus.py"),
+    ("GPU003", "The group has one process", "gpu003/neg_single_process_group.py"),
+    ("GPU003", "The only collectives before", "gpu015/pos_gloo_broadcast_then_set_device.py"),
+    ("GPU003", "The function that creates the group", "projects/neg_backend_bound_by_caller"),
+    ("GPU003", "The function that creates the group", "projects/neg_group_bound_in_callee"),
+    ("GPU003", "The function that creates the group", "gpu003/neg_accelerator_binds_before_group.py"),
+    ("GPU003", "The function that creates the group", "gpu003/neg_training_arguments_before_group.py"),
+    ("GPU003", "The function that creates the group", "projects/neg_lazy_global_accelerator"),
+    // GPU004 spawn-without-main-guard
+    ("GPU004", "The creation is under", "gpu004/neg_spawn_under_main_guard.py"),
+    ("GPU004", "The creation is under", "gpu004/neg_main_function_called_under_guard.py"),
+    ("GPU004", "The start method is fork", "gpu004/neg_fork_context_at_module_level.py"),
+    ("GPU004", "`set_start_method(..., force=True)`", "gpu004/neg_set_start_method_forced_at_module_level.py"),
+    ("GPU004", "`set_start_method(..., force=True)`", "gpu004/neg_set_start_method_in_try.py"),
+    ("GPU004", "Module-level code that creates no process", "gpu004/neg_process_creation_only_in_functions.py"),
+    // GPU006 unpicklable-spawn-callable
+    ("GPU006", "The child is forked", "gpu006/neg_closure_target_under_fork.py"),
+    ("GPU006", "Module-level functions", "gpu006/neg_partial_of_module_function_spawn.py"),
+    ("GPU006", "Module-level functions", "gpu006/neg_bound_method_of_plain_object_spawn.py"),
+    ("GPU006", "Module-level functions", "gpu006/neg_callable_instance_collate_spawn.py"),
+    ("GPU006", "A class that defines `__getstate__`", "gpu006/neg_getstate_leaves_lock_behind.py"),
+    ("GPU006", "A `DataLoader` with `num_workers=0`", "gpu006/neg_no_workers_lambda_collate.py"),
+    ("GPU006", "`datasets`' `map(num_proc=...)`", "gpu006/neg_dataset_map_lambda_dill.py"),
+    ("GPU006", "`datasets`' `map(num_proc=...)`", "gpu006/neg_multiprocess_pool_lambda.py"),
+    // GPU011 cuda-tensor-across-processes
+    ("GPU011", "The tensor goes to the CPU first", "gpu011/neg_manager_dict_cpu_results.py"),
+    ("GPU011", "The tensor goes to the CPU first", "gpu011/neg_pool_worker_puts_numpy_embeddings.py"),
+    ("GPU011", "The sender keeps running", "gpu011/neg_producer_waits_until_consumed.py"),
+    ("GPU011", "The sender keeps running", "gpu011/neg_worker_serves_until_sentinel.py"),
+    ("GPU011", "The main process sends", "gpu011/neg_main_process_feeds_workers.py"),
+    ("GPU011", "The main process sends", "gpu011/neg_pool_worker_puts_cuda_tensor.py"),
+    ("GPU011", "A CUDA tensor or model passed as an argument", "gpu011/neg_cuda_tensor_as_spawn_argument.py"),
+    ("GPU011", "CuPy and JAX arrays", "gpu011/neg_cupy_array_through_queue.py"),
+    ("GPU011", "CuPy and JAX arrays", "gpu011/neg_jax_array_through_queue.py"),
+    // GPU012 start-method-wrong-layer
+    ("GPU012", "The child does not use CUDA", "gpu012/neg_wrong_layer_but_cpu_only_map.py"),
+    ("GPU012", "The child does not use CUDA", "gpu012/neg_map_runs_before_cuda.py"),
+    ("GPU012", "The start method is also set", "gpu012/neg_both_packages_set_to_spawn.py"),
+    ("GPU012", "The start method is also set", "gpu012/neg_spawn_on_multiprocess_for_map.py"),
+    ("GPU012", "The start method is also set", "gpu012/neg_pool_takes_own_spawn_context.py"),
+    ("GPU012", "The call on the other package asks for `fork`", "projects/pos_fork_asked_on_other_layer"),
+    // GPU013 spawn-reads-parent-mutated-global
+    ("GPU013", "The child is forked", "gpu013/neg_flag_inherited_by_fork.py"),
+    ("GPU013", "The global is assigned at module level", "gpu013/neg_module_level_value_spawn.py"),
+    ("GPU013", "The value is passed to the child", "gpu013/neg_flag_passed_in_task_arguments.py"),
+    ("GPU013", "The value is passed to the child", "gpu013/neg_pool_initializer_sets_global.py"),
+    ("GPU013", "The value is passed to the child", "gpu013/neg_target_sets_global_before_reading.py"),
+    ("GPU013", "The reading function writes the global", "gpu013/neg_lazy_model_built_by_reader.py"),
+    // GPU014 fork-after-threadpool
+    ("GPU014", "The child limits the pool to one thread", "gpu014/neg_initializer_one_thread.py"),
+    ("GPU014", "The child limits the pool to one thread", "gpu014/neg_dataloader_workers_after_cpu_matmul.py"),
+    ("GPU014", "The child is started by spawn", "gpu014/neg_spawn_context_after_matmul.py"),
+    ("GPU014", "The parent ran no such operation", "gpu014/neg_pool_before_cpu_work.py"),
+    ("GPU014", "The parent ran no such operation", "gpu014/neg_cuda_products_cpu_children.py"),
+    ("GPU014", "gpulint only knows tensors it saw created", "gpu014/neg_layer_moved_to_cuda_before_fork.py"),
+    // GPU015 set-device-after-process-group
+    ("GPU015", "The device is bound before", "gpu015/neg_bind_then_group_in_setup_class.py"),
+    ("GPU015", "The device is bound before", "gpu015/neg_device_id_names_the_device_then_set_device.py"),
+    ("GPU015", "The backend is `gloo` or `mpi`", "gpu015/neg_gloo_group_then_set_device.py"),
+    ("GPU015", "The launcher narrowed visibility", "gpu015/neg_narrowed_visibility_then_group.py"),
+    ("GPU015", "The launcher narrowed visibility", "gpu015/neg_single_rank_then_set_device.py"),
+    ("GPU015", "Something runs on the implicit device", "gpu003/pos_set_device_after_barrier.py"),
+    ("GPU015", "Something runs on the implicit device", "gpu003/pos_never_set_device_barrier.py"),
+    // GPU101 rust-fork-after-cuda-init
+    ("GPU101", "The fork happens before any CUDA call", "gpu101/neg_fork_before_init.rs"),
+    ("GPU101", "The child only does host work", "gpu101/neg_child_host_only.rs"),
+    ("GPU101", "The child only does host work", "gpu101/neg_child_execs_after_fork.rs"),
+    ("GPU101", "`std::process::Command` starts", "gpu101/neg_command_after_init.rs"),
+    ("GPU101", "Probing calls that return an error", "gpu101/neg_child_probes_device_count.rs"),
+    ("GPU101", "Probing calls that return an error", "gpu101/neg_child_checks_tch_is_available.rs"),
+    // GPU102 rust-static-cuda-context
+    ("GPU102", "The static holds one object per device", "gpu102/neg_context_per_ordinal_map.rs"),
+    ("GPU102", "The static holds one object per device", "gpu102/neg_oncelock_one_device.rs"),
+    ("GPU102", "The process picks its device once", "gpu102/neg_set_once_at_startup.rs"),
+    ("GPU102", "The static is first read in the child", "gpu102/neg_lazy_first_read_in_child.rs"),
+    // GPU103 rust-rank-as-device-ordinal
+    ("GPU103", "The ordinal is the rank on the node", "gpu103/neg_local_rank.rs"),
+    ("GPU103", "The ordinal is the rank on the node", "gpu103/neg_slurm_localid_candle_device.rs"),
+    ("GPU103", "The ordinal is the rank on the node", "gpu103/neg_ompi_local_rank.rs"),
+    ("GPU103", "The rank is reduced to this machine's GPUs", "gpu103/neg_rank_modulo_device_count.rs"),
+    ("GPU103", "The rank is used for what is unique", "gpu103/neg_rank_for_shard_only.rs"),
+];
+
+/// The bullets of a rule's "When it is not a bug" section, each on one line (its continuation
+/// lines joined, whitespace collapsed). Paragraphs after the list are not bullets.
+fn not_a_bug_bullets(docs: &str) -> Vec<String> {
+    let section = docs
+        .split("## When it is not a bug")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .unwrap_or_default();
+    let mut bullets: Vec<String> = Vec::new();
+    let mut in_bullet = false;
+    for line in section.lines() {
+        if let Some(text) = line.strip_prefix("- ") {
+            bullets.push(text.trim().to_string());
+            in_bullet = true;
+        } else if in_bullet && line.starts_with("  ") && !line.trim().is_empty() {
+            let last = bullets.last_mut().expect("a bullet");
+            last.push(' ');
+            last.push_str(line.trim());
+        } else {
+            in_bullet = false;
+        }
+    }
+    bullets
+}
+
+#[test]
+fn every_not_a_bug_bullet_has_a_silent_corpus_case() {
+    let corpus = root().join("corpus");
+    let mut problems = Vec::new();
+    let mut without_rows = Vec::new();
+    for rule in gpulint_rules::RULES {
+        let bullets = not_a_bug_bullets(rule.docs);
+        let rows: Vec<_> = NOT_A_BUG.iter().filter(|r| r.0 == rule.code).collect();
+        if rows.is_empty() {
+            if !bullets.is_empty() {
+                without_rows.push(rule.code);
+            }
+            continue;
+        }
+        for bullet in &bullets {
+            if !rows.iter().any(|r| bullet.starts_with(r.1)) {
+                problems.push(format!("{}: no corpus case for \"{bullet}\"", rule.code));
+            }
+        }
+        for (code, start, _) in &rows {
+            if !bullets.iter().any(|b| b.starts_with(start)) {
+                problems.push(format!("{code}: no bullet starts with \"{start}\""));
+            }
+        }
+    }
+    for (code, _, _) in NOT_A_BUG {
+        if gpulint_rules::rule(code).is_none() {
+            problems.push(format!("{code}: no such rule"));
+        }
+    }
+    if !without_rows.is_empty() {
+        eprintln!(
+            "rules whose \"When it is not a bug\" bullets have no rows yet: {}",
+            without_rows.join(", ")
+        );
+    }
+
+    // The rule stays silent in each case (the other rules may fire in a `pos_` case).
+    let found = found(&corpus);
+    for (code, start, case) in NOT_A_BUG {
+        let path = corpus.join(case);
+        if !path.exists() {
+            problems.push(format!("{code} \"{start}\": {case} does not exist"));
+            continue;
+        }
+        let name = Path::new(case).file_name().unwrap().to_string_lossy();
+        let folder = format!("{}/", code.to_ascii_lowercase());
+        if !(name.starts_with("neg_") || name.starts_with("pos_") && !case.starts_with(&folder)) {
+            problems.push(format!(
+                "{code} \"{start}\": {case} is neither a neg_ case nor another rule's pos_ case"
+            ));
+        }
+        let inside = |file: &str| {
+            file == *case
+                || file.starts_with(&format!("{case}/"))
+                || file.starts_with(&format!("{case}:cell "))
+        };
+        for ((file, line), codes) in &found {
+            let fires = codes.iter().any(|c| c.split('(').next() == Some(*code));
+            if inside(file) && fires {
+                problems.push(format!(
+                    "{code} fires at {file}:{line}, where its docs say \"{start}...\" is not a bug"
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn bullets_are_read_whole() {
+    let docs =
+        "## When it is not a bug\n- One,\n  two.\n- Three.\n\nA paragraph.\n\n## Example\n- x\n";
+    assert_eq!(not_a_bug_bullets(docs), ["One, two.", "Three."]);
+}

@@ -125,6 +125,15 @@ pub enum ChildKind {
     ServerHook,
 }
 
+/// How many machines a job's processes run on, as the launch that started them says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nodes {
+    /// One machine: the global rank of each process is its rank on that machine.
+    One,
+    /// Possibly several machines (a launcher told to use more than one node).
+    Several,
+}
+
 /// How a value travels to another process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Channel {
@@ -335,6 +344,10 @@ pub enum Effect {
     /// A device index taken from the global rank (`RANK`, `get_rank()`) names the device here:
     /// past the first node it is not an ordinal of this machine.
     DeviceFromGlobalRank { span: Span },
+    /// The job this process belongs to is launched here, by this process (a launcher command it
+    /// runs, a rendezvous address it sets) or by an ancestor (reported again at the child's
+    /// start), on `nodes` machines.
+    Launched { span: Span, nodes: Nodes },
     /// A function asked for a device by its parameter `ordinal` returns a CUDA object that a
     /// global initialised once (a lazy cell) holds: every call gets the first initialisation's
     /// device, whatever it asks for. `span`: the function; `global`: the global's name and

@@ -11,7 +11,8 @@ use std::fmt::Write as _;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
 use gpulint_core::effect::{
-    Backend, Binding, Channel, ChildKind, DeviceIndex, Effect, Init, StartMethod, Unserializable,
+    Backend, Binding, Channel, ChildKind, DeviceIndex, Effect, Init, Nodes, StartMethod,
+    Unserializable,
 };
 use gpulint_python::libraries::processes::{Carrier, Layer, ProcessApi, WorkerCall};
 use gpulint_python::libraries::{
@@ -355,6 +356,14 @@ fn start_set(method: StartMethod) -> impl Fn(&Effect) -> bool {
 
 fn from_global_rank(e: &Effect) -> bool {
     matches!(e, Effect::DeviceFromGlobalRank { .. })
+}
+
+fn launched(nodes: Nodes) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::Launched { nodes: n, .. } if *n == nodes)
+}
+
+fn any_launch(e: &Effect) -> bool {
+    matches!(e, Effect::Launched { .. })
 }
 
 fn unmapped(e: &Effect) -> bool {
@@ -956,6 +965,25 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                     .has("WaitedForOthers", waited),
             ]
         }
+        Behaviour::RunsCommand { .. } => vec![
+            Probe::new(
+                "a launcher's command without a node count launches on one node",
+                p(py(&[&format!(
+                    "{x}(['torchrun', '--nproc-per-node=2', 'train.py'])"
+                )])),
+            )
+            .has("a launch on one node", launched(Nodes::One)),
+            Probe::new(
+                "a launcher's command on two nodes launches on several",
+                p(py(&[&format!("{x}('torchrun --nnodes 2 train.py')")])),
+            )
+            .has("a launch on several nodes", launched(Nodes::Several)),
+            Probe::new(
+                "another command launches nothing",
+                p(py(&[&format!("{x}(['ls', '-l'])")])),
+            )
+            .lacks("a launch", any_launch),
+        ],
         Behaviour::EndsProcess => vec![Probe::new(
             "nothing after it runs",
             p(py(&[
@@ -1709,22 +1737,25 @@ fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<Probe> {
             func,
             args,
             start_method,
+            one_node,
         } => {
             let start = |method: Option<(Param, &str)>| {
                 let mut given = vec![(func, "job"), (args, "('cuda:1',)")];
                 given.extend(method);
                 p(main_guard(&call(x, &given)))
             };
-            let mut out = vec![
-                Probe::new("starts `func(rank, *args)` by spawn", start(None))
-                    .has(
-                        "a spawned child",
-                        child_by(ChildKind::StartProcesses, StartMethod::Spawn),
-                    )
-                    .has("the child running `job`", runs("job"))
-                    .has("a tensor on the rank's device", object(PER_WORKER))
-                    .has("a tensor on cuda:1", object(CUDA_1)),
-            ];
+            let mut first = Probe::new("starts `func(rank, *args)` by spawn", start(None))
+                .has(
+                    "a spawned child",
+                    child_by(ChildKind::StartProcesses, StartMethod::Spawn),
+                )
+                .has("the child running `job`", runs("job"))
+                .has("a tensor on the rank's device", object(PER_WORKER))
+                .has("a tensor on cuda:1", object(CUDA_1));
+            if one_node {
+                first = first.has("its children launched on one node", launched(Nodes::One));
+            }
+            let mut out = vec![first];
             if let Some(method) = start_method {
                 out.push(
                     Probe::new(
@@ -2210,6 +2241,19 @@ fn env_probes(row: &EnvRow) -> Result<Vec<Probe>, String> {
             ]),
         )
         .has("a device from the global rank", from_global_rank)],
+        EnvRole::RendezvousHost => vec![
+            Probe::new(
+                "a loopback rendezvous launches on one node",
+                base(&[&format!("os.environ['{name}'] = '127.0.0.1'")]),
+            )
+            .has("a launch on one node", launched(Nodes::One)),
+            Probe::new(
+                "another host says nothing of the node count",
+                base(&[&format!("os.environ['{name}'] = 'node17'")]),
+            )
+            .has("the write (control)", written(name))
+            .lacks("a launch", any_launch),
+        ],
         EnvRole::NarrowsVisibility => vec![
             Probe::new(
                 "written before CUDA starts, it binds the device",
@@ -2446,6 +2490,7 @@ fn summary(effect: &Effect) -> String {
         Effect::EnvWritten { key, value, .. } => format!("EnvWritten {key}={value:?}"),
         Effect::UnmappedLoad { what, .. } => format!("UnmappedLoad {what}"),
         Effect::DeviceFromGlobalRank { .. } => "DeviceFromGlobalRank".into(),
+        Effect::Launched { nodes, .. } => format!("Launched {nodes:?}"),
         Effect::UnserializableSent(sent) => format!(
             "UnserializableSent {:?} {:?} {:?}: {}",
             sent.handed, sent.start_method, sent.why, sent.name

@@ -166,6 +166,9 @@ pub enum Behaviour {
     },
     /// Ends the process or replaces its program: nothing after it runs.
     EndsProcess,
+    /// Runs the command `argv` holds (a list of words, or one string): a launcher's command
+    /// (`LAUNCH_COMMANDS`) launches a job on as many machines as its options say.
+    RunsCommand { argv: Param },
     /// A data loader whose workers are forked at each iteration. `one_thread`: each worker limits
     /// the intra-op thread pool to one thread before it runs anything.
     Loader {
@@ -355,6 +358,9 @@ pub enum EnvRole {
     GlobalRank,
     /// Narrows the GPUs the process sees, when written before CUDA starts.
     NarrowsVisibility,
+    /// The address where the ranks of a job meet: on the loopback (`LOOPBACK_HOSTS`), every rank
+    /// runs on this machine.
+    RendezvousHost,
     /// Changes what a library call does (`InitsCuda::unless_env`).
     ChangesCalls,
 }

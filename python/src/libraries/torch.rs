@@ -576,6 +576,11 @@ pub const ENV: &[EnvRow] = &[
         reason: "Open MPI's rank on this node",
     },
     EnvRow {
+        name: "MASTER_ADDR",
+        role: EnvRole::RendezvousHost,
+        reason: "where torch.distributed's ranks meet (the rendezvous of `env://`)",
+    },
+    EnvRow {
         name: "CUDA_VISIBLE_DEVICES",
         role: EnvRole::NarrowsVisibility,
         reason: "read once by `cuInit`: written before, it chooses the process's GPUs",

@@ -362,6 +362,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 }
                 Value::None
             }
+            Behaviour::RunsCommand { argv } => {
+                self.command_run(span, args.param(argv).map(|(v, _)| v));
+                Value::Unknown
+            }
             Behaviour::EndsProcess => {
                 self.proc().exited = true;
                 Value::Unknown

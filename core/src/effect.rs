@@ -359,7 +359,21 @@ pub enum Effect {
     },
     /// A checkpoint load that restores tensors to the devices they were saved from (no
     /// `map_location`): usually cuda:0, whatever device this process uses.
-    UnmappedLoad { span: Span, what: Arc<str> },
+    /// `file`: how the code names the file it reads (a string, or the variable that holds its
+    /// path), when it names it plainly.
+    UnmappedLoad {
+        span: Span,
+        what: Arc<str>,
+        file: Option<Arc<str>>,
+    },
+    /// A checkpoint was saved here to the file named `file` (as in `UnmappedLoad`); `host_only`:
+    /// what was saved is known to hold no CUDA tensor (host tensors, numbers, strings, lists of
+    /// them), so loading it restores nothing onto a GPU.
+    CheckpointSaved {
+        span: Span,
+        file: Arc<str>,
+        host_only: bool,
+    },
     /// A CUDA object was handed to another process here (`q.put(t)`, `conn.send(t)`, a manager
     /// proxy's `d[k] = t`); `what`: the call that sends it, for messages.
     CudaObjectSent {

@@ -366,6 +366,10 @@ fn any_launch(e: &Effect) -> bool {
     matches!(e, Effect::Launched { .. })
 }
 
+fn saved(host: bool) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::CheckpointSaved { host_only, .. } if *host_only == host)
+}
+
 fn unmapped(e: &Effect) -> bool {
     matches!(e, Effect::UnmappedLoad { .. })
 }
@@ -614,9 +618,25 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             )
             .lacks("CUDA object", any_object),
         ],
-        Behaviour::LoadsTensors { map_location } => {
+        Behaviour::SavesTensors { obj, file } => {
+            let save = |what: &str| {
+                p(py(&[
+                    "model = torch.nn.Linear(2, 2)",
+                    &call(x, &[(obj, what), (file, "'ckpt.pt'")]),
+                ]))
+            };
+            vec![
+                Probe::new("host values are saved host-only", save("[1, 2]"))
+                    .has("a host-only save", saved(true)),
+                Probe::new(
+                    "a CUDA tensor is not host-only",
+                    save("torch.zeros(1, device='cuda:1')"),
+                )
+                .has("a save with CUDA", saved(false)),
+            ]
+        }
+        Behaviour::LoadsTensors { map_location, file } => {
             let load = |to: &str| {
-                let file = Param::pos(0, "f");
                 p(py(&[&format!(
                     "t = {}",
                     call(x, &[(file, "'ckpt.pt'"), (map_location, to)])
@@ -642,6 +662,14 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                     )])),
                 )
                 .has("unmapped load", unmapped),
+                Probe::new(
+                    "the load names the file it reads",
+                    p(py(&[&format!("t = {}", call(x, &[(file, "ckpt_path")]))])),
+                )
+                .has(
+                    "an unmapped load of `ckpt_path`",
+                    |e| matches!(e, Effect::UnmappedLoad { file: Some(f), .. } if &**f == "ckpt_path"),
+                ),
                 Probe::new(
                     "a `**kwargs` may carry the mapping",
                     p(py(&[
@@ -2101,6 +2129,30 @@ fn method_probes(row: &MethodRow) -> Vec<Probe> {
                     .lacks("use of `y`", uses("y"))
             },
         ),
+        MethodBehaviour::State => vec![
+            Probe::new(
+                "a host module's state is host values",
+                format!(
+                    "import torch\n{}",
+                    py(&[
+                        "model = torch.nn.Linear(2, 2)",
+                        &format!("torch.save(model.{}(), 'w.pt')", row.name),
+                    ])
+                ),
+            )
+            .has("a host-only save", saved(true)),
+            Probe::new(
+                "a CUDA module's state is on CUDA",
+                format!(
+                    "import torch\n{}",
+                    py(&[
+                        "model = torch.nn.Linear(2, 2).to('cuda:1')",
+                        &format!("torch.save(model.{}(), 'w.pt')", row.name),
+                    ])
+                ),
+            )
+            .has("a save with CUDA", saved(false)),
+        ],
         MethodBehaviour::ToCpu | MethodBehaviour::MovesToCpu => each(
             cuda_on,
             "brings the value to the CPU",
@@ -2488,7 +2540,10 @@ fn summary(effect: &Effect) -> String {
             creates_objects, ..
         } => format!("StartMethodFixed creates_objects={creates_objects}"),
         Effect::EnvWritten { key, value, .. } => format!("EnvWritten {key}={value:?}"),
-        Effect::UnmappedLoad { what, .. } => format!("UnmappedLoad {what}"),
+        Effect::UnmappedLoad { what, file, .. } => format!("UnmappedLoad {what} file={file:?}"),
+        Effect::CheckpointSaved {
+            file, host_only, ..
+        } => format!("CheckpointSaved {file} host_only={host_only}"),
         Effect::DeviceFromGlobalRank { .. } => "DeviceFromGlobalRank".into(),
         Effect::Launched { nodes, .. } => format!("Launched {nodes:?}"),
         Effect::UnserializableSent(sent) => format!(

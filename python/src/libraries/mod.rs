@@ -86,8 +86,10 @@ pub enum Behaviour {
     CudaDevice { index: Param },
     /// Sets the default device (or tensor type) of every later allocation.
     SetsDefaultDevice { device: Param },
-    /// Restores saved tensors to the device `map_location` names (unknown without it).
-    LoadsTensors { map_location: Param },
+    /// Restores saved tensors from `file` to the device `map_location` names (unknown without it).
+    LoadsTensors { map_location: Param, file: Param },
+    /// Saves `obj` to `file`, each tensor with the device it is on.
+    SavesTensors { obj: Param, file: Param },
     /// Loads a model: onto the device `device` names, else onto CUDA when `device_map` is given,
     /// else (`cuda_when_available`) onto CUDA when it is available. `auto`: a `device` string that
     /// asks for CUDA when it is available.
@@ -306,6 +308,9 @@ pub enum MethodBehaviour {
     Computes,
     /// Brings the value back to the CPU.
     ToCpu,
+    /// Returns the receiver's tensors where they are (`model.state_dict()`): on the host for a
+    /// module in host memory, on its GPU for a CUDA one.
+    State,
     /// Moves the receiver to the CPU: a module in place (`model.cpu()`), a tensor as a copy.
     MovesToCpu,
     /// Reads host-side metadata (`t.size()`, `t.numel()`): a plain value, not a tensor.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
 use gpulint_core::effect::{Backend, ChildKind, Effect};
-use gpulint_core::source::Span;
+use gpulint_core::source::{FileId, Span};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnmappedLoadFact {
@@ -20,15 +20,21 @@ pub struct UnmappedLoadFact {
     pub worker_sign: Option<Span>,
 }
 
+/// A load: where, what, and the file it names.
+type Load = (Span, Arc<str>, Option<Arc<str>>);
+
 #[derive(Clone, Debug, Default)]
 pub struct UnmappedLoad {
-    loads: Vec<(Span, Arc<str>)>,
+    loads: Vec<Load>,
+    /// Checkpoints saved: the source file that saves, the file saved to, and whether what was
+    /// saved holds no CUDA tensor.
+    saved: Vec<(FileId, Arc<str>, bool)>,
     /// Visibility narrowed to this worker's GPUs: cuda:0 is its own.
     narrowed: bool,
     /// Where it chose a device of its own or joined a process group.
     worker_sign: Option<Span>,
-    /// The kind of child this process is, if it is one.
-    child: Option<ChildKind>,
+    /// The kind of child this process is, if it is one, and where it was started.
+    child: Option<(ChildKind, Span)>,
 }
 
 impl UnmappedLoad {
@@ -43,9 +49,24 @@ impl UnmappedLoad {
         let child_per_gpu = end.per_worker
             && matches!(
                 self.child,
-                Some(ChildKind::ProcessStart | ChildKind::StartProcesses)
+                Some((ChildKind::ProcessStart | ChildKind::StartProcesses, start))
+                    if start.file == load.file
             );
         child_per_gpu || self.worker_sign.is_some_and(|s| s.file == load.file)
+    }
+
+    /// Whether the file a load reads is saved in the same source file, and only ever from host
+    /// values: `torch.load` restores host tensors to the host.
+    fn saved_from_host(&self, load: &Load) -> bool {
+        let Some(file) = &load.2 else {
+            return false;
+        };
+        let mut saves = self
+            .saved
+            .iter()
+            .filter(|(src, f, _)| *src == load.0.file && f == file)
+            .peekable();
+        saves.peek().is_some() && saves.all(|(_, _, host)| *host)
     }
 }
 
@@ -54,7 +75,17 @@ impl Analysis for UnmappedLoad {
 
     fn effect(&mut self, effect: &Effect, _: &Context, _: &mut Self::Facts) {
         match effect {
-            Effect::ChildStarted(child) => self.child = Some(child.kind),
+            Effect::ChildStarted(child) => self.child = Some((child.kind, child.span)),
+            Effect::CheckpointSaved {
+                span,
+                file,
+                host_only,
+            } => {
+                let save = (span.file, file.clone(), *host_only);
+                if !self.saved.contains(&save) {
+                    self.saved.push(save);
+                }
+            }
             Effect::DeviceBound {
                 binding: gpulint_core::effect::Binding::Narrowed,
                 ..
@@ -73,10 +104,10 @@ impl Analysis for UnmappedLoad {
             } => {
                 self.worker_sign.get_or_insert(*span);
             }
-            Effect::UnmappedLoad { span, what }
-                if !self.narrowed && !self.loads.iter().any(|(s, _)| s == span) =>
+            Effect::UnmappedLoad { span, what, file }
+                if !self.narrowed && !self.loads.iter().any(|(s, ..)| s == span) =>
             {
-                self.loads.push((*span, what.clone()));
+                self.loads.push((*span, what.clone(), file.clone()));
             }
             _ => {}
         }
@@ -84,8 +115,13 @@ impl Analysis for UnmappedLoad {
 
     fn join(&mut self, other: Self) {
         for load in other.loads {
-            if !self.loads.iter().any(|(s, _)| *s == load.0) {
+            if !self.loads.iter().any(|(s, ..)| *s == load.0) {
                 self.loads.push(load);
+            }
+        }
+        for save in other.saved {
+            if !self.saved.contains(&save) {
+                self.saved.push(save);
             }
         }
         self.narrowed |= other.narrowed;
@@ -102,9 +138,11 @@ impl Analysis for UnmappedLoad {
     }
 
     fn finish(self, end: &ProcessEnd, facts: &mut Self::Facts) {
-        for (span, what) in &self.loads {
+        for load in &self.loads {
+            let (span, what, _) = load;
             let span = *span;
             if self.one_per_gpu(end, span)
+                && !self.saved_from_host(load)
                 && !facts.iter().any(|f: &UnmappedLoadFact| f.span == span)
             {
                 facts.push(UnmappedLoadFact {
@@ -127,6 +165,7 @@ mod tests {
         Effect::UnmappedLoad {
             span: at(start),
             what: "torch.load".into(),
+            file: Some("path".into()),
         }
     }
 
@@ -171,9 +210,42 @@ mod tests {
     }
 
     #[test]
+    fn a_file_saved_here_from_host_values_only_is_silent() {
+        let save = |host_only| Effect::CheckpointSaved {
+            span: at(9),
+            file: "path".into(),
+            host_only,
+        };
+        // The save may come after the load in program order: the other branch of an `if`.
+        assert!(run(&[chooses(), load(3), save(true)], true).is_empty());
+        assert_eq!(run(&[chooses(), load(3), save(false)], true).len(), 1);
+        assert_eq!(
+            run(&[chooses(), save(true), save(false), load(3)], true).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_child_started_in_another_file_is_no_sign() {
+        let started = |file| {
+            let mut e = crate::testing::child_started(
+                ChildKind::ProcessStart,
+                gpulint_core::effect::StartMethod::Spawn,
+                0,
+            );
+            if let Effect::ChildStarted(c) = &mut e {
+                c.span = Span::new(FileId(file), 0, 1);
+            }
+            e
+        };
+        assert!(run(&[started(1), load(3)], true).is_empty());
+        assert_eq!(run(&[started(0), load(3)], true).len(), 1);
+    }
+
+    #[test]
     fn a_pool_worker_counts_only_once_it_chose_a_device() {
         let mut a = UnmappedLoad {
-            child: Some(ChildKind::Pool),
+            child: Some((ChildKind::Pool, at(0))),
             ..UnmappedLoad::default()
         };
         let mut facts = Vec::new();

@@ -125,6 +125,15 @@ pub enum ChildKind {
     ServerHook,
 }
 
+/// How many machines a job's processes run on, as the launch that started them says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nodes {
+    /// One machine: the global rank of each process is its rank on that machine.
+    One,
+    /// Possibly several machines (a launcher told to use more than one node).
+    Several,
+}
+
 /// How a value travels to another process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Channel {
@@ -335,6 +344,10 @@ pub enum Effect {
     /// A device index taken from the global rank (`RANK`, `get_rank()`) names the device here:
     /// past the first node it is not an ordinal of this machine.
     DeviceFromGlobalRank { span: Span },
+    /// The job this process belongs to is launched here, by this process (a launcher command it
+    /// runs, a rendezvous address it sets) or by an ancestor (reported again at the child's
+    /// start), on `nodes` machines.
+    Launched { span: Span, nodes: Nodes },
     /// A function asked for a device by its parameter `ordinal` returns a CUDA object that a
     /// global initialised once (a lazy cell) holds: every call gets the first initialisation's
     /// device, whatever it asks for. `span`: the function; `global`: the global's name and
@@ -346,7 +359,21 @@ pub enum Effect {
     },
     /// A checkpoint load that restores tensors to the devices they were saved from (no
     /// `map_location`): usually cuda:0, whatever device this process uses.
-    UnmappedLoad { span: Span, what: Arc<str> },
+    /// `file`: how the code names the file it reads (a string, or the variable that holds its
+    /// path), when it names it plainly.
+    UnmappedLoad {
+        span: Span,
+        what: Arc<str>,
+        file: Option<Arc<str>>,
+    },
+    /// A checkpoint was saved here to the file named `file` (as in `UnmappedLoad`); `host_only`:
+    /// what was saved is known to hold no CUDA tensor (host tensors, numbers, strings, lists of
+    /// them), so loading it restores nothing onto a GPU.
+    CheckpointSaved {
+        span: Span,
+        file: Arc<str>,
+        host_only: bool,
+    },
     /// A CUDA object was handed to another process here (`q.put(t)`, `conn.send(t)`, a manager
     /// proxy's `d[k] = t`); `what`: the call that sends it, for messages.
     CudaObjectSent {

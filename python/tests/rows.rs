@@ -11,7 +11,8 @@ use std::fmt::Write as _;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
 use gpulint_core::effect::{
-    Backend, Binding, Channel, ChildKind, DeviceIndex, Effect, Init, StartMethod, Unserializable,
+    Backend, Binding, Channel, ChildKind, DeviceIndex, Effect, Init, Nodes, StartMethod,
+    Unserializable,
 };
 use gpulint_python::libraries::processes::{Carrier, Layer, ProcessApi, WorkerCall};
 use gpulint_python::libraries::{
@@ -357,6 +358,18 @@ fn from_global_rank(e: &Effect) -> bool {
     matches!(e, Effect::DeviceFromGlobalRank { .. })
 }
 
+fn launched(nodes: Nodes) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::Launched { nodes: n, .. } if *n == nodes)
+}
+
+fn any_launch(e: &Effect) -> bool {
+    matches!(e, Effect::Launched { .. })
+}
+
+fn saved(host: bool) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::CheckpointSaved { host_only, .. } if *host_only == host)
+}
+
 fn unmapped(e: &Effect) -> bool {
     matches!(e, Effect::UnmappedLoad { .. })
 }
@@ -605,9 +618,25 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             )
             .lacks("CUDA object", any_object),
         ],
-        Behaviour::LoadsTensors { map_location } => {
+        Behaviour::SavesTensors { obj, file } => {
+            let save = |what: &str| {
+                p(py(&[
+                    "model = torch.nn.Linear(2, 2)",
+                    &call(x, &[(obj, what), (file, "'ckpt.pt'")]),
+                ]))
+            };
+            vec![
+                Probe::new("host values are saved host-only", save("[1, 2]"))
+                    .has("a host-only save", saved(true)),
+                Probe::new(
+                    "a CUDA tensor is not host-only",
+                    save("torch.zeros(1, device='cuda:1')"),
+                )
+                .has("a save with CUDA", saved(false)),
+            ]
+        }
+        Behaviour::LoadsTensors { map_location, file } => {
             let load = |to: &str| {
-                let file = Param::pos(0, "f");
                 p(py(&[&format!(
                     "t = {}",
                     call(x, &[(file, "'ckpt.pt'"), (map_location, to)])
@@ -633,6 +662,14 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                     )])),
                 )
                 .has("unmapped load", unmapped),
+                Probe::new(
+                    "the load names the file it reads",
+                    p(py(&[&format!("t = {}", call(x, &[(file, "ckpt_path")]))])),
+                )
+                .has(
+                    "an unmapped load of `ckpt_path`",
+                    |e| matches!(e, Effect::UnmappedLoad { file: Some(f), .. } if &**f == "ckpt_path"),
+                ),
                 Probe::new(
                     "a `**kwargs` may carry the mapping",
                     p(py(&[
@@ -956,6 +993,25 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                     .has("WaitedForOthers", waited),
             ]
         }
+        Behaviour::RunsCommand { .. } => vec![
+            Probe::new(
+                "a launcher's command without a node count launches on one node",
+                p(py(&[&format!(
+                    "{x}(['torchrun', '--nproc-per-node=2', 'train.py'])"
+                )])),
+            )
+            .has("a launch on one node", launched(Nodes::One)),
+            Probe::new(
+                "a launcher's command on two nodes launches on several",
+                p(py(&[&format!("{x}('torchrun --nnodes 2 train.py')")])),
+            )
+            .has("a launch on several nodes", launched(Nodes::Several)),
+            Probe::new(
+                "another command launches nothing",
+                p(py(&[&format!("{x}(['ls', '-l'])")])),
+            )
+            .lacks("a launch", any_launch),
+        ],
         Behaviour::EndsProcess => vec![Probe::new(
             "nothing after it runs",
             p(py(&[
@@ -1709,22 +1765,25 @@ fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<Probe> {
             func,
             args,
             start_method,
+            one_node,
         } => {
             let start = |method: Option<(Param, &str)>| {
                 let mut given = vec![(func, "job"), (args, "('cuda:1',)")];
                 given.extend(method);
                 p(main_guard(&call(x, &given)))
             };
-            let mut out = vec![
-                Probe::new("starts `func(rank, *args)` by spawn", start(None))
-                    .has(
-                        "a spawned child",
-                        child_by(ChildKind::StartProcesses, StartMethod::Spawn),
-                    )
-                    .has("the child running `job`", runs("job"))
-                    .has("a tensor on the rank's device", object(PER_WORKER))
-                    .has("a tensor on cuda:1", object(CUDA_1)),
-            ];
+            let mut first = Probe::new("starts `func(rank, *args)` by spawn", start(None))
+                .has(
+                    "a spawned child",
+                    child_by(ChildKind::StartProcesses, StartMethod::Spawn),
+                )
+                .has("the child running `job`", runs("job"))
+                .has("a tensor on the rank's device", object(PER_WORKER))
+                .has("a tensor on cuda:1", object(CUDA_1));
+            if one_node {
+                first = first.has("its children launched on one node", launched(Nodes::One));
+            }
+            let mut out = vec![first];
             if let Some(method) = start_method {
                 out.push(
                     Probe::new(
@@ -2070,6 +2129,30 @@ fn method_probes(row: &MethodRow) -> Vec<Probe> {
                     .lacks("use of `y`", uses("y"))
             },
         ),
+        MethodBehaviour::State => vec![
+            Probe::new(
+                "a host module's state is host values",
+                format!(
+                    "import torch\n{}",
+                    py(&[
+                        "model = torch.nn.Linear(2, 2)",
+                        &format!("torch.save(model.{}(), 'w.pt')", row.name),
+                    ])
+                ),
+            )
+            .has("a host-only save", saved(true)),
+            Probe::new(
+                "a CUDA module's state is on CUDA",
+                format!(
+                    "import torch\n{}",
+                    py(&[
+                        "model = torch.nn.Linear(2, 2).to('cuda:1')",
+                        &format!("torch.save(model.{}(), 'w.pt')", row.name),
+                    ])
+                ),
+            )
+            .has("a save with CUDA", saved(false)),
+        ],
         MethodBehaviour::ToCpu | MethodBehaviour::MovesToCpu => each(
             cuda_on,
             "brings the value to the CPU",
@@ -2210,6 +2293,19 @@ fn env_probes(row: &EnvRow) -> Result<Vec<Probe>, String> {
             ]),
         )
         .has("a device from the global rank", from_global_rank)],
+        EnvRole::RendezvousHost => vec![
+            Probe::new(
+                "a loopback rendezvous launches on one node",
+                base(&[&format!("os.environ['{name}'] = '127.0.0.1'")]),
+            )
+            .has("a launch on one node", launched(Nodes::One)),
+            Probe::new(
+                "another host says nothing of the node count",
+                base(&[&format!("os.environ['{name}'] = 'node17'")]),
+            )
+            .has("the write (control)", written(name))
+            .lacks("a launch", any_launch),
+        ],
         EnvRole::NarrowsVisibility => vec![
             Probe::new(
                 "written before CUDA starts, it binds the device",
@@ -2445,8 +2541,12 @@ fn summary(effect: &Effect) -> String {
             creates_objects, ..
         } => format!("StartMethodFixed creates_objects={creates_objects}"),
         Effect::EnvWritten { key, value, .. } => format!("EnvWritten {key}={value:?}"),
-        Effect::UnmappedLoad { what, .. } => format!("UnmappedLoad {what}"),
+        Effect::UnmappedLoad { what, file, .. } => format!("UnmappedLoad {what} file={file:?}"),
+        Effect::CheckpointSaved {
+            file, host_only, ..
+        } => format!("CheckpointSaved {file} host_only={host_only}"),
         Effect::DeviceFromGlobalRank { .. } => "DeviceFromGlobalRank".into(),
+        Effect::Launched { nodes, .. } => format!("Launched {nodes:?}"),
         Effect::UnserializableSent(sent) => format!(
             "UnserializableSent {:?} {:?} {:?}: {}",
             sent.handed, sent.start_method, sent.why, sent.name

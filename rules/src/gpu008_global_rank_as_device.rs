@@ -3,7 +3,7 @@
 use gpulint_analyses::global_rank::GlobalRankFact;
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Language, Rule, Severity, Sources};
+use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU008",
@@ -32,7 +32,17 @@ scaled out.
 - The index is the rank on the node: `LOCAL_RANK`, `SLURM_LOCALID`,
   `torch.distributed.get_node_local_rank()`, or the index `mp.spawn` passes to its function.
 - The global rank is reduced to this machine: `rank % torch.cuda.device_count()`.
-- A job that is only ever run on one node works, but the same fix costs nothing.
+- The job is launched on one machine where gpulint sees it, so its global ranks are its local
+  ranks: torchrun or `python -m torch.distributed.run` without `--nnodes` above 1 (or with
+  `--standalone`), run by the program itself through `subprocess`.
+- The processes are started by `mp.spawn` or `start_processes`, which start them all on this
+  machine.
+- The rendezvous address `MASTER_ADDR` is the loopback (`localhost`, `127.0.0.1`), written to
+  `os.environ` or in an environment handed to the child.
+
+Where gpulint sees no launch (a library function, a script started by a launcher outside the
+project), the finding says it holds when the job runs on more than one node; where it sees a launch
+on several nodes (`--nnodes=2`), it points at it.
 
 ## Example
 ```python
@@ -64,14 +74,27 @@ fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
 }
 
 fn diagnostic(fact: &GlobalRankFact) -> Diagnostic {
+    let (message, related) = match fact.several_nodes {
+        Some(span) => (
+            "The global rank is used as a device index, and this job runs on several nodes: on every node but the first it names a GPU that machine does not have",
+            vec![Related {
+                span,
+                message: "launched on more than one node here".into(),
+            }],
+        ),
+        None => (
+            "The global rank is used as a device index: when this runs on more than one node, it names a GPU that machine does not have on every node but the first",
+            Vec::new(),
+        ),
+    };
     Diagnostic {
         code: RULE.code,
         name: RULE.name,
         severity: RULE.severity,
-        message: "The global rank is used as a device index: on every node but the first it names a GPU that machine does not have".into(),
+        message: message.into(),
         span: fact.span,
         label: "the rank across all nodes, not on this one".into(),
-        related: Vec::new(),
+        related,
         help: "use the local rank (`LOCAL_RANK`, `torch.distributed.get_node_local_rank()`), or `rank % torch.cuda.device_count()`".into(),
         fix: None,
     }
@@ -84,11 +107,14 @@ mod tests {
 
     #[test]
     fn the_index_is_primary() {
-        let facts = Facts {
-            global_rank_devices: vec![GlobalRankFact { span: span(4, 8) }],
-            ..Facts::default()
-        };
-        let [d] = check(&facts, &Text("")).try_into().unwrap();
+        let mut facts = Facts::default();
+        facts.global_rank_devices.found = vec![
+            GlobalRankFact::new(span(4, 8), None),
+            GlobalRankFact::new(span(9, 12), Some(span(0, 2))),
+        ];
+        let [d, e] = check(&facts, &Text("")).try_into().unwrap();
         assert_eq!((d.span, d.severity), (span(4, 8), Severity::Warning));
+        assert!(d.message.contains("when this runs on more than one node"));
+        assert_eq!(e.related[0].span, span(0, 2));
     }
 }

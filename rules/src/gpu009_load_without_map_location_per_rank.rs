@@ -37,13 +37,16 @@ the device of its first tensor.
 - The process narrowed `CUDA_VISIBLE_DEVICES` to its own GPU before loading: its `cuda:0` is its
   own GPU.
 - One process: a script that runs once, a pool or loader worker that does not pick a GPU of its own.
-- The checkpoint was saved from CPU tensors. gpulint cannot see the file; `map_location="cpu"`
-  costs nothing then and says so.
+- The same file saves that checkpoint (the same path, or the same name holding it) only from host
+  values: a model built on the CPU or its `state_dict()`, numbers, strings, lists of them.
+  `torch.load` gives host tensors back for host tensors, and plain values have no device.
+- The load is in another file than the one that picks the rank's device, creates its GPU process
+  group or starts the per-GPU children: a library's loaders, far from where the job is set up,
+  read files whose devices the library chose (per-rank shards, CPU state).
 
-gpulint reports a rank's load only where the same file picks the rank's device or creates its GPU
-process group: a library's loaders, far from where the job is set up, read files whose devices the
-library chose (per-rank shards, CPU state). A project that sets up its ranks in one module and loads
-in another is missed.
+A checkpoint saved from CPU tensors by another program is still reported: gpulint cannot see the
+file, and `map_location="cpu"` costs nothing and says so. A project that sets up its ranks in one
+module and loads in another is missed.
 
 ## Example
 ```python

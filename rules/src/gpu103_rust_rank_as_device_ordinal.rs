@@ -85,10 +85,8 @@ mod tests {
 
     #[test]
     fn the_ordinal_is_primary() {
-        let facts = Facts {
-            global_rank_devices: vec![GlobalRankFact { span: span(4, 8) }],
-            ..Facts::default()
-        };
+        let mut facts = Facts::default();
+        facts.global_rank_devices.found = vec![GlobalRankFact::new(span(4, 8), None)];
         let [d] = check(&facts, &Text("")).try_into().unwrap();
         assert_eq!((d.span, d.severity), (span(4, 8), Severity::Warning));
     }

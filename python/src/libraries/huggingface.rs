@@ -29,6 +29,7 @@ const DATASET: Behaviour = Behaviour::ForkingDataset;
 /// the module to its first tensor's device (pytorch_lightning 2.4 `core/saving.py`).
 const LIGHTNING_LOAD: Behaviour = Behaviour::LoadsTensors {
     map_location: Param::pos(1, "map_location"),
+    file: Param::pos(0, "checkpoint_path"),
 };
 const LIGHTNING_LOAD_WHY: &str =
     "restores the checkpoint to the devices it was saved from unless `map_location` says (Lightning 2.x)";

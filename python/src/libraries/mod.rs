@@ -86,8 +86,10 @@ pub enum Behaviour {
     CudaDevice { index: Param },
     /// Sets the default device (or tensor type) of every later allocation.
     SetsDefaultDevice { device: Param },
-    /// Restores saved tensors to the device `map_location` names (unknown without it).
-    LoadsTensors { map_location: Param },
+    /// Restores saved tensors from `file` to the device `map_location` names (unknown without it).
+    LoadsTensors { map_location: Param, file: Param },
+    /// Saves `obj` to `file`, each tensor with the device it is on.
+    SavesTensors { obj: Param, file: Param },
     /// Loads a model: onto the device `device` names, else onto CUDA when `device_map` is given,
     /// else (`cuda_when_available`) onto CUDA when it is available. `auto`: a `device` string that
     /// asks for CUDA when it is available.
@@ -169,6 +171,9 @@ pub enum Behaviour {
     },
     /// Ends the process or replaces its program: nothing after it runs.
     EndsProcess,
+    /// Runs the command `argv` holds (a list of words, or one string): a launcher's command
+    /// (`LAUNCH_COMMANDS`) launches a job on as many machines as its options say.
+    RunsCommand { argv: Param },
     /// A data loader whose workers are forked at each iteration. `one_thread`: each worker limits
     /// the intra-op thread pool to one thread before it runs anything.
     Loader {
@@ -306,6 +311,9 @@ pub enum MethodBehaviour {
     Computes,
     /// Brings the value back to the CPU.
     ToCpu,
+    /// Returns the receiver's tensors where they are (`model.state_dict()`): on the host for a
+    /// module in host memory, on its GPU for a CUDA one.
+    State,
     /// Moves the receiver to the CPU: a module in place (`model.cpu()`), a tensor as a copy.
     MovesToCpu,
     /// Reads host-side metadata (`t.size()`, `t.numel()`): a plain value, not a tensor.
@@ -358,6 +366,9 @@ pub enum EnvRole {
     GlobalRank,
     /// Narrows the GPUs the process sees, when written before CUDA starts.
     NarrowsVisibility,
+    /// The address where the ranks of a job meet: on the loopback (`LOOPBACK_HOSTS`), every rank
+    /// runs on this machine.
+    RendezvousHost,
     /// Changes what a library call does (`InitsCuda::unless_env`).
     ChangesCalls,
 }

@@ -70,11 +70,13 @@ pub enum ProcessApi {
     /// A raw fork.
     OsFork,
     /// Starts `func(rank, *args)` in new processes: always by spawn, or by `start_method` (spawn
-    /// when absent).
+    /// when absent). `one_node`: they all run on this machine, numbered from 0, so a rank of
+    /// theirs is a rank on the node.
     Spawns {
         func: Param,
         args: Param,
         start_method: Option<Param>,
+        one_node: bool,
     },
     /// A `with` block whose body runs in a forked daemon.
     DaemonContext,
@@ -117,6 +119,44 @@ const POOL: ProcessApi = ProcessApi::Pool {
     max_tasks: Param::pos(3, "maxtasksperchild"),
 };
 const MP: Layer = Layer::Multiprocessing;
+
+const RUNS_COMMAND: Behaviour = Behaviour::RunsCommand {
+    argv: Param::pos(0, "args"),
+};
+
+/// A command that launches a distributed job: its program (or `-m` module), the option that
+/// says on how many machines (one when absent), and options that keep it on one.
+#[derive(Debug)]
+pub struct LaunchCommand {
+    pub program: &'static str,
+    pub nodes: &'static str,
+    pub one_node: &'static [&'static str],
+    pub reason: &'static str,
+}
+
+pub const LAUNCH_COMMANDS: &[LaunchCommand] = &[
+    LaunchCommand {
+        program: "torchrun",
+        nodes: "--nnodes",
+        one_node: &["--standalone"],
+        reason: "torchrun runs on one node unless `--nnodes` says more (its default is `1:1`)",
+    },
+    LaunchCommand {
+        program: "torch.distributed.run",
+        nodes: "--nnodes",
+        one_node: &["--standalone"],
+        reason: "the module behind torchrun (`python -m torch.distributed.run`)",
+    },
+    LaunchCommand {
+        program: "torch.distributed.launch",
+        nodes: "--nnodes",
+        one_node: &[],
+        reason: "the older launcher; `--nnodes` defaults to 1",
+    },
+];
+
+/// Host names and addresses of this machine: a rendezvous there keeps every rank on it.
+pub const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
 const METHOD: Param = Param::pos(0, "method");
 const FORCE: Param = Param::pos(1, "force");
 const FIXES_WITH_OBJECT: Behaviour = Behaviour::FixesStartMethod {
@@ -467,10 +507,11 @@ pub const ROWS: &[Row] = &[
                 func: Param::pos(0, "fn"),
                 args: Param::pos(1, "args"),
                 start_method: None,
+                one_node: true,
             },
             layer: MP,
         },
-        "always starts children by spawn",
+        "always starts children by spawn, each on this machine with its index as its rank",
     ),
     row(
         "torch.multiprocessing.start_processes",
@@ -479,6 +520,7 @@ pub const ROWS: &[Row] = &[
                 func: Param::pos(0, "fn"),
                 args: Param::pos(1, "args"),
                 start_method: Some(Param::pos(5, "start_method")),
+                one_node: true,
             },
             layer: MP,
         },
@@ -575,6 +617,34 @@ pub const ROWS: &[Row] = &[
         "concurrent.futures.process.ProcessPoolExecutor",
         Behaviour::Alias("concurrent.futures.ProcessPoolExecutor"),
         "where it is defined",
+    ),
+    row(
+        "subprocess.run",
+        RUNS_COMMAND,
+        "runs a command and waits for it",
+    ),
+    row("subprocess.Popen", RUNS_COMMAND, "starts a command"),
+    row(
+        "subprocess.call",
+        RUNS_COMMAND,
+        "runs a command and waits for it",
+    ),
+    row(
+        "subprocess.check_call",
+        RUNS_COMMAND,
+        "runs a command and waits for it",
+    ),
+    row(
+        "subprocess.check_output",
+        RUNS_COMMAND,
+        "runs a command and waits for it",
+    ),
+    row(
+        "os.system",
+        Behaviour::RunsCommand {
+            argv: Param::pos(0, "command"),
+        },
+        "runs a shell command line",
     ),
     row("sys.exit", Behaviour::EndsProcess, "raises SystemExit"),
     row(

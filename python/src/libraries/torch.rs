@@ -259,13 +259,23 @@ pub const ROWS: &[Row] = &[
         "torch.load",
         Behaviour::LoadsTensors {
             map_location: Param::pos(1, "map_location"),
+            file: Param::pos(0, "f"),
         },
         "restores tensors to the device they were saved from unless `map_location` says (pytorch 40403)",
+    ),
+    row(
+        "torch.save",
+        Behaviour::SavesTensors {
+            obj: Param::pos(0, "obj"),
+            file: Param::pos(1, "f"),
+        },
+        "each tensor is saved with its device, and `torch.load` restores it there",
     ),
     row(
         "torch.jit.load",
         Behaviour::LoadsTensors {
             map_location: Param::pos(1, "map_location"),
+            file: Param::pos(0, "f"),
         },
         "a TorchScript module is restored to the device `map_location` names, else to the devices it was saved from",
     ),
@@ -459,6 +469,12 @@ pub const METHODS: &[MethodRow] = &[
         reason: "brings the data back to the CPU",
     },
     MethodRow {
+        name: "state_dict",
+        on: Receiver::Any,
+        does: MethodBehaviour::State,
+        reason: "a module's parameters and buffers, on the devices they live on",
+    },
+    MethodRow {
         name: "numpy",
         on: Receiver::Any,
         does: MethodBehaviour::ToCpu,
@@ -586,6 +602,11 @@ pub const ENV: &[EnvRow] = &[
         name: "OMPI_COMM_WORLD_LOCAL_RANK",
         role: EnvRole::Rank,
         reason: "Open MPI's rank on this node",
+    },
+    EnvRow {
+        name: "MASTER_ADDR",
+        role: EnvRole::RendezvousHost,
+        reason: "where torch.distributed's ranks meet (the rendezvous of `env://`)",
     },
     EnvRow {
         name: "CUDA_VISIBLE_DEVICES",

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::{
-    ChildKind, ChildStart, CudaInitSite, Effect, Handed, Init, OtherLayerStart,
+    ChildKind, ChildStart, CudaInitSite, Effect, Handed, Init, Nodes, OtherLayerStart,
 };
 
 use super::calls::Args;
@@ -21,7 +21,7 @@ use crate::model::{Expr, ExprKind, Stmt};
 use crate::source::Span;
 
 /// One call a child makes: the callable and its positional arguments.
-type Entry = (Value, Vec<Value>);
+pub(super) type Entry = (Value, Vec<Value>);
 
 /// How deep, and through how many values, a child's handed values are searched for what it holds.
 const HELD_DEPTH: u32 = 3;
@@ -53,6 +53,8 @@ pub(super) struct Start {
     /// What the child does first, before the code it is handed (a data loader's worker limits
     /// the intra-op thread pool; an engine's worker creates its context).
     pub prelude: Vec<Effect>,
+    /// The launch this start makes (a launcher that numbers its processes on this machine).
+    pub launch: Option<(Span, Nodes)>,
 }
 
 impl Start {
@@ -63,6 +65,7 @@ impl Start {
             source,
             other_layer: None,
             prelude: Vec::new(),
+            launch: None,
         }
     }
 }
@@ -85,6 +88,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 source: None,
                 other_layer: self.other_layer_start(Some(layer)),
                 prelude: Vec::new(),
+                launch: None,
             },
         }
     }
@@ -129,6 +133,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     start_methods: parent.start_methods.clone(),
                     default_cuda: parent.default_cuda,
                     env: parent.env.clone(),
+                    launch: parent.launch,
                     per_worker: true,
                     spawned: parent.spawned,
                     analyses: parent.analyses.forked(),
@@ -145,6 +150,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     reimport: true,
                     // A new interpreter, but the same environment (`os.environ` is inherited).
                     env: self.proc_ref().env.clone(),
+                    launch: self.proc_ref().launch,
                     start_methods: self.proc_ref().start_methods.clone(),
                     analyses: self.proc_ref().analyses.spawned(),
                     ..Process::default()
@@ -260,6 +266,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         for effect in prelude {
             self.emit(effect);
         }
+        self.child_launch(span, start.launch, &entries);
         if let Some((site, what)) = held {
             self.emit(Effect::CudaHeld {
                 span: site,
@@ -679,6 +686,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             func,
             args: params,
             start_method,
+            one_node,
         } = api
         else {
             return;
@@ -708,6 +716,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
             );
         }
         let code = self.describe(&func);
+        let mut start = start;
+        if one_node {
+            start.launch = Some((span, Nodes::One));
+        }
         self.run_child(
             span,
             ChildKind::StartProcesses,

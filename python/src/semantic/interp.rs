@@ -733,6 +733,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         // A value gpulint cannot tell is kept as "?": the variable is set, to something.
         let kept = text.clone().unwrap_or_else(|| String::from("?"));
         Arc::make_mut(&mut process.env).insert(key.to_string(), kept);
+        self.rendezvous_written(key, value, span);
         if narrows {
             self.emit(Effect::DeviceBound {
                 span,
@@ -901,6 +902,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     Value::GlobalRank
                 } else if values.iter().any(|v| matches!(v, Value::Rank)) && &**template == "{}" {
                     Value::Rank
+                } else if template.starts_with("--") {
+                    // A command-line option (`f"--nnodes={n}"`): its name is known, its value not.
+                    Value::Str((&**template).into())
                 } else {
                     Value::Unknown
                 }

@@ -237,7 +237,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 }
                 Value::None
             }
-            Behaviour::LoadsTensors { map_location } => match args.param(map_location) {
+            Behaviour::SavesTensors { obj, file } => {
+                let file = args.param(file).and_then(|(v, e)| file_key(v, e));
+                if let (Some(file), Some((v, _))) = (file, args.param(obj)) {
+                    let host_only = host_only(v, 3);
+                    self.emit(Effect::CheckpointSaved {
+                        span,
+                        file,
+                        host_only,
+                    });
+                }
+                Value::None
+            }
+            Behaviour::LoadsTensors { map_location, file } => match args.param(map_location) {
                 // The device is whatever the checkpoint was saved from, which the code does not
                 // say: often the CPU (shards written by the same program), often cuda:0. Only a
                 // load that surely passes no mapping is unmapped: not a `**kwargs` or `*args`
@@ -248,9 +260,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         Some((_, e)) => matches!(e.kind, crate::model::ExprKind::NoneLiteral),
                     };
                     if surely {
+                        let file = args.param(file).and_then(|(v, e)| file_key(v, e));
                         self.emit(Effect::UnmappedLoad {
                             span,
                             what: name.into(),
+                            file,
                         });
                     }
                     Value::Unknown
@@ -374,6 +388,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     self.set_start_method(span, layer, m, force);
                 }
                 Value::None
+            }
+            Behaviour::RunsCommand { argv } => {
+                self.command_run(span, args.param(argv).map(|(v, _)| v));
+                Value::Unknown
             }
             Behaviour::EndsProcess => {
                 self.proc().exited = true;
@@ -749,6 +767,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         _ => None,
                     });
             }
+            MethodBehaviour::State => match recv {
+                Value::Cuda(obj) => Value::cuda(obj.derived()),
+                Value::HostTensor { .. } => Value::HostTensor { pinned: None },
+                _ => Value::Unknown,
+            },
             MethodBehaviour::ToCpu | MethodBehaviour::MovesToCpu => match recv {
                 Value::Cuda(_) | Value::HostTensor { .. } => Value::HostTensor { pinned: None },
                 _ => Value::Unknown,
@@ -852,5 +875,29 @@ fn moved_by_handle(recv: &Value) -> bool {
     match recv {
         Value::Cuda(obj) => obj.by_handle,
         _ => true,
+    }
+}
+
+/// How the code names a checkpoint's file, to pair a load with a save of the same file: a string,
+/// or the name (`path`, `self.path`) that holds it.
+fn file_key(v: &Value, e: &crate::model::Expr) -> Option<std::sync::Arc<str>> {
+    match v {
+        Value::Str(s) => Some(format!("{s:?}").into()),
+        _ => e.dotted().map(Into::into),
+    }
+}
+
+/// Whether `v` is known to hold no CUDA object: host tensors, numbers, strings, and lists or dicts
+/// of them (`depth` levels down).
+fn host_only(v: &Value, depth: u32) -> bool {
+    match v {
+        Value::HostTensor { .. } | Value::Int(_) | Value::Str(_) | Value::Bool(_) | Value::None => {
+            true
+        }
+        Value::Sequence(items) if depth > 0 => items.iter().all(|i| host_only(i, depth - 1)),
+        Value::Mapping(entries) if depth > 0 => {
+            entries.iter().all(|(_, v)| host_only(v, depth - 1))
+        }
+        _ => false,
     }
 }

@@ -15,6 +15,7 @@ mod frozen;
 mod heap;
 mod imports;
 mod interp;
+mod launch;
 mod library;
 mod memo;
 mod names;

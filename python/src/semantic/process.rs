@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use gpulint_core::analysis::{Analysis, ProcessEnd, Shared};
-use gpulint_core::effect::CudaInitSite;
+use gpulint_core::effect::{CudaInitSite, Nodes};
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::libraries::processes::{Layer, StartMethod};
@@ -31,6 +31,9 @@ pub struct Process<A> {
     pub launcher_binding: Option<Span>,
     /// A worker process: a child, or a rank of a distributed job.
     pub per_worker: bool,
+    /// How the job this process belongs to was launched, where known: where, and on how many
+    /// machines (inherited by its children, which run on the same machine).
+    pub launch: Option<(Span, Nodes)>,
     /// A spawned child re-importing the main module: `if __name__ == "__main__":` bodies do not run.
     pub reimport: bool,
     /// A child that imported the program afresh (spawn, forkserver), or a forked child of one,
@@ -97,6 +100,7 @@ impl<A: Analysis> Process<A> {
         self.bound = self.bound.or(other.bound);
         self.launcher_binding = self.launcher_binding.or(other.launcher_binding);
         self.per_worker |= other.per_worker;
+        self.launch = self.launch.or(other.launch);
     }
 
     /// What the process's end tells the analyses.

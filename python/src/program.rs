@@ -73,6 +73,9 @@ pub struct SourceFile {
     /// It runs as an interactive `__main__` (a notebook's kernel): a child started by spawn or
     /// forkserver does not import it, so it finds none of its definitions.
     pub interactive: bool,
+    /// It sits in a test suite's folder (`tests/`, `test/`) below its project's root: see
+    /// `libraries::processes::is_test_module`.
+    pub in_test_folder: bool,
     /// Imports in this file, `(level, dotted name)`, and the modules they name, outermost first.
     imports: HashMap<(u32, String), Vec<NodeId>>,
     /// The program's files whose top level runs when this file's does (its module-level imports).
@@ -113,6 +116,7 @@ impl SourceFile {
             relevant: false,
             read_from_disk: false,
             stamp: None,
+            in_test_folder: false,
         }
     }
 
@@ -885,9 +889,26 @@ impl Builder {
 
     fn add_file(&mut self, key: PathBuf, shown: PathBuf, checked: bool) -> FileId {
         let id = FileId(self.program.files.len() as u32);
-        self.program.files.push(SourceFile::unread(shown, checked));
+        let mut file = SourceFile::unread(shown, checked);
+        file.in_test_folder = self.in_test_folder(&key);
+        self.program.files.push(file);
         self.by_path.insert(key, id);
         id
+    }
+
+    /// Whether a folder between `path` and its project's root (or the checked folder, outside a
+    /// project) is a test suite's: folders above the project say nothing of it.
+    fn in_test_folder(&mut self, path: &Path) -> bool {
+        for dir in path.ancestors().skip(1) {
+            if Some(dir) == self.boundary.as_deref() || is_project_root(&mut self.fs, dir) {
+                return false;
+            }
+            let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            if crate::libraries::processes::TEST_FOLDERS.contains(&name) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Resolves every import in `id`; returns the files it found that are not yet in the program.

@@ -155,6 +155,18 @@ pub const LAUNCH_COMMANDS: &[LaunchCommand] = &[
     },
 ];
 
+/// A test suite runs on one machine: the modules a test runner collects (pytest's `test_*.py`,
+/// `*_test.py` and `conftest.py`, and anything under a `tests` or `test` folder: the suite's
+/// helpers and the workers its tests launch) are launched there, whatever they start.
+pub fn is_test_module(path: &std::path::Path, in_test_folder: bool) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let stem = name.strip_suffix(".py").unwrap_or(name);
+    in_test_folder || stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest"
+}
+
+/// The folders a test suite lives in (below the project's root).
+pub const TEST_FOLDERS: &[&str] = &["tests", "test"];
+
 /// Host names and addresses of this machine: a rendezvous there keeps every rank on it.
 pub const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
 const METHOD: Param = Param::pos(0, "method");

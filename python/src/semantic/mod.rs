@@ -484,6 +484,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return;
         };
         self.statement_budgets = true;
+        let main = self.p.file(self.main);
+        if crate::libraries::processes::is_test_module(&main.path, main.in_test_folder) {
+            let start = Span::new(self.main, 0, 0);
+            self.launched(start, gpulint_core::effect::Nodes::One);
+        }
         self.exec_module(self.main);
         self.statement_budgets = false;
         self.run_forked_tasks();

@@ -98,6 +98,7 @@ mod tests {
             at_module_scope: true,
             during_reimport,
             other_layer_start: None,
+            default_in_entry: None,
         })
     }
 

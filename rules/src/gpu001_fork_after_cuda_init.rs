@@ -203,7 +203,15 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
         code: RULE.code,
         name: RULE.name,
         severity: RULE.severity,
-        message: format!("{subject} starts a child process {how} after {state}, and {uses}"),
+        message: format!(
+            "{subject} starts a child process {how} after {state}, and {uses}{}",
+            if fork.caller_unknown {
+                " (nothing in the checked code calls the function that starts it: this holds \
+                 unless its caller sets spawn or forkserver first)"
+            } else {
+                ""
+            }
+        ),
         span: fork.span,
         label: match (fork.start_method, fork.kind) {
             (StartMethod::Forkserver, _) => format!("the child is forked here, {how}"),
@@ -304,6 +312,7 @@ mod tests {
             child_code: "`Frames.__getitem__`".into(),
             at_module_scope: false,
             other_layer_start: None,
+            caller_unknown: false,
         }
     }
 

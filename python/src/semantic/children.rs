@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::{
-    ChildKind, ChildStart, CudaInitSite, Effect, Handed, Init, OtherLayerStart,
+    ChildKind, ChildStart, CudaInitSite, Effect, EntryCallers, Handed, Init, OtherLayerStart,
 };
 
 use super::calls::Args;
@@ -53,6 +53,8 @@ pub(super) struct Start {
     /// What the child does first, before the code it is handed (a data loader's worker limits
     /// the intra-op thread pool; an engine's worker creates its context).
     pub prelude: Vec<Effect>,
+    /// The default was taken in a function run as an entry point, whose caller may set another.
+    pub default_in_entry: Option<EntryCallers>,
 }
 
 impl Start {
@@ -63,6 +65,7 @@ impl Start {
             source,
             other_layer: None,
             prelude: Vec::new(),
+            default_in_entry: None,
         }
     }
 }
@@ -85,6 +88,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 source: None,
                 other_layer: self.other_layer_start(Some(layer)),
                 prelude: Vec::new(),
+                default_in_entry: self.proc_ref().entry,
             },
         }
     }
@@ -253,6 +257,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             at_module_scope,
             during_reimport,
             other_layer_start: start.other_layer,
+            default_in_entry: start.default_in_entry,
         }));
         if start.method != StartMethod::Fork || parent_init.is_none() {
             self.inherit_visibility(span);
@@ -385,6 +390,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             at_module_scope,
             during_reimport,
             other_layer_start,
+            default_in_entry: None,
         }));
         self.exec_block(body);
         let child = self.procs.pop().unwrap_or_default();
@@ -416,6 +422,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             at_module_scope,
             during_reimport,
             other_layer_start,
+            default_in_entry: None,
         }));
     }
 
@@ -1041,6 +1048,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     at_module_scope: self.frames.is_empty(),
                     during_reimport: self.proc_ref().reimport,
                     other_layer_start: start.other_layer,
+                    default_in_entry: start.default_in_entry,
                 }),
                 &Default::default(),
                 &mut self.facts,

@@ -527,6 +527,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.memo.entry_started(self.heap.own_len());
         let mut process = base.end_of_main.clone();
         process.partial = partial;
+        let entry = Some(if partial {
+            gpulint_core::effect::EntryCallers::InProject
+        } else {
+            gpulint_core::effect::EntryCallers::Unknown
+        });
+        process.entry = entry;
         process.exited = false;
         // Ray gives the worker its own GPUs before `__init__` runs.
         let narrowed = names::narrowing_decorator(self, id);
@@ -567,6 +573,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some(value)
             }
         };
+        // A receiver built once serves entries of either kind.
+        process.entry = entry;
         self.procs.push(process);
         if let Some(span) = narrowed {
             self.emit(Effect::DeviceBound {

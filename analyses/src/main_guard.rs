@@ -107,6 +107,7 @@ mod tests {
             span: at(1),
             context: 0,
             method: StartMethod::Spawn,
+            previous: StartMethod::Fork,
             at_module_scope: true,
             force,
             during_reimport,

@@ -330,6 +330,8 @@ pub enum Effect {
         /// Which default context (an opaque key: each multiprocessing package has its own).
         context: u32,
         method: StartMethod,
+        /// The method in force before it (set earlier, inherited, or the platform default).
+        previous: StartMethod,
         at_module_scope: bool,
         force: bool,
         during_reimport: bool,

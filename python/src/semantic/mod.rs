@@ -20,6 +20,7 @@ mod memo;
 mod names;
 mod pickling;
 mod process;
+mod returns;
 #[cfg(test)]
 mod tests;
 mod trail;
@@ -357,6 +358,8 @@ struct Interp<'m, A: Analysis> {
     interactive: bool,
     /// Calls recorded for replay, and what tells a pure one (see `memo`).
     memo: memo::Memo<A>,
+    /// The process states of the paths that returned from the running function, joined at its end.
+    returned: Option<Process<A>>,
     facts: A::Facts,
 }
 
@@ -405,6 +408,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             last_result: HashMap::default(),
             cuts: Vec::new(),
             memo: memo::Memo::default(),
+            returned: None,
             facts: A::Facts::default(),
         }
     }

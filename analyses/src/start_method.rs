@@ -228,7 +228,10 @@ mod tests {
         let child = crate::testing::child_started(ChildKind::ProcessStart, StartMethod::Spawn, 9);
         assert!(facts(&[fixed(1, false), set(5, true, false), child.clone()]).is_empty());
         assert!(facts(&[fixed(1, true), set(5, true, false)]).is_empty());
-        assert_eq!(facts(&[fixed(1, true), set(5, true, false), child]).len(), 1);
+        assert_eq!(
+            facts(&[fixed(1, true), set(5, true, false), child]).len(),
+            1
+        );
     }
 
     #[test]

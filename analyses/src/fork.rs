@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
 use gpulint_core::effect::{
-    ChildKind, ChildStart, CudaInitSite, CudaUse, Effect, OtherLayerStart, StartMethod,
+    ChildKind, ChildStart, CudaInitSite, CudaUse, Effect, EntryCallers, OtherLayerStart,
+    StartMethod,
 };
 use gpulint_core::source::Span;
 
@@ -29,6 +30,9 @@ pub struct ForkFact {
     pub at_module_scope: bool,
     /// A `set_start_method` of another layer that this fork point does not obey.
     pub other_layer_start: Option<OtherLayerStart>,
+    /// The start method is the default in a function nothing in the project calls: the verdict
+    /// holds unless its caller sets another one first.
+    pub caller_unknown: bool,
 }
 
 impl ForkFact {
@@ -78,6 +82,12 @@ impl ForkAfterInit {
 
 /// Records a fork point, merging with an earlier visit of the same site.
 fn add_fork(facts: &mut Vec<ForkFact>, child: &ChildStart) {
+    // A default start method in a function the project calls: its callers' analyses judge the
+    // child with the start method they set.
+    if child.default_in_entry == Some(EntryCallers::InProject) {
+        return;
+    }
+    let caller_unknown = child.default_in_entry == Some(EntryCallers::Unknown);
     match facts.iter_mut().find(|f| f.span == child.span) {
         Some(old) => {
             old.at_module_scope |= child.at_module_scope;
@@ -85,6 +95,9 @@ fn add_fork(facts: &mut Vec<ForkFact>, child: &ChildStart) {
                 old.parent_init = child.parent_init.clone();
                 old.start_method = child.start_method;
                 old.start_method_source = child.start_method_source;
+                old.caller_unknown = caller_unknown;
+            } else if child.parent_init.is_some() {
+                old.caller_unknown &= caller_unknown;
             }
             if old.other_layer_start.is_none() {
                 old.other_layer_start = child.other_layer_start.clone();
@@ -105,6 +118,7 @@ fn add_fork(facts: &mut Vec<ForkFact>, child: &ChildStart) {
             child_code: child.code.as_deref().unwrap_or_default().to_string(),
             at_module_scope: child.at_module_scope,
             other_layer_start: child.other_layer_start.clone(),
+            caller_unknown,
         }),
     }
 }
@@ -195,6 +209,7 @@ mod tests {
             at_module_scope: false,
             during_reimport: false,
             other_layer_start: None,
+            default_in_entry: None,
         })
     }
 
@@ -276,6 +291,24 @@ mod tests {
             ..used
         };
         assert!(asked_fork.wrong_layer().is_none());
+    }
+
+    #[test]
+    fn a_default_start_method_in_an_entry_is_left_to_callers_or_marked_caller_dependent() {
+        let cx = Context::default();
+        let mut facts = Vec::new();
+        for callers in [EntryCallers::InProject, EntryCallers::Unknown] {
+            let Effect::ChildStarted(mut started) = start(true) else {
+                unreachable!()
+            };
+            started.default_in_entry = Some(callers);
+            let mut child = ForkAfterInit::default();
+            child.effect(&Effect::ChildStarted(started), &cx, &mut facts);
+            child.effect(&used_at(20), &cx, &mut facts);
+            child.finish(&ProcessEnd::default(), &mut facts);
+        }
+        let [fact] = facts.try_into().unwrap();
+        assert!(fact.caller_unknown && fact.hazard().is_some());
     }
 
     #[test]

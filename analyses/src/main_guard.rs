@@ -98,6 +98,7 @@ mod tests {
             at_module_scope: true,
             during_reimport,
             other_layer_start: None,
+            default_in_entry: None,
         })
     }
 
@@ -106,6 +107,7 @@ mod tests {
             span: at(1),
             context: 0,
             method: StartMethod::Spawn,
+            previous: StartMethod::Fork,
             at_module_scope: true,
             force,
             during_reimport,

@@ -42,6 +42,16 @@ pub struct StartMethodFixed {
     fixed: Vec<(u32, Fixed)>,
     /// A spawned child's contexts were all fixed when it started (`spawn.prepare`).
     started_fixed: Option<Fixed>,
+    /// Forced calls after objects of the old method were made: they matter once a child starts
+    /// (the objects can reach it only then).
+    pending: Vec<AlreadyFixedFact>,
+}
+
+/// Adds `fact` unless its call is reported already.
+fn report(facts: &mut Vec<AlreadyFixedFact>, fact: AlreadyFixedFact) {
+    if !facts.iter().any(|f| f.span == fact.span) {
+        facts.push(fact);
+    }
 }
 
 impl StartMethodFixed {
@@ -59,6 +69,12 @@ impl Analysis for StartMethodFixed {
 
     fn effect(&mut self, effect: &Effect, _: &Context, facts: &mut Self::Facts) {
         match effect {
+            Effect::ChildStarted(_) if !self.pending.is_empty() => {
+                for fact in std::mem::take(&mut self.pending) {
+                    report(facts, fact);
+                }
+                self.effect(effect, &Context::default(), facts);
+            }
             Effect::ChildStarted(child) if child.start_method != StartMethod::Fork => {
                 self.started_fixed = Some(Fixed {
                     span: child.span,
@@ -87,6 +103,7 @@ impl Analysis for StartMethodFixed {
                 span,
                 context,
                 method,
+                previous,
                 force,
                 during_reimport: false,
                 caught,
@@ -102,18 +119,19 @@ impl Analysis for StartMethodFixed {
                 // it would fail on every run: not reported. Under `if get_start_method(
                 // allow_none=True) is None:` the call never runs where the method is fixed.
                 let earlier = earlier.filter(|f| f.span != *span && !*only_if_unset);
-                if let Some(fixed) = earlier.or(self.started_fixed.as_ref()) {
+                // Forcing the method already in force changes nothing.
+                let changes = !*force || previous != method;
+                if let Some(fixed) = earlier.or(self.started_fixed.as_ref()).filter(|_| changes) {
                     let fact = AlreadyFixedFact {
                         span: *span,
                         method: *method,
                         fixed: fixed.clone(),
                         forced: *force,
                     };
-                    if (*force || !*caught)
-                        && fact.hazard()
-                        && !facts.iter().any(|f| f.span == *span)
-                    {
-                        facts.push(fact);
+                    if *force && fact.hazard() {
+                        self.pending.push(fact);
+                    } else if !*caught && fact.hazard() {
+                        report(facts, fact);
                     }
                 }
                 self.fix(
@@ -133,6 +151,11 @@ impl Analysis for StartMethodFixed {
         if self.started_fixed.is_none() {
             self.started_fixed = other.started_fixed;
         }
+        for fact in other.pending {
+            if !self.pending.iter().any(|f| f.span == fact.span) {
+                self.pending.push(fact);
+            }
+        }
         for (context, fixed) in other.fixed {
             self.fix(context, fixed);
         }
@@ -143,6 +166,14 @@ impl Analysis for StartMethodFixed {
         self.clone()
     }
 
+    /// A spawned child shares nothing, but its start is what the old method's objects can reach.
+    fn spawned(&self) -> Self {
+        StartMethodFixed {
+            pending: self.pending.clone(),
+            ..Self::default()
+        }
+    }
+
     fn finish(self, _: &ProcessEnd, _: &mut Self::Facts) {}
 }
 
@@ -150,6 +181,7 @@ impl Analysis for StartMethodFixed {
 mod tests {
     use super::*;
     use crate::testing::at;
+    use gpulint_core::effect::ChildKind;
 
     fn fixed(start: u32, creates_objects: bool) -> Effect {
         Effect::StartMethodFixed {
@@ -165,6 +197,7 @@ mod tests {
             span: at(start),
             context: 0,
             method: StartMethod::Spawn,
+            previous: StartMethod::Fork,
             at_module_scope: true,
             force,
             during_reimport: false,
@@ -191,9 +224,31 @@ mod tests {
     }
 
     #[test]
-    fn force_matters_only_after_objects_of_the_old_method_exist() {
-        assert!(facts(&[fixed(1, false), set(5, true, false)]).is_empty());
-        assert_eq!(facts(&[fixed(1, true), set(5, true, false)]).len(), 1);
+    fn force_matters_only_after_objects_of_the_old_method_exist_and_a_child_starts() {
+        let child = crate::testing::child_started(ChildKind::ProcessStart, StartMethod::Spawn, 9);
+        assert!(facts(&[fixed(1, false), set(5, true, false), child.clone()]).is_empty());
+        assert!(facts(&[fixed(1, true), set(5, true, false)]).is_empty());
+        assert_eq!(
+            facts(&[fixed(1, true), set(5, true, false), child]).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn forcing_the_method_already_in_force_is_silent() {
+        let same = Effect::StartMethodSet {
+            span: at(5),
+            context: 0,
+            method: StartMethod::Fork,
+            previous: StartMethod::Fork,
+            at_module_scope: false,
+            force: true,
+            during_reimport: false,
+            caught: false,
+            only_if_unset: false,
+        };
+        let child = crate::testing::child_started(ChildKind::ProcessStart, StartMethod::Spawn, 9);
+        assert!(facts(&[fixed(1, true), same, child]).is_empty());
     }
 
     #[test]
@@ -209,6 +264,7 @@ mod tests {
             span: at(5),
             context: 0,
             method: StartMethod::Spawn,
+            previous: StartMethod::Fork,
             at_module_scope: false,
             force: false,
             during_reimport: false,

@@ -40,5 +40,6 @@ pub fn child_started(kind: ChildKind, method: StartMethod, start: u32) -> Effect
         at_module_scope: false,
         during_reimport: false,
         other_layer_start: None,
+        default_in_entry: None,
     })
 }

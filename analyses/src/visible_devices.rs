@@ -143,6 +143,7 @@ mod tests {
             at_module_scope: false,
             during_reimport: false,
             other_layer_start: None,
+            default_in_entry: None,
         })
     }
 

@@ -204,6 +204,18 @@ pub struct ChildStart {
     /// A `set_start_method` of another layer in force in the parent, which this child's start
     /// does not obey (its own layer's method is the default, or it is a raw fork).
     pub other_layer_start: Option<OtherLayerStart>,
+    /// The start method is the default only because nothing set one in the function that was
+    /// analysed as an entry point: a caller may have set one first.
+    pub default_in_entry: Option<EntryCallers>,
+}
+
+/// Whether the project calls a function analysed as an entry point of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryCallers {
+    /// It has callers: their analyses follow the call with the start method they set.
+    InProject,
+    /// None (a library's API, a script's entry): any caller may have set one.
+    Unknown,
 }
 
 /// A module-level binding: the module (by file) and its name.
@@ -327,6 +339,8 @@ pub enum Effect {
         /// Which default context (an opaque key: each multiprocessing package has its own).
         context: u32,
         method: StartMethod,
+        /// The method in force before it (set earlier, inherited, or the platform default).
+        previous: StartMethod,
         at_module_scope: bool,
         force: bool,
         during_reimport: bool,

@@ -65,6 +65,12 @@ context manager in the child fails the same way.
   before the fork, `multiprocessing_context="spawn"`, `mp_context=...`, `torch.multiprocessing.spawn`),
   or by `subprocess`, Ray or torchrun. A forkserver still fails if the main module's top level
   initialised CUDA, since the server imports it first.
+- The function that starts the child leaves the start method to its callers, and every caller in
+  the project sets spawn first: it is judged in their contexts. (A function nothing in the checked
+  code calls is reported, with a note that it holds unless its caller sets spawn.)
+- The child is started inside a process that was itself started by spawn after the program set
+  `set_start_method("spawn")`: a spawned child takes its parent's start method before its target
+  runs, so its own children spawn too.
 - Only `torch.cuda.device_count()` ran (NVML-based since torch 1.13), or `torch.cuda.is_available()`
   with `PYTORCH_NVML_BASED_CUDA_CHECK=1`.
 - On macOS and Windows (spawn), and on Linux from Python 3.14 (forkserver) unless the main module's
@@ -203,7 +209,15 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
         code: RULE.code,
         name: RULE.name,
         severity: RULE.severity,
-        message: format!("{subject} starts a child process {how} after {state}, and {uses}"),
+        message: format!(
+            "{subject} starts a child process {how} after {state}, and {uses}{}",
+            if fork.caller_unknown {
+                " (nothing in the checked code calls the function that starts it: this holds \
+                 unless its caller sets spawn or forkserver first)"
+            } else {
+                ""
+            }
+        ),
         span: fork.span,
         label: match (fork.start_method, fork.kind) {
             (StartMethod::Forkserver, _) => format!("the child is forked here, {how}"),
@@ -304,6 +318,7 @@ mod tests {
             child_code: "`Frames.__getitem__`".into(),
             at_module_scope: false,
             other_layer_start: None,
+            caller_unknown: false,
         }
     }
 

@@ -41,6 +41,10 @@ shared. Severity: error without `force`, warning with it.
 - `get_start_method(allow_none=True)`, which fixes nothing.
 - `set_start_method(..., force=True)` when nothing made with the old method exists (only a query or
   an earlier call fixed it).
+- `set_start_method(m, force=True)` where `m` is already in force (set earlier, inherited by a
+  spawned child, or the platform's default): nothing changes.
+- A lock, queue or event made with the old method that no child can receive: no child process starts
+  after the forced call (objects of the old method matter only once they reach a child).
 - A call inside a `try` whose handler catches the `RuntimeError`.
 - An explicit context (`multiprocessing.get_context("spawn")`) instead of the default one.
 - A module-level call that spawned children run again while they import the main module is

@@ -39,6 +39,9 @@ intended count while the work still runs on GPU 0.)
 - The process writes it for the processes it starts next (spawned workers and subprocesses read it
   when they start) and does no CUDA work itself afterwards.
 - The child was forked from an initialised parent: it cannot use CUDA at all, which GPU001 reports.
+- The write is on a branch that returns before any CUDA use, and the CUDA use is on another branch
+  (its caller is still followed: a caller that uses CUDA after the call is reported).
+- CUDA was initialised only on a path that returned before the write.
 
 ## Example
 ```python

@@ -174,6 +174,7 @@ mod tests {
                 set_on: "multiprocessing".into(),
                 forks_through: forks_through.map(Into::into),
             }),
+            caller_unknown: false,
         }
     }
 

@@ -142,6 +142,7 @@ mod tests {
             child_code: String::new(),
             at_module_scope: false,
             other_layer_start: None,
+            caller_unknown: false,
         };
         let facts = Facts {
             forks: vec![fact(true), fact(false)],

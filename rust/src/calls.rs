@@ -592,6 +592,7 @@ impl<'a, A: Analysis> Interp<'a, A> {
             at_module_scope: false,
             during_reimport: false,
             other_layer_start: None,
+            default_in_entry: None,
         }));
         let _ = body(self);
         let mut analyses = self.st.analyses.clone();

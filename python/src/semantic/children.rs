@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::{
-    ChildKind, ChildStart, CudaInitSite, Effect, Handed, Init, Nodes, OtherLayerStart,
+    ChildKind, ChildStart, CudaInitSite, Effect, EntryCallers, Handed, Init, Nodes,
+    OtherLayerStart,
 };
 
 use super::calls::Args;
@@ -55,6 +56,8 @@ pub(super) struct Start {
     pub prelude: Vec<Effect>,
     /// The launch this start makes (a launcher that numbers its processes on this machine).
     pub launch: Option<(Span, Nodes)>,
+    /// The default was taken in a function run as an entry point, whose caller may set another.
+    pub default_in_entry: Option<EntryCallers>,
 }
 
 impl Start {
@@ -66,6 +69,7 @@ impl Start {
             other_layer: None,
             prelude: Vec::new(),
             launch: None,
+            default_in_entry: None,
         }
     }
 }
@@ -89,6 +93,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 other_layer: self.other_layer_start(Some(layer)),
                 prelude: Vec::new(),
                 launch: None,
+                default_in_entry: self.proc_ref().entry,
             },
         }
     }
@@ -259,6 +264,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             at_module_scope,
             during_reimport,
             other_layer_start: start.other_layer,
+            default_in_entry: start.default_in_entry,
         }));
         if start.method != StartMethod::Fork || parent_init.is_none() {
             self.inherit_visibility(span);
@@ -392,6 +398,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             at_module_scope,
             during_reimport,
             other_layer_start,
+            default_in_entry: None,
         }));
         self.exec_block(body);
         let child = self.procs.pop().unwrap_or_default();
@@ -423,6 +430,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             at_module_scope,
             during_reimport,
             other_layer_start,
+            default_in_entry: None,
         }));
     }
 
@@ -1053,6 +1061,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     at_module_scope: self.frames.is_empty(),
                     during_reimport: self.proc_ref().reimport,
                     other_layer_start: start.other_layer,
+                    default_in_entry: start.default_in_entry,
                 }),
                 &Default::default(),
                 &mut self.facts,

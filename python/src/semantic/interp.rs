@@ -26,8 +26,10 @@ const MAX_PENDING_BRANCHES: usize = 64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Flow {
     Normal,
-    /// `return`, `break`, `continue` or `raise`: the rest of the block does not run.
+    /// `break`, `continue` or `raise`: the rest of the block does not run.
     Jump,
+    /// `return` on every path that left: the rest of the function does not run (see `returns`).
+    Return,
 }
 
 impl<'m, A: Analysis> Interp<'m, A> {
@@ -39,8 +41,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             if self.frames.is_empty() && self.statement_budgets {
                 self.fuel = super::STATEMENT_FUEL;
             }
-            if self.exec(stmt) == Flow::Jump {
-                return Flow::Jump;
+            let flow = self.exec(stmt);
+            if flow != Flow::Normal {
+                return flow;
             }
         }
         Flow::Normal
@@ -241,7 +244,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         prev => prev.join(v),
                     };
                 }
-                return Flow::Jump;
+                return Flow::Return;
             }
             StmtKind::Raise(value) => {
                 if let Some(e) = value {
@@ -457,25 +460,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// Joins an `if`'s body (its state and flow) into the state the `else` left.
     fn join_branches(&mut self, after_body: Snapshot<A>, flow_body: Flow, flow_else: Flow) -> Flow {
         match (flow_body, flow_else) {
-            // The branch that jumped (`return`, `continue`, `raise`) no longer binds names here, but what
-            // it did to the process happened on that path: the caller or the next iteration sees it.
-            (Flow::Jump, Flow::Normal) => {
-                self.join_process(after_body.process);
+            // The branch that jumped no longer binds names here, but what it did to the process
+            // happened on that path: the caller or the next iteration sees it (`left`).
+            (jumped, Flow::Normal) if jumped != Flow::Normal => {
+                self.left(jumped, after_body.process);
                 Flow::Normal
             }
-            (Flow::Normal, Flow::Jump) => {
+            (Flow::Normal, jumped) if jumped != Flow::Normal => {
                 let after_else = self.proc_ref().clone();
                 self.restore(after_body);
-                self.join_process(after_else);
+                self.left(jumped, after_else);
                 Flow::Normal
             }
-            (Flow::Jump, Flow::Jump) => {
+            (body, orelse) => {
                 self.join_with(after_body);
-                Flow::Jump
-            }
-            (Flow::Normal, Flow::Normal) => {
-                self.join_with(after_body);
-                Flow::Normal
+                super::returns::both(body, orelse)
             }
         }
     }
@@ -1293,7 +1292,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             captures,
             returns: Value::Unknown,
         });
+        let outer = self.returned.take();
         self.exec_block(&func.body);
+        self.function_ended(outer);
         self.cur = caller_module;
         let frame = self.frames.pop();
         let result = frame.map(|f| f.returns).unwrap_or_default();

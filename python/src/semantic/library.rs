@@ -579,6 +579,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     /// `set_start_method(m)` for `layer`, from here on in this process.
     fn set_start_method(&mut self, span: Span, layer: Layer, method: StartMethod, force: bool) {
+        let previous = self.resolve_start(layer, None).method;
         std::sync::Arc::make_mut(&mut self.proc().start_methods)
             .insert(super::process::layer_key(layer), (method, span));
         let at_module_scope = self.frames.is_empty();
@@ -587,6 +588,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             span,
             context: u32::from(super::process::layer_key(layer)),
             method,
+            previous,
             at_module_scope,
             force,
             during_reimport,

@@ -21,6 +21,7 @@ mod memo;
 mod names;
 mod pickling;
 mod process;
+mod returns;
 #[cfg(test)]
 mod tests;
 mod trail;
@@ -361,6 +362,8 @@ struct Interp<'m, A: Analysis> {
     interactive: bool,
     /// Calls recorded for replay, and what tells a pure one (see `memo`).
     memo: memo::Memo<A>,
+    /// The process states of the paths that returned from the running function, joined at its end.
+    returned: Option<Process<A>>,
     facts: A::Facts,
 }
 
@@ -409,6 +412,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             last_result: HashMap::default(),
             cuts: Vec::new(),
             memo: memo::Memo::default(),
+            returned: None,
             facts: A::Facts::default(),
         }
     }
@@ -536,6 +540,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.memo.entry_started(self.heap.own_len());
         let mut process = base.end_of_main.clone();
         process.partial = partial;
+        let entry = Some(if partial {
+            gpulint_core::effect::EntryCallers::InProject
+        } else {
+            gpulint_core::effect::EntryCallers::Unknown
+        });
+        process.entry = entry;
         process.exited = false;
         // Ray gives the worker its own GPUs before `__init__` runs.
         let narrowed = names::narrowing_decorator(self, id);
@@ -576,6 +586,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some(value)
             }
         };
+        // A receiver built once serves entries of either kind.
+        process.entry = entry;
         self.procs.push(process);
         if let Some(span) = narrowed {
             self.emit(Effect::DeviceBound {

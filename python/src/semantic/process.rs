@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use gpulint_core::analysis::{Analysis, ProcessEnd, Shared};
-use gpulint_core::effect::{CudaInitSite, Nodes};
+use gpulint_core::effect::{CudaInitSite, EntryCallers, Nodes};
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::libraries::processes::{Layer, StartMethod};
@@ -43,6 +43,9 @@ pub struct Process<A> {
     pub exited: bool,
     /// Analysed from a function nobody in the module calls: its caller may still bind the device.
     pub partial: bool,
+    /// Run as an entry point (a function analysed from where the main program ended), and whether
+    /// the project calls it: its start methods are only those it set itself.
+    pub entry: Option<EntryCallers>,
     /// What the analyses remember of this process, shared with the saved copies of this state
     /// until an effect changes it.
     pub analyses: Shared<A>,

@@ -233,18 +233,18 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let flow = match (flow_body, flow_else) {
             // The branch that jumped no longer binds names here, but what it did to the process
             // happened on that path.
-            (Flow::Jump, Flow::Normal) => {
-                self.join_process(body_process);
+            (jumped, Flow::Normal) if jumped != Flow::Normal => {
+                self.left(jumped, body_process);
                 Flow::Normal
             }
-            (Flow::Normal, Flow::Jump) => {
+            (Flow::Normal, jumped) if jumped != Flow::Normal => {
                 let after_else = self.proc_ref().clone();
                 self.undo_to(&mark);
                 for (local, name, value) in after_body {
                     self.set_binding(local, name, value);
                 }
                 *self.proc() = body_process;
-                self.join_process(after_else);
+                self.left(jumped, after_else);
                 Flow::Normal
             }
             (body, orelse) => {
@@ -259,11 +259,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 }
                 self.join_bindings(others);
                 self.proc().join(body_process);
-                if body == Flow::Jump && orelse == Flow::Jump {
-                    Flow::Jump
-                } else {
-                    Flow::Normal
-                }
+                super::returns::both(body, orelse)
             }
         };
         drop(self.close(mark));

@@ -54,6 +54,7 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU008", "The processes are started by `mp.spawn`", "gpu008/neg_spawned_ranks_get_rank.py"),
     ("GPU008", "The rendezvous address", "gpu008/neg_loopback_rendezvous.py"),
     ("GPU008", "The rendezvous address", "gpu008/neg_env_handed_to_process.py"),
+    ("GPU008", "The code is a test suite's", "projects/neg_test_suite_global_rank"),
     // GPU009 load-without-map-location-per-rank
     ("GPU009", "The process narrowed", "gpu009/neg_worker_narrows_visibility_first.py"),
     ("GPU009", "The process narrowed", "gpu009/neg_parent_narrows_each_child.py"),

@@ -39,6 +39,9 @@ scaled out.
   machine.
 - The rendezvous address `MASTER_ADDR` is the loopback (`localhost`, `127.0.0.1`), written to
   `os.environ` or in an environment handed to the child.
+- The code is a test suite's (`test_*.py`, `*_test.py`, `conftest.py`, or a module under a `tests/`
+  or `test/` folder of the project), or is run by one: a suite's harness launches its ranks on the
+  machine that runs the tests.
 
 Where gpulint sees no launch (a library function, a script started by a launcher outside the
 project), the finding says it holds when the job runs on more than one node; where it sees a launch
@@ -83,7 +86,7 @@ fn diagnostic(fact: &GlobalRankFact) -> Diagnostic {
             }],
         ),
         None => (
-            "The global rank is used as a device index: when this runs on more than one node, it names a GPU that machine does not have on every node but the first",
+            "The global rank is used as a device index: when this job runs on more than one node, it names a GPU that machine does not have on every node but the first one",
             Vec::new(),
         ),
     };
@@ -114,7 +117,9 @@ mod tests {
         ];
         let [d, e] = check(&facts, &Text("")).try_into().unwrap();
         assert_eq!((d.span, d.severity), (span(4, 8), Severity::Warning));
-        assert!(d.message.contains("when this runs on more than one node"));
+        assert!(d
+            .message
+            .contains("when this job runs on more than one node"));
         assert_eq!(e.related[0].span, span(0, 2));
     }
 }

@@ -159,7 +159,10 @@ pub const LAUNCH_COMMANDS: &[LaunchCommand] = &[
 /// `*_test.py` and `conftest.py`, and anything under a `tests` or `test` folder: the suite's
 /// helpers and the workers its tests launch) are launched there, whatever they start.
 pub fn is_test_module(path: &std::path::Path, in_test_folder: bool) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     let stem = name.strip_suffix(".py").unwrap_or(name);
     in_test_folder || stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest"
 }

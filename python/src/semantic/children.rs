@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::{
-    ChildKind, ChildStart, CudaInitSite, Effect, EntryCallers, Handed, Init, Nodes,
-    OtherLayerStart,
+    ChildKind, ChildStart, CudaInitSite, Effect, EntryCallers, Handed, Init, Nodes, OtherLayerStart,
 };
 
 use super::calls::Args;

@@ -122,6 +122,7 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU015", "The backend is `gloo` or `mpi`", "gpu015/neg_gloo_group_then_set_device.py"),
     ("GPU015", "The launcher narrowed visibility", "gpu015/neg_narrowed_visibility_then_group.py"),
     ("GPU015", "The launcher narrowed visibility", "gpu015/neg_single_rank_then_set_device.py"),
+    ("GPU015", "The launcher narrowed visibility", "gpu015/neg_ray_actor_group_in_init.py"),
     ("GPU015", "Something runs on the implicit device", "gpu003/pos_set_device_after_barrier.py"),
     ("GPU015", "Something runs on the implicit device", "gpu003/pos_never_set_device_barrier.py"),
     // GPU101 rust-fork-after-cuda-init

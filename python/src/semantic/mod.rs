@@ -619,6 +619,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
         // callers' analyses.
         process.partial = true;
         self.procs.push(process);
+        // Ray gives the actor its own GPUs before `__init__` runs.
+        if let Some(span) = narrowed {
+            self.emit(Effect::DeviceBound {
+                span,
+                binding: gpulint_core::effect::Binding::Narrowed,
+                chooses: false,
+            });
+        }
         let value = self.instantiate(class, Vec::new(), Vec::new());
         let built = self.procs.pop().unwrap_or_default();
         base.receivers

@@ -30,6 +30,7 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU003", "`set_device(local_rank)` (or", "gpu003/neg_set_device_before_init.py"),
     ("GPU003", "`set_device(local_rank)` (or", "gpu003/neg_accelerator_set_device_index.py"),
     ("GPU003", "`set_device(local_rank)` (or", "gpu003/neg_device_id_on_init.py"),
+    ("GPU003", "`set_device(local_rank)` (or", "gpu003/neg_device_id_added_to_kwargs.py"),
     ("GPU003", "`set_device` follows", "gpu015/pos_set_device_right_after_init.py"),
     ("GPU003", "The backend is `gloo`", "gpu003/neg_gloo_cpu_tensors.py"),
     ("GPU003", "The launcher narrowed visibility", "gpu003/neg_visible_devices_narrowed.py"),
@@ -54,6 +55,7 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU008", "The processes are started by `mp.spawn`", "gpu008/neg_spawned_ranks_get_rank.py"),
     ("GPU008", "The rendezvous address", "gpu008/neg_loopback_rendezvous.py"),
     ("GPU008", "The rendezvous address", "gpu008/neg_env_handed_to_process.py"),
+    ("GPU008", "The rendezvous address", "gpu008/neg_env_dict_filled_key_by_key.py"),
     ("GPU008", "The code is a test suite's", "projects/neg_test_suite_global_rank"),
     // GPU009 load-without-map-location-per-rank
     ("GPU009", "The process narrowed", "gpu009/neg_worker_narrows_visibility_first.py"),

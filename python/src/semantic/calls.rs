@@ -204,6 +204,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 return Value::None;
             }
         }
+        if let (Some((Value::Mapping(entries), "update")), ExprKind::Attribute { value, .. }) =
+            (&receiver, &func.kind)
+        {
+            // `kwargs.update(device_id=...)`: a later `f(**kwargs)` passes the key.
+            if let ExprKind::Name(name) = &value.kind {
+                let added = args.pos.iter().flat_map(|(v, _)| match v {
+                    Value::Mapping(more) => more.to_vec(),
+                    _ => Vec::new(),
+                });
+                let kw = args.kw.iter().map(|(k, v, _)| (k.clone(), v.clone()));
+                let updated = super::value::with_entries(entries, added.chain(kw));
+                self.store(name, updated, call.span);
+                return Value::None;
+            }
+        }
         if let Some((recv, method)) = &receiver {
             if let Some(v) = self.call_method(call.span, recv, method, &callee, &args) {
                 return v;

@@ -649,7 +649,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         self.write_env(k, &value, span);
                     }
                 }
-                if let Some(Object::Channel(channel)) = self.object(&owner) {
+                if let (Value::Mapping(entries), Some(k), ExprKind::Name(name)) =
+                    (&owner, key.as_str(), &container.kind)
+                {
+                    // `env["MASTER_ADDR"] = host`: later readers of the dict see the key.
+                    let updated = super::value::with_entries(entries, [(k.to_string(), value)]);
+                    self.store(name, updated, span);
+                } else if let Some(Object::Channel(channel)) = self.object(&owner) {
                     let channel = *channel;
                     self.send_values(span, channel, &[value], "an item assignment");
                 } else if is_container(&owner) {

@@ -161,6 +161,21 @@ impl std::ops::Deref for Items {
     }
 }
 
+/// A mapping with `more` set over `entries` (a later key replaces an earlier one).
+pub fn with_entries(
+    entries: &[(String, Value)],
+    more: impl IntoIterator<Item = (String, Value)>,
+) -> Value {
+    let mut out = entries.to_vec();
+    for (k, v) in more {
+        match out.iter_mut().find(|(key, _)| *key == k) {
+            Some(entry) => entry.1 = v,
+            None => out.push((k, v)),
+        }
+    }
+    Value::Mapping(std::sync::Arc::new(out))
+}
+
 impl Value {
     /// A tuple or list of these items (bounded: see [`Items`]).
     pub fn seq(items: Vec<Value>) -> Value {

@@ -289,6 +289,7 @@ pub struct Resolver {
     by_dir: HashMap<PathBuf, Arc<Config>>,
     requires_python: HashMap<PathBuf, Option<PythonVersion>>,
     servers: crate::servers::Servers,
+    launches: crate::launches::Launches,
     requirements: HashMap<PathBuf, Requirements>,
 }
 
@@ -309,6 +310,7 @@ impl Resolver {
             by_dir: HashMap::new(),
             requires_python: HashMap::new(),
             servers: Default::default(),
+            launches: Default::default(),
             requirements: HashMap::new(),
         })
     }
@@ -394,6 +396,7 @@ impl Resolver {
         Ok(Settings {
             default_start_method: default_start_method(version, platform),
             server_preloads: self.servers.preloads(&normalize(file)),
+            documented_launch: self.launches.nodes_for(&normalize(file)),
             requirements: match normalize(file).parent() {
                 Some(dir) => self.requirements_in(dir),
                 None => Requirements::default(),

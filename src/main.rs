@@ -9,6 +9,7 @@ mod config;
 mod discover;
 mod fingerprint;
 mod fixes;
+mod launches;
 mod noqa;
 mod output;
 mod paths;

@@ -85,7 +85,7 @@ impl Servers {
 }
 
 /// The folder's shell scripts, a bounded number of them.
-fn scripts(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn scripts(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -98,7 +98,7 @@ fn scripts(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// A regular file's start, as text; `None` for anything else (a FIFO is never waited on).
-fn read(path: &Path) -> Option<String> {
+pub(crate) fn read(path: &Path) -> Option<String> {
     let bytes = gpulint_core::fsio::read_start(path, MAX_READ).ok()?;
     String::from_utf8(bytes).ok()
 }

@@ -57,6 +57,8 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU008", "The rendezvous address", "gpu008/neg_env_handed_to_process.py"),
     ("GPU008", "The rendezvous address", "gpu008/neg_env_dict_filled_key_by_key.py"),
     ("GPU008", "The code is a test suite's", "projects/neg_test_suite_global_rank"),
+    ("GPU008", "The project says how it launches", "projects/neg_launch_script_one_node"),
+    ("GPU008", "The project says how it launches", "gpu008/neg_usage_in_docstring_one_node.py"),
     // GPU009 load-without-map-location-per-rank
     ("GPU009", "The process narrowed", "gpu009/neg_worker_narrows_visibility_first.py"),
     ("GPU009", "The process narrowed", "gpu009/neg_parent_narrows_each_child.py"),

@@ -140,11 +140,28 @@ pub fn parse(source: &str, file: FileId) -> Result<Lowered, SyntaxError> {
     };
     let body = lower.suite(&parsed.syntax().body);
     lower.module.body = body;
+    lower.module.docstring = docstring(&parsed.syntax().body);
     Ok(Lowered {
         module: lower.module,
         comments,
     })
 }
+
+/// The module's docstring (its usage lines say how it is launched), up to `MAX_DOCSTRING` bytes:
+/// kept apart from the body, whose strings are cut at `MAX_STRING`.
+fn docstring(body: &[ast::Stmt]) -> Option<Arc<str>> {
+    let ast::Stmt::Expr(e) = body.first()? else {
+        return None;
+    };
+    let ast::Expr::StringLiteral(s) = &*e.value else {
+        return None;
+    };
+    let text = s.value.to_str();
+    let end = text.floor_char_boundary(MAX_DOCSTRING);
+    Some(text[..end].into())
+}
+
+const MAX_DOCSTRING: usize = 16 * 1024;
 
 struct Lower {
     module: Module,

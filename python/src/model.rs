@@ -25,6 +25,8 @@ pub struct ClassId {
 pub struct Module {
     pub file: FileId,
     pub body: ThinVec<Stmt>,
+    /// The module's docstring, at most 16 KiB of it.
+    pub docstring: Option<std::sync::Arc<str>>,
     pub functions: Vec<Function>,
     pub classes: Vec<Class>,
 }

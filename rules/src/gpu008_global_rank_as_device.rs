@@ -39,6 +39,9 @@ scaled out.
   machine.
 - The rendezvous address `MASTER_ADDR` is the loopback (`localhost`, `127.0.0.1`), written to
   `os.environ` or in an environment handed to the child.
+- The project says how it launches the file, on one machine: a shell script in the file's folder or
+  one above it runs it with torchrun and no `--nnodes` above 1, or the module's docstring has such a
+  usage line. (A script that names `--nnodes=2` makes the finding point at it.)
 - The code is a test suite's (`test_*.py`, `*_test.py`, `conftest.py`, or a module under a `tests/`
   or `test/` folder of the project), or is run by one: a suite's harness launches its ranks on the
   machine that runs the tests.

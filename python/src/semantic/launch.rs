@@ -67,6 +67,47 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 }
 
+/// How the launch commands written in `text` (a shell script, or the docstring of the module
+/// itself) run the file named `file_name`: on several machines if any command says so, on one if
+/// every command that names it does; `None` where no command names it. A command may continue
+/// over lines ending in `\`, and may sit in a comment or a usage line.
+pub fn documented_nodes(text: &str, file_name: &str) -> Option<Nodes> {
+    let mut found = None;
+    let mut command = String::new();
+    for line in text.lines() {
+        let line = line.trim().trim_start_matches('#');
+        match line.strip_suffix('\\') {
+            Some(start) => {
+                command.push_str(start);
+                command.push(' ');
+                continue;
+            }
+            None => command.push_str(line),
+        }
+        let words: Vec<Vec<String>> = command
+            .split_whitespace()
+            .map(|w| {
+                vec![w
+                    .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+                    .to_string()]
+            })
+            .collect();
+        command.clear();
+        let names_file = words.iter().any(|w| names_program(&w[0], file_name));
+        let launcher = LAUNCH_COMMANDS
+            .iter()
+            .find(|c| words.iter().any(|w| names_program(&w[0], c.program)));
+        if let (true, Some(c)) = (names_file, launcher) {
+            match nodes_of(c, &words) {
+                Some(Nodes::Several) => return Some(Nodes::Several),
+                Some(Nodes::One) => found = Some(Nodes::One),
+                None => {}
+            }
+        }
+    }
+    found
+}
+
 /// Whether word `w` of a command names `program` (itself, or a path to it).
 fn names_program(w: &str, program: &str) -> bool {
     w == program || w.strip_suffix(program).is_some_and(|p| p.ends_with('/'))

@@ -16,6 +16,7 @@ mod heap;
 mod imports;
 mod interp;
 mod launch;
+pub use launch::documented_nodes;
 mod library;
 mod memo;
 mod names;
@@ -57,6 +58,9 @@ pub struct Settings {
     pub server_preloads: bool,
     /// The versions of its dependencies the project declares.
     pub requirements: crate::requirements::Requirements,
+    /// How the project's launch scripts (or the file's own usage text) run this file as a job: on
+    /// one machine or several; `None` where nothing says.
+    pub documented_launch: Option<gpulint_core::effect::Nodes>,
 }
 
 impl Default for Settings {
@@ -65,6 +69,7 @@ impl Default for Settings {
             default_start_method: StartMethod::Fork,
             server_preloads: false,
             requirements: Default::default(),
+            documented_launch: None,
         }
     }
 }
@@ -241,6 +246,12 @@ struct EntryBase<A> {
     end_of_main: Process<A>,
     /// Keyed by the class and the decorator that narrows its devices, which the building sees.
     receivers: HashMap<(ClassId, Option<Span>), (Value, Process<A>)>,
+}
+
+/// How the usage lines of a module's docstring launch it (`torchrun --nproc_per_node=2 this.py`).
+fn usage_launch(module: &Module, path: &std::path::Path) -> Option<gpulint_core::effect::Nodes> {
+    let name = path.file_name()?.to_str()?;
+    documented_nodes(module.docstring.as_deref()?, name)
 }
 
 /// A place where a budget cut the analysis short.
@@ -489,9 +500,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         self.statement_budgets = true;
         let main = self.p.file(self.main);
+        let start = Span::new(self.main, 0, 0);
         if crate::libraries::processes::is_test_module(&main.path, main.in_test_folder) {
-            let start = Span::new(self.main, 0, 0);
             self.launched(start, gpulint_core::effect::Nodes::One);
+        } else if let Some(nodes) = self
+            .settings
+            .documented_launch
+            .or_else(|| usage_launch(m, &main.path))
+        {
+            self.launched(start, nodes);
         }
         self.exec_module(self.main);
         self.statement_budgets = false;

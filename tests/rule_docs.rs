@@ -113,6 +113,7 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU013", "The value is passed to the child", "gpu013/neg_pool_initializer_sets_global.py"),
     ("GPU013", "The value is passed to the child", "gpu013/neg_target_sets_global_before_reading.py"),
     ("GPU013", "The reading function writes the global", "gpu013/neg_lazy_model_built_by_reader.py"),
+    ("GPU013", "The reading function writes the global", "gpu013/neg_memo_written_by_called_setup.py"),
     // GPU014 fork-after-threadpool
     ("GPU014", "The child limits the pool to one thread", "gpu014/neg_initializer_one_thread.py"),
     ("GPU014", "The child limits the pool to one thread", "gpu014/neg_dataloader_workers_after_cpu_matmul.py"),

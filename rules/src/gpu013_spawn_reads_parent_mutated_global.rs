@@ -40,7 +40,8 @@ Linux with Python 3.14 (forkserver by default).
 - The value is passed to the child explicitly (target `args`, pool `initargs`, `functools.partial`),
   or the child sets the global itself before reading it (a pool `initializer`, the target).
 - The reading function writes the global itself (a cache or a lazily built model it fills on first
-  use): the child builds its own.
+  use), or through a function of its module it calls (`if config != _LAST: configure(config)`, a
+  memo of what this process already did): the child builds its own.
 
 ## Example
 ```python

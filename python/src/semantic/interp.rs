@@ -787,10 +787,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
         {
             return;
         }
+        // A memo of this process ("already configured here"): the reader writes it, itself or
+        // through a function of its module it calls (`if c != LAST: configure(c)`).
         let owner = match self.frames.last() {
             Some(f) => {
                 let func = f.func;
                 self.written_globals(func).iter().any(|n| n == name)
+                    || self.module(func.file).is_some_and(|m| {
+                        super::names::called_names(m, func).iter().any(|callee| {
+                            matches!(self.global(callee), Some(Value::Function(id, ..))
+                                if id.file == func.file
+                                    && self.written_globals(*id).iter().any(|n| n == name))
+                        })
+                    })
             }
             None => false,
         };

@@ -335,6 +335,28 @@ pub(super) fn written_globals(module: &Module, id: FuncId) -> Vec<String> {
     out
 }
 
+/// The names function `id` calls directly (`f(...)`), each once.
+pub(super) fn called_names(module: &Module, id: FuncId) -> Vec<String> {
+    fn expr(e: &Expr, out: &mut Vec<String>) {
+        if let ExprKind::Call { func, .. } = &e.kind {
+            if let ExprKind::Name(n) = &func.kind {
+                out.push(n.to_string());
+            }
+        }
+    }
+    fn block(stmts: &[Stmt], out: &mut Vec<String>) {
+        for s in stmts {
+            s.kind.each_expression(|e| expr(e, out));
+            s.kind.each_block(|b| block(b, out));
+        }
+    }
+    let mut out = Vec::new();
+    block(&module.function(id).body, &mut out);
+    out.sort();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

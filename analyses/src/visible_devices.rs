@@ -4,7 +4,7 @@
 //! children, subprocesses inherit it) is the correct way to give each child its GPU: silent.
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
-use gpulint_core::effect::{CudaInitSite, CudaUse, Effect};
+use gpulint_core::effect::{CudaInitSite, CudaUse, Effect, VisibilityWrite};
 use gpulint_core::source::Span;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -73,9 +73,10 @@ impl Analysis for VisibleDevices {
             }
             Effect::CudaObjectCreated { object, what } => self.used(object.site, what, facts),
             Effect::CudaUsed { span, what, .. } => self.used(*span, what, facts),
+            // Hiding every GPU or writing back the launcher's selection narrows nothing.
             Effect::EnvWritten {
                 span,
-                narrows_visibility: true,
+                visibility: Some(VisibilityWrite::Selects),
                 ..
             } if self.init.is_some() && !self.inherited => {
                 self.late_write.get_or_insert(*span);
@@ -120,7 +121,7 @@ mod tests {
             span: at(start),
             key: "VISIBLE".into(),
             value: Some("1".into()),
-            narrows_visibility: true,
+            visibility: Some(VisibilityWrite::Selects),
         }
     }
 
@@ -172,6 +173,19 @@ mod tests {
             .try_into()
             .unwrap();
         assert!(fact.init_at_reimport);
+    }
+
+    #[test]
+    fn hiding_every_gpu_or_writing_back_the_launchers_selection_is_silent() {
+        for kind in [VisibilityWrite::HidesAll, VisibilityWrite::Copied] {
+            let write = Effect::EnvWritten {
+                span: at(5),
+                key: "VISIBLE".into(),
+                value: None,
+                visibility: Some(kind),
+            };
+            assert!(facts(&[init(1), write, init(9)]).is_empty());
+        }
     }
 
     #[test]

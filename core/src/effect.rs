@@ -171,6 +171,18 @@ pub enum Backend {
     Unknown,
 }
 
+/// What a write of the GPU visibility variable does to the selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VisibilityWrite {
+    /// A selection the program chose: a device list, a rank, a value gpulint cannot tell.
+    Selects,
+    /// The empty list: no GPU at all (a guard that makes any initialisation in a block fail).
+    HidesAll,
+    /// A selection the process was launched with, read back from the environment: a saved value
+    /// restored, or another runtime's visibility variable copied. It selects nothing new.
+    Copied,
+}
+
 /// How a process bound its device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Binding {
@@ -403,13 +415,14 @@ pub enum Effect {
     /// The process waited here for other processes (received from a queue, joined a process,
     /// waited on an event): what it sent before may have been used by now.
     WaitedForOthers { span: Span },
-    /// An environment variable was written here; `narrows_visibility`: it is the variable that
-    /// selects the GPUs the process sees, which the driver reads once, at initialisation.
+    /// An environment variable was written here; `visibility`: it is the variable that selects
+    /// the GPUs the process sees (which the driver reads once, at initialisation), and what the
+    /// value written does to that selection.
     EnvWritten {
         span: Span,
         key: Arc<str>,
         value: Option<Arc<str>>,
-        narrows_visibility: bool,
+        visibility: Option<VisibilityWrite>,
     },
     /// A value a child is handed (its target, a pool's task, a loader's dataset...) that the
     /// serialiser of its start cannot send. Reported at the handover, in the parent.

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
 use gpulint_core::effect::{
     Backend, Binding, Channel, ChildKind, DeviceIndex, Effect, Init, Nodes, StartMethod,
-    Unserializable,
+    Unserializable, VisibilityWrite,
 };
 use gpulint_python::libraries::processes::{Carrier, Layer, ProcessApi, WorkerCall};
 use gpulint_python::libraries::{
@@ -377,6 +377,10 @@ fn unmapped(e: &Effect) -> bool {
 fn written(key: &str) -> impl Fn(&Effect) -> bool {
     let key = key.to_string();
     move |e| matches!(e, Effect::EnvWritten { key: k, .. } if **k == *key)
+}
+
+fn visibility(kind: VisibilityWrite) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::EnvWritten { visibility: Some(v), .. } if *v == kind)
 }
 
 fn written_as(key: &'static str, value: &'static str) -> impl Fn(&Effect) -> bool {
@@ -910,8 +914,19 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             method_env,
             package,
             spawns_since,
+            in_child_since,
+            in_process_env: (key, in_process),
         } => {
             let several = format!("{x}(model='m', {}=2)", parallel[0].name);
+            let before_child = Settings {
+                requirements: gpulint_python::requirements::Requirements::parse([format!(
+                    "{package}=={}.{}.0",
+                    in_child_since[0],
+                    in_child_since[1].saturating_sub(1),
+                )
+                .as_str()]),
+                ..Settings::default()
+            };
             let old = Settings {
                 requirements: gpulint_python::requirements::Requirements::parse([format!(
                     "{package}=={}.{}.{}",
@@ -924,8 +939,24 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             };
             vec![
                 Probe::new(
-                    "one GPU: no workers",
+                    "one GPU, a version that runs the engine here: no workers",
                     p(py(&[&format!("e = {x}(model='m')")])),
+                )
+                .settings(before_child)
+                .has("a CUDA object", object(CURRENT))
+                .lacks("engine workers", child(ChildKind::EngineWorkers)),
+                Probe::new(
+                    "one GPU, a recent or unknown version: the engine in a child",
+                    p(py(&[&format!("e = {x}(model='m')")])),
+                )
+                .has("the engine's process", child(ChildKind::EngineWorkers))
+                .lacks("a CUDA object in the caller", object(CURRENT)),
+                Probe::new(
+                    format!("`{key}={in_process}` keeps the engine here"),
+                    p(py(&[
+                        &format!("os.environ['{key}'] = '{in_process}'"),
+                        &format!("e = {x}(model='m')"),
+                    ])),
                 )
                 .has("a CUDA object", object(CURRENT))
                 .lacks("engine workers", child(ChildKind::EngineWorkers)),
@@ -2321,7 +2352,33 @@ fn env_probes(row: &EnvRow) -> Result<Vec<Probe>, String> {
             )
             .has("the write (control)", written(name))
             .lacks("DeviceBound", any_bound),
+            Probe::new(
+                "the launcher's value saved and written back selects nothing new",
+                base(&[
+                    &format!("saved = os.environ.get('{name}')"),
+                    &format!("os.environ['{name}'] = ''"),
+                    &format!("os.environ['{name}'] = saved"),
+                ]),
+            )
+            .has(
+                "a write hiding every GPU",
+                visibility(VisibilityWrite::HidesAll),
+            )
+            .has("a copied write", visibility(VisibilityWrite::Copied))
+            .lacks("a selecting write", visibility(VisibilityWrite::Selects)),
         ],
+        EnvRole::LauncherVisibility => {
+            let cuda = libraries::env_rows()
+                .iter()
+                .find(|r| r.role == EnvRole::NarrowsVisibility)
+                .map_or("", |r| r.name);
+            vec![Probe::new(
+                "copied into the CUDA variable, it selects nothing new",
+                base(&[&format!("os.environ['{cuda}'] = os.environ['{name}']")]),
+            )
+            .has("a copied write", visibility(VisibilityWrite::Copied))
+            .lacks("a selecting write", visibility(VisibilityWrite::Selects))]
+        }
         EnvRole::ChangesCalls => {
             let calls: Vec<(&Row, &str)> = libraries::rows()
                 .filter_map(|r| match r.does {

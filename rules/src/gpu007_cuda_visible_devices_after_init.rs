@@ -42,6 +42,12 @@ intended count while the work still runs on GPU 0.)
 - The write is on a branch that returns before any CUDA use, and the CUDA use is on another branch
   (its caller is still followed: a caller that uses CUDA after the call is reported).
 - CUDA was initialised only on a path that returned before the write.
+- The write selects no GPU of its own: it empties the variable (a guard that makes any CUDA start
+  inside a block fail), or writes back a selection the process was launched with (a saved value
+  restored after such a block, or ROCm's `HIP_VISIBLE_DEVICES` copied into it).
+- The CUDA work after the write runs in a process started after it: vLLM from 0.8 builds its engine
+  in a child process that inherits the variable (unless `VLLM_ENABLE_V1_MULTIPROCESSING=0`; where
+  the project does not pin vLLM, gpulint assumes a recent one).
 
 ## Example
 ```python

@@ -72,8 +72,10 @@ pub const ROWS: &[Row] = &[
             method_env: "VLLM_WORKER_MULTIPROC_METHOD",
             package: "vllm",
             spawns_since: [0, 6, 5],
+            in_child_since: [0, 8, 0],
+            in_process_env: ("VLLM_ENABLE_V1_MULTIPROCESSING", "0"),
         },
-        "builds a CUDA engine in this process; with tensor or pipeline parallelism it first starts a worker per GPU, by VLLM_WORKER_MULTIPROC_METHOD, else fork (before vllm 0.6.5), or spawn where CUDA is already initialised (vllm PR 11184, 0.6.5)",
+        "builds a CUDA engine: in this process before vllm 0.8; from 0.8 (the V1 engine by default) in a child process unless VLLM_ENABLE_V1_MULTIPROCESSING=0. With tensor or pipeline parallelism it starts a worker per GPU, by VLLM_WORKER_MULTIPROC_METHOD, else fork (before vllm 0.6.5), or spawn where CUDA is already initialised (vllm PR 11184, 0.6.5)",
     ),
     row(
         "transformers.pipeline",

@@ -139,11 +139,16 @@ pub enum Behaviour {
     /// environment variable `method_env` names; else by fork, except that from version `spawns_since`
     /// of `package` the engine switches to spawn when the caller already initialised CUDA (a
     /// spawned worker re-imports the main module).
+    ///
+    /// From version `in_child_since` the engine itself runs in a child process, started the same
+    /// way, unless `in_process_env` (key, value) is set: the caller then creates no context.
     ParallelEngine {
         parallel: &'static [Param],
         method_env: &'static str,
         package: &'static str,
         spawns_since: crate::requirements::Version,
+        in_child_since: crate::requirements::Version,
+        in_process_env: (&'static str, &'static str),
     },
     /// Creates processes.
     StartsChildren { api: ProcessApi, layer: Layer },
@@ -366,6 +371,9 @@ pub enum EnvRole {
     GlobalRank,
     /// Narrows the GPUs the process sees, when written before CUDA starts.
     NarrowsVisibility,
+    /// Another runtime's GPU selection, set by the launcher: its text copied into the CUDA
+    /// variable selects the same GPUs again.
+    LauncherVisibility,
     /// The address where the ranks of a job meet: on the loopback (`LOOPBACK_HOSTS`), every rank
     /// runs on this machine.
     RendezvousHost,

@@ -614,6 +614,16 @@ pub const ENV: &[EnvRow] = &[
         reason: "read once by `cuInit`: written before, it chooses the process's GPUs",
     },
     EnvRow {
+        name: "HIP_VISIBLE_DEVICES",
+        role: EnvRole::LauncherVisibility,
+        reason: "ROCm's GPU selection, which the launcher sets as it sets the CUDA one",
+    },
+    EnvRow {
+        name: "ROCR_VISIBLE_DEVICES",
+        role: EnvRole::LauncherVisibility,
+        reason: "the ROCm runtime's GPU selection, which the launcher sets as it sets the CUDA one",
+    },
+    EnvRow {
         name: NVML_CHECK_ENV,
         role: EnvRole::ChangesCalls,
         reason: "makes `torch.cuda.is_available()` count through NVML",

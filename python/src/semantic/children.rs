@@ -859,22 +859,28 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 
-    /// An engine's worker processes, one per GPU, when it runs on several (`Behaviour::ParallelEngine`).
-    pub(super) fn engine_workers(&mut self, span: Span, does: Behaviour, args: &Args<'m>) {
+    /// An engine's worker processes, one per GPU, when it runs on several, or its own process
+    /// where the version runs it in one (`Behaviour::ParallelEngine`). Whether the engine runs in
+    /// a child: an unknown version says so, which reports less in the caller.
+    pub(super) fn engine_workers(&mut self, span: Span, does: Behaviour, args: &Args<'m>) -> bool {
         let Behaviour::ParallelEngine {
             parallel,
             method_env,
             package,
             spawns_since,
+            in_child_since,
+            in_process_env: (key, in_process),
         } = does
         else {
-            return;
+            return false;
         };
         let several = parallel
             .iter()
             .any(|p| matches!(args.param(*p), Some((Value::Int(n), _)) if *n > 1));
-        if !several {
-            return;
+        let in_child = self.proc_ref().env.get(key).map(String::as_str) != Some(in_process)
+            && self.settings.requirements.at_least(package, in_child_since) != Some(false);
+        if !several && !in_child {
+            return false;
         }
         let parent = self.proc_ref().cuda.clone();
         let from_env = self.proc_ref().env.get(method_env);
@@ -906,15 +912,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }],
             ..Start::explicit(method, None)
         };
-        let code = "each engine worker".to_string();
+        let code = match several {
+            true => "each engine worker",
+            false => "the engine's process",
+        };
         self.run_child(
             span,
             ChildKind::EngineWorkers,
             start,
             parent,
             Vec::new(),
-            code,
+            code.to_string(),
         );
+        in_child
     }
 
     /// `DataLoader(...)`: workers fork at each iteration; checked now if CUDA is already initialised

@@ -7,7 +7,7 @@ use super::imports::top_name;
 use super::names::{is_main_guard, is_type_checking};
 use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::{
-    Binding, CudaInitSite, CudaObject, DeviceIndex, Effect, GlobalName, Init,
+    Binding, CudaInitSite, CudaObject, DeviceIndex, Effect, GlobalName, Init, VisibilityWrite,
 };
 
 use super::process::Process;
@@ -736,7 +736,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
             process.bound.get_or_insert(span);
         }
         // A value gpulint cannot tell is kept as "?": the variable is set, to something.
-        let kept = text.clone().unwrap_or_else(|| String::from("?"));
+        let kept = match value {
+            Value::LaunchVisibility => String::from(LAUNCH_SELECTION),
+            _ => text.clone().unwrap_or_else(|| String::from("?")),
+        };
         Arc::make_mut(&mut process.env).insert(key.to_string(), kept);
         self.rendezvous_written(key, value, span);
         if narrows {
@@ -750,7 +753,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             span,
             key: key.into(),
             value: text.map(Into::into),
-            narrows_visibility: libraries::env_role(key) == Some(EnvRole::NarrowsVisibility),
+            visibility: visibility_write(key, value),
         });
     }
 
@@ -943,12 +946,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Value::Unknown
             }
             ExprKind::BoolOp { values } => {
-                let mut out = Value::Unknown;
+                let mut out: Option<Value> = None;
                 for v in values {
                     let x = self.eval(v);
-                    out = out.join(x);
+                    out = Some(match out {
+                        // A number on one side only is not known (as joined with `Unknown`).
+                        None if matches!(x, Value::Int(_)) => Value::Unknown,
+                        None => x,
+                        Some(o) => o.join(x),
+                    });
                 }
-                out
+                out.unwrap_or_default()
             }
             ExprKind::Not(inner) => {
                 self.eval(inner);
@@ -1036,10 +1044,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             _ => {}
         }
-        self.proc_ref()
-            .env
-            .get(key)
-            .map_or(Value::Unknown, |v| Value::Str(v.as_str().into()))
+        let launched = matches!(
+            libraries::env_role(key),
+            Some(EnvRole::NarrowsVisibility | EnvRole::LauncherVisibility)
+        );
+        match self.proc_ref().env.get(key) {
+            Some(v) if v == LAUNCH_SELECTION => Value::LaunchVisibility,
+            Some(v) => Value::Str(v.as_str().into()),
+            None if launched => Value::LaunchVisibility,
+            None => Value::Unknown,
+        }
     }
 
     /// The value produced by iterating `iterable` once (and, for a DataLoader, its workers' start).
@@ -1418,6 +1432,21 @@ pub(super) fn child_branch_of(ops: &[CmpOp], zero_on_right: bool) -> Option<bool
 /// A value an item assignment changes in place: a list or dict, or one gpulint cannot see into.
 pub(super) fn is_container(v: &Value) -> bool {
     matches!(v, Value::Sequence(_) | Value::Mapping(_) | Value::Unknown)
+}
+
+/// How the environment keeps a launcher's GPU selection written back (its text unknown).
+const LAUNCH_SELECTION: &str = "<launcher's selection>";
+
+/// What writing `value` to `key` does to the GPUs the process sees, if `key` selects them.
+fn visibility_write(key: &str, value: &Value) -> Option<VisibilityWrite> {
+    if libraries::env_role(key) != Some(EnvRole::NarrowsVisibility) {
+        return None;
+    }
+    Some(match value {
+        Value::Str(s) if s.trim().is_empty() => VisibilityWrite::HidesAll,
+        Value::LaunchVisibility => VisibilityWrite::Copied,
+        _ => VisibilityWrite::Selects,
+    })
 }
 
 /// Whether the qualified name is the process environment (`Behaviour::Environ`).

@@ -187,7 +187,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 }
             }
             Behaviour::ParallelEngine { .. } => {
-                self.engine_workers(span, does, args);
+                if self.engine_workers(span, does, args) {
+                    // The engine's context is in its own process: the caller holds a client.
+                    return Some(Value::Unknown);
+                }
                 let reason = "builds a CUDA engine in this process";
                 return self.apply_row(span, name, libraries::CREATES_OBJECT, reason, args);
             }

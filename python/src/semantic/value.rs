@@ -95,6 +95,9 @@ pub enum Value {
     CpuGroup,
     /// A multiprocessing context from `get_context(method)`.
     Context(Layer, StartMethod),
+    /// A GPU selection the process was launched with, read from the environment (its text
+    /// unknown): written back to the CUDA variable, it selects no new GPUs.
+    LaunchVisibility,
     /// Different objects or functions that paths or list items may hold (`transform or default()`,
     /// `for step in steps: x = step(x)`): a call calls each; anything else reads the first.
     OneOf(Vec<Value>),
@@ -292,6 +295,11 @@ impl Value {
             }
             // Equal on both paths (`world_size = 1` in each branch): that value, not a device.
             (a, b) if same(&a, &b) => a,
+            // The launcher's selection on one path only: what the other path holds may select.
+            (Value::LaunchVisibility, Value::None) | (Value::None, Value::LaunchVisibility) => {
+                Value::LaunchVisibility
+            }
+            (Value::LaunchVisibility, _) | (_, Value::LaunchVisibility) => Value::Unknown,
             // `world_size = 1` on one path and read from the environment on the other: the number
             // is not known, and keeping the 1 would make a per-rank branch look like one process.
             (Value::Int(_), Value::Unknown) | (Value::Unknown, Value::Int(_)) => Value::Unknown,
@@ -347,6 +355,7 @@ pub(super) fn same(a: &Value, b: &Value) -> bool {
         (Value::Int(x), Value::Int(y)) => x == y,
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::None, Value::None)
+        | (Value::LaunchVisibility, Value::LaunchVisibility)
         | (Value::Rank, Value::Rank)
         | (Value::GlobalRank, Value::GlobalRank)
         | (Value::CpuGroup, Value::CpuGroup) => true,

@@ -104,6 +104,10 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU010", "Only one process runs", "gpu010/neg_single_script_mixed_spellings.py"),
     ("GPU010", "A rank with an NCCL process group", "gpu003/pos_cuda_alloc_before_set_device.py"),
     ("GPU010", "DataLoader workers", "gpu010/neg_loader_workers_default_device.py"),
+    ("GPU010", "The only device named besides", "gpu010/neg_device_read_back_from_tensor.py"),
+    ("GPU010", "The only device named besides", "gpu010/neg_device_read_back_from_model.py"),
+    ("GPU010", "The only device named besides", "gpu010/neg_device_kind_from_mesh.py"),
+    ("GPU010", "The GPU of its own and the bare", "gpu010/neg_choice_and_bare_placement_on_separate_branches.py"),
     // GPU004 spawn-without-main-guard
     ("GPU004", "The creation is under", "gpu004/neg_spawn_under_main_guard.py"),
     ("GPU004", "The creation is under", "gpu004/neg_main_function_called_under_guard.py"),
@@ -123,6 +127,7 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     // GPU011 cuda-tensor-across-processes
     ("GPU011", "The tensor goes to the CPU first", "gpu011/neg_manager_dict_cpu_results.py"),
     ("GPU011", "The tensor goes to the CPU first", "gpu011/neg_pool_worker_puts_numpy_embeddings.py"),
+    ("GPU011", "What is sent is a plain Python value", "gpu011/neg_worker_puts_python_values.py"),
     ("GPU011", "The sender keeps running", "gpu011/neg_producer_waits_until_consumed.py"),
     ("GPU011", "The sender keeps running", "gpu011/neg_worker_serves_until_sentinel.py"),
     ("GPU011", "The main process sends", "gpu011/neg_main_process_feeds_workers.py"),

@@ -17,12 +17,19 @@ pub struct ImplicitDeviceFact {
     pub chosen: Span,
 }
 
+/// What one path through the worker has placed: (on a GPU of its own, on the current device).
+type Shape = (bool, bool);
+
 #[derive(Clone, Debug, Default)]
 pub struct ImplicitDevice {
     /// The current device was bound (a call, or narrowed visibility): "cuda" is this worker's GPU.
     bound: bool,
     chosen: Option<Span>,
     implicit: Option<(Span, Arc<str>)>,
+    /// The shapes of the paths so far (at most four): a choice on one branch and a bare placement
+    /// on the other (`if distributed: ... else: ...`) are no worker doing both. Empty stands for
+    /// one path that placed nothing.
+    paths: Vec<Shape>,
     /// An NCCL (or default) process group: GPU003 judges the binding.
     group: bool,
     child: Option<ChildKind>,
@@ -38,6 +45,7 @@ impl Analysis for ImplicitDevice {
             Effect::ChildStarted(child) => {
                 self.child = Some(child.kind);
                 self.implicit = None;
+                self.each(|p| p.1 = false);
             }
             // Code not analysed may have bound the device: what follows proves nothing.
             Effect::DeviceBound { .. } | Effect::NotFollowed { .. } => self.bound = true,
@@ -48,9 +56,13 @@ impl Analysis for ImplicitDevice {
             Effect::CudaObjectCreated { object, what } => match object.index {
                 DeviceIndex::PerWorker => {
                     self.chosen.get_or_insert(object.site);
+                    self.each(|p| p.0 = true);
                 }
-                DeviceIndex::Current if !self.bound && self.implicit.is_none() => {
-                    self.implicit = Some((object.site, what.clone()));
+                DeviceIndex::Current if !self.bound => {
+                    if self.implicit.is_none() {
+                        self.implicit = Some((object.site, what.clone()));
+                    }
+                    self.each(|p| p.1 = true);
                 }
                 _ => {}
             },
@@ -64,6 +76,17 @@ impl Analysis for ImplicitDevice {
         self.chosen = self.chosen.or(other.chosen);
         if self.implicit.is_none() {
             self.implicit = other.implicit;
+        }
+        if self.paths.is_empty() {
+            self.paths.push((false, false));
+        }
+        let others = if other.paths.is_empty() {
+            vec![(false, false)]
+        } else {
+            other.paths
+        };
+        for path in others {
+            self.add_path(path);
         }
         self.group |= other.group;
         self.child = self.child.or(other.child);
@@ -79,6 +102,9 @@ impl Analysis for ImplicitDevice {
         if !end.per_worker || end.partial || loader || self.group {
             return;
         }
+        if !self.paths.is_empty() && !self.paths.contains(&(true, true)) {
+            return;
+        }
         let (Some(chosen), Some((span, what))) = (self.chosen, self.implicit) else {
             return;
         };
@@ -86,6 +112,25 @@ impl Analysis for ImplicitDevice {
         // a choice in the same file as the placement shows the code means one GPU per worker.
         if chosen.file == span.file && !facts.iter().any(|f| f.span == span) {
             facts.push(ImplicitDeviceFact { span, what, chosen });
+        }
+    }
+}
+
+impl ImplicitDevice {
+    /// Applies `f` to every path's shape, then merges the paths it made alike.
+    fn each(&mut self, f: impl Fn(&mut Shape)) {
+        if self.paths.is_empty() {
+            self.paths.push((false, false));
+        }
+        for mut path in std::mem::take(&mut self.paths) {
+            f(&mut path);
+            self.add_path(path);
+        }
+    }
+
+    fn add_path(&mut self, path: Shape) {
+        if !self.paths.contains(&path) {
+            self.paths.push(path);
         }
     }
 }
@@ -165,6 +210,56 @@ mod tests {
             unseen,
         ];
         assert_eq!(run(&before, true).len(), 1);
+    }
+
+    #[test]
+    fn a_choice_and_a_bare_placement_on_separate_branches_are_no_finding() {
+        let chosen = facts_of_paths(
+            &[object(3, DeviceIndex::PerWorker)],
+            &[object(5, DeviceIndex::Current)],
+            &[],
+        );
+        assert!(chosen.is_empty());
+        // After the branches, a bare placement pairs with the choice of the one that made it;
+        // the finding cites the first bare placement, as it does on one path.
+        let later = facts_of_paths(
+            &[object(3, DeviceIndex::PerWorker)],
+            &[object(5, DeviceIndex::Current)],
+            &[object(7, DeviceIndex::Current)],
+        );
+        assert_eq!((later[0].span, later[0].chosen), (at(5), at(3)));
+        // Joining a state with itself changes nothing.
+        let mut a = ImplicitDevice::default();
+        a.effect(
+            &object(3, DeviceIndex::PerWorker),
+            &Context::default(),
+            &mut Vec::new(),
+        );
+        a.join(a.clone());
+        assert_eq!(a.paths.len(), 1);
+    }
+
+    #[test]
+    fn an_inherited_device_is_no_choice() {
+        let effects = [
+            object(3, DeviceIndex::Inherited),
+            object(5, DeviceIndex::Current),
+        ];
+        assert!(run(&effects, true).is_empty());
+    }
+
+    /// Runs `a` and `b` as the two branches of an `if`, then `after`.
+    fn facts_of_paths(a: &[Effect], b: &[Effect], after: &[Effect]) -> Vec<ImplicitDeviceFact> {
+        let cx = Context::default();
+        let mut facts = Vec::new();
+        let mut left = ImplicitDevice::default();
+        let mut right = ImplicitDevice::default();
+        a.iter().for_each(|e| left.effect(e, &cx, &mut facts));
+        b.iter().for_each(|e| right.effect(e, &cx, &mut facts));
+        left.join(right);
+        after.iter().for_each(|e| left.effect(e, &cx, &mut facts));
+        left.finish(&worker_end(true), &mut facts);
+        facts
     }
 
     #[test]

@@ -68,6 +68,9 @@ pub enum DeviceIndex {
     Current,
     /// An ordinal computed per worker (`f"cuda:{rank}"`, `.to(local_rank)`).
     PerWorker,
+    /// A device taken from elsewhere, not chosen here: where an existing object lives
+    /// (`t.device`, `model.device`), or a device kind (`mesh.device_type`). Which GPU is not known.
+    Inherited,
 }
 
 /// A tensor, model or array known to live on a CUDA device.

@@ -1989,8 +1989,8 @@ fn receiver_device(on: Receiver) -> Option<DeviceIndex> {
     match on {
         Receiver::CudaObject => Some(CUDA_1),
         Receiver::DeviceOwner => Some(PER_WORKER),
+        Receiver::Opaque => Some(DeviceIndex::Inherited),
         Receiver::Any
-        | Receiver::Opaque
         | Receiver::Process
         | Receiver::Pool
         | Receiver::Executor

@@ -37,6 +37,11 @@ model on `cuda:3` meets an input on `cuda:0` ("Expected all tensors to be on the
 - Only one process runs: a script, not a worker.
 - A rank with an NCCL process group: GPU003 reports a missing binding there.
 - DataLoader workers: they get no GPU of their own.
+- The only device named besides `"cuda"` is read back from an existing tensor or model (`t.device`,
+  `self.model.device`, `device or t.device`), or is a device kind (`mesh.device_type`): that
+  chooses no GPU.
+- The GPU of its own and the bare placement are on different branches (`if distributed:` places
+  on the current device, `else:` on a configured GPU): no path does both.
 
 gpulint reports it where the worker's own GPU is named in the same file as the bare placement.
 It follows processes, not threads: a thread per GPU (the current device is per thread) is not

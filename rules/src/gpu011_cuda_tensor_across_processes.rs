@@ -46,6 +46,8 @@ device memory instead of getting a copy. A plain `multiprocessing.Queue` therefo
 ## When it is not a bug
 - The tensor goes to the CPU first (`t.cpu()`, `.numpy()`, `.item()`, `.tolist()`), and the consumer
   moves it to its own GPU.
+- What is sent is a plain Python value computed from tensors (`t.max().item()`, `torch.equal(a, b)`,
+  `type(t).__name__`): it pickles by value.
 - The sender keeps running until the consumers are done: after sending it waits on an event, barrier
   or condition, joins a joinable queue or a process, receives from a queue or pipe, or sleeps (gpulint
   cannot tell whether for long enough, and stays silent).

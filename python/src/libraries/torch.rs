@@ -228,6 +228,9 @@ pub const ROWS: &[Row] = &[
     row("torch.nn.functional.conv1d", Behaviour::Computes, COMPUTES),
     row("torch.nn.functional.conv2d", Behaviour::Computes, COMPUTES),
     row("torch.nn.functional.conv3d", Behaviour::Computes, COMPUTES),
+    row("torch.equal", Behaviour::ToHost, "compares two tensors: a Python bool"),
+    row("torch.allclose", Behaviour::ToHost, "compares two tensors: a Python bool"),
+    row("torch.is_tensor", Behaviour::ToHost, "a Python bool"),
     row(
         "torch.set_num_threads",
         Behaviour::LimitsHostThreads {
@@ -519,6 +522,19 @@ pub const ATTRIBUTES: &[AttributeRow] = &[
         on: Receiver::CudaObject,
         does: AttributeBehaviour::Device,
         reason: "the device the tensor or module lives on",
+    },
+    AttributeRow {
+        name: "device",
+        on: Receiver::Opaque,
+        does: AttributeBehaviour::Device,
+        reason: "where a tensor or model gpulint cannot see into already lives: placing something \
+                 there follows it, and chooses no GPU",
+    },
+    AttributeRow {
+        name: "device_type",
+        on: Receiver::Opaque,
+        does: AttributeBehaviour::Device,
+        reason: "a device mesh's kind of device (\"cuda\"): it names no GPU of the rank's own",
     },
     AttributeRow {
         name: "shape",

@@ -52,12 +52,25 @@ impl<'m> Args<'m> {
 }
 
 /// A name that says it holds a device or an ordinal: `device`, `self.device`, `gpu_id`, `local_rank`.
-/// Its index is unknown here, so it counts as chosen per worker.
+/// Its index is unknown here, so it counts as chosen per worker; but another object's `.device`
+/// is where that object already lives, and a device's kind, name or count names no GPU: neither
+/// is a choice made here (`DeviceIndex::Inherited`).
 fn names_a_device(expr: &Expr) -> Option<DeviceIndex> {
     let dotted = expr.dotted()?.to_ascii_lowercase();
-    let last = dotted.rsplit('.').next().unwrap_or(&dotted);
+    let (owner, last) = match dotted.rsplit_once('.') {
+        Some((owner, last)) => (Some(owner), last),
+        None => (None, dotted.as_str()),
+    };
     let hints = ["rank", "gpu", "device", "cuda"];
-    (hints.iter().any(|h| last.contains(h)) || last == "dev").then_some(DeviceIndex::PerWorker)
+    if !hints.iter().any(|h| last.contains(h)) && last != "dev" {
+        return None;
+    }
+    let read_back = last == "device" && owner.is_some_and(|o| o != "self");
+    let not_an_index = ["type", "kind", "name", "count"];
+    if read_back || not_an_index.iter().any(|w| last.contains(w)) {
+        return Some(DeviceIndex::Inherited);
+    }
+    Some(DeviceIndex::PerWorker)
 }
 
 impl<'m, A: Analysis> Interp<'m, A> {
@@ -449,7 +462,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     .or_else(|| self.inherited_library_call(*id, attr))
                     .unwrap_or(Value::Unknown),
             },
-            Value::Cuda(_) => self
+            Value::Cuda(_) | Value::Unknown | Value::None => self
                 .library_attribute(owner, attr)
                 .unwrap_or(Value::Unknown),
             _ => Value::Unknown,

@@ -1170,7 +1170,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let pinned = match index {
             DeviceIndex::Fixed(_) => true,
             DeviceIndex::Current => process.bound.is_none(),
-            DeviceIndex::PerWorker => false,
+            DeviceIndex::PerWorker | DeviceIndex::Inherited => false,
         };
         let object = CudaObject {
             site: span,

@@ -123,8 +123,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     format!("`{short}` creates a context on the device"),
                     true,
                 );
+                // Binding to a device taken from elsewhere still makes it this process's own.
                 let chooses =
-                    index == Some(DeviceIndex::PerWorker) || index.is_none() && arg.is_some();
+                    matches!(index, Some(DeviceIndex::PerWorker | DeviceIndex::Inherited))
+                        || index.is_none() && arg.is_some();
                 self.bind_device(span, chooses);
                 Value::Unknown
             }
@@ -682,7 +684,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     .param(device)
                     .and_then(|(v, e)| self.device_arg(v, e))
                     .and_then(Device::cuda_index);
-                self.bind_device(span, index == Some(DeviceIndex::PerWorker));
+                let own = matches!(index, Some(DeviceIndex::PerWorker | DeviceIndex::Inherited));
+                self.bind_device(span, own);
                 Value::Unknown
             }
             MethodBehaviour::StartsProcess => return self.start_process(span, recv),
@@ -851,6 +854,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     AttributeBehaviour::Metadata => Some(Value::Unknown),
                 }
             }
+            // An object gpulint cannot see into: its device is wherever it already lives.
+            Value::Unknown | Value::None => match libraries::attribute(attr, Receiver::Opaque)? {
+                AttributeBehaviour::Device => {
+                    Some(Value::Device(Device::Cuda(DeviceIndex::Inherited)))
+                }
+                AttributeBehaviour::Metadata => None,
+            },
             Value::Cuda(obj) => Some(match libraries::attribute(attr, Receiver::CudaObject) {
                 Some(AttributeBehaviour::Device) => Value::Device(Device::Cuda(obj.index)),
                 Some(AttributeBehaviour::Metadata) => Value::Unknown,

@@ -60,8 +60,11 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU009", "The process narrowed", "gpu009/neg_parent_narrows_each_child.py"),
     ("GPU009", "One process", "gpu009/neg_single_process_script.py"),
     ("GPU009", "One process", "gpu009/neg_loader_workers_read_feature_files.py"),
+    ("GPU009", "One rank loads", "gpu009/neg_rank_zero_inspects_checkpoint.py"),
+    ("GPU009", "One rank loads", "gpu009/neg_horovod_leader_reloads_best.py"),
     ("GPU009", "The same file saves", "gpu009/neg_checkpoint_saved_from_cpu_model_here.py"),
     ("GPU009", "The same file saves", "gpu009/neg_saved_list_of_ints.py"),
+    ("GPU009", "The same file saves", "gpu009/neg_rank_file_saved_from_host_copies.py"),
     ("GPU009", "The load is in another file", "projects/neg_loader_in_library_module"),
     // GPU010 implicit-device-in-worker
     ("GPU010", "The worker sets its device first", "gpu010/neg_set_device_first.py"),

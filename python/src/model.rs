@@ -269,6 +269,8 @@ pub enum ExprKind {
         comparators: ThinVec<Expr>,
     },
     BoolOp {
+        /// `and` (else `or`).
+        and: bool,
         values: ThinVec<Expr>,
     },
     Not(Box<Expr>),

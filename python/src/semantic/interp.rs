@@ -378,13 +378,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// Evaluates an `if`'s test and, for an ordinary test, runs the body from here and returns to
     /// the state before it for the `else` to run.
     fn if_step(&mut self, test: &'m Expr, body: &'m [Stmt]) -> IfStep<A> {
-        let only_if_unset = match self.if_test(test) {
+        // An `else` on one rank (`if rank != 0: ... elif`) is not told: it reports more, not less.
+        let (only_if_unset, one_rank) = match self.if_test(test) {
             IfTest::OnlyElse => return IfStep::OnlyElse,
             IfTest::Fork(span, child_is_body) => return IfStep::Fork(span, child_is_body),
-            IfTest::Body { only_if_unset } => only_if_unset,
+            IfTest::Body {
+                only_if_unset,
+                one_rank,
+            } => (only_if_unset, one_rank == Some(true)),
         };
         let before = self.snapshot();
-        let flow_body = self.run_if_body(test, body, only_if_unset);
+        let flow_body = self.run_if_body(test, body, only_if_unset, one_rank);
         let after_body = self.snapshot();
         self.restore(before);
         IfStep::Branch(after_body, flow_body)
@@ -397,10 +401,26 @@ impl<'m, A: Analysis> Interp<'m, A> {
             IfTest::Fork(span, child_is_body) => {
                 self.fork_branches(span, child_is_body, body, orelse)
             }
-            IfTest::Body { only_if_unset } => self.exec_branches(
-                |me: &mut Self| me.run_if_body(test, body, only_if_unset),
-                orelse,
-            ),
+            IfTest::Body {
+                only_if_unset,
+                one_rank,
+            } => {
+                // `if rank != 0: ... else: ...`: the `else` runs on one rank.
+                let else_one_rank = u32::from(one_rank == Some(false));
+                self.one_rank_depth += else_one_rank;
+                let flow = self.exec_branches(
+                    |me: &mut Self| {
+                        me.one_rank_depth -= else_one_rank;
+                        let flow =
+                            me.run_if_body(test, body, only_if_unset, one_rank == Some(true));
+                        me.one_rank_depth += else_one_rank;
+                        flow
+                    },
+                    orelse,
+                );
+                self.one_rank_depth -= else_one_rank;
+                flow
+            }
         }
     }
 
@@ -415,21 +435,36 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let tested = self.eval(test);
         let only_if_unset =
             std::mem::replace(&mut self.start_query_seen, seen) && tests_for_none(test);
+        let one_rank = match tested {
+            Value::OneRank(holds) => Some(holds),
+            _ => None,
+        };
         match self.fork_test(test, &tested) {
             Some((span, child_is_body)) => IfTest::Fork(span, child_is_body),
-            None => IfTest::Body { only_if_unset },
+            None => IfTest::Body {
+                only_if_unset,
+                one_rank,
+            },
         }
     }
 
     /// Runs an `if`'s body with the flags it sets around it.
-    fn run_if_body(&mut self, test: &'m Expr, body: &'m [Stmt], only_if_unset: bool) -> Flow {
+    fn run_if_body(
+        &mut self,
+        test: &'m Expr,
+        body: &'m [Stmt],
+        only_if_unset: bool,
+        one_rank: bool,
+    ) -> Flow {
         self.unset_guard_depth += u32::from(only_if_unset);
+        self.one_rank_depth += u32::from(one_rank);
         // The main program's guarded block runs after every import: the program's run time.
         let run_time = self.run_time;
         self.run_time |= is_main_guard(test);
         let flow_body = self.exec_block(body);
         self.run_time = run_time;
         self.unset_guard_depth -= u32::from(only_if_unset);
+        self.one_rank_depth -= u32::from(one_rank);
         flow_body
     }
 
@@ -919,25 +954,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 a.join(b)
             }
             ExprKind::Compare {
-                left, comparators, ..
+                left,
+                ops,
+                comparators,
             } => {
-                self.eval(left);
-                for c in comparators {
-                    self.eval(c);
-                }
-                Value::Unknown
+                let left = self.eval(left);
+                let right: Vec<Value> = comparators.iter().map(|c| self.eval(c)).collect();
+                super::one_rank::compare(&left, ops, &right)
             }
-            ExprKind::BoolOp { values } => {
-                let mut out = Value::Unknown;
-                for v in values {
-                    let x = self.eval(v);
-                    out = out.join(x);
-                }
-                out
+            ExprKind::BoolOp { and, values } => {
+                let values = values.iter().map(|v| self.eval(v)).collect();
+                super::one_rank::bool_op(*and, values)
             }
             ExprKind::Not(inner) => {
-                self.eval(inner);
-                Value::Unknown
+                let inner = self.eval(inner);
+                super::one_rank::not(inner)
             }
             ExprKind::Subscript { value, index } => {
                 let container = self.eval(value);
@@ -979,7 +1010,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         self.eval(c);
                     }
                 }
-                let items: Vec<Value> = elements.iter().map(|e| self.eval(e)).collect();
+                let mut items: Vec<Value> = elements.iter().map(|e| self.eval(e)).collect();
+                // A dict's: its keys are names (`{name: p.cpu() for name, p in ...}`); what it
+                // holds, for a device or a save, is its values.
+                if let [_, value] = &mut items[..] {
+                    items = vec![std::mem::take(value)];
+                }
                 Value::seq(items)
             }
             ExprKind::MatMul(operands) => {
@@ -1332,7 +1368,12 @@ enum IfStep<A> {
 
 /// What an `if`'s test decided, before its body runs.
 enum IfTest {
-    Body { only_if_unset: bool },
+    /// `one_rank`: the test compares the rank with a constant; `Some(true)`: the body runs on
+    /// one rank only, `Some(false)`: the `else` does.
+    Body {
+        only_if_unset: bool,
+        one_rank: Option<bool>,
+    },
     OnlyElse,
     Fork(Span, bool),
 }

@@ -19,6 +19,7 @@ mod launch;
 mod library;
 mod memo;
 mod names;
+mod one_rank;
 mod pickling;
 mod process;
 mod returns;
@@ -332,6 +333,8 @@ struct Interp<'m, A: Analysis> {
     try_depth: u32,
     /// How many `if get_start_method(allow_none=True) is None:` bodies the running code is in.
     unset_guard_depth: u32,
+    /// How many branches that run on one rank only (`if rank == 0:`) the running code is in.
+    one_rank_depth: u32,
     /// A `get_start_method(allow_none=True)` ran since the running `if` test began.
     start_query_seen: bool,
     import_depth: usize,
@@ -399,6 +402,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             loop_depth: 0,
             try_depth: 0,
             unset_guard_depth: 0,
+            one_rank_depth: 0,
             start_query_seen: false,
             import_depth: 0,
             fork_calls: HashSet::default(),
@@ -682,6 +686,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.memo.emits += 1;
         let cx = Context {
             function: self.frames.last().map(|f| self.func(f.func).name_span),
+            one_rank: self.one_rank_depth > 0,
         };
         let process = self
             .procs

@@ -112,7 +112,7 @@ fn expr<'a>(e: &'a Expr, out: &mut Seen<'a>) {
             expr(left, out);
             comparators.iter().for_each(|a| expr(a, out));
         }
-        ExprKind::BoolOp { values } => values.iter().for_each(|a| expr(a, out)),
+        ExprKind::BoolOp { values, .. } => values.iter().for_each(|a| expr(a, out)),
         ExprKind::Not(inner) | ExprKind::Starred(inner) => expr(inner, out),
         ExprKind::Subscript { value, index } => {
             expr(value, out);
@@ -305,7 +305,7 @@ pub(super) fn written_globals(module: &Module, id: FuncId) -> Vec<String> {
             | ExprKind::List(items)
             | ExprKind::MatMul(items)
             | ExprKind::Other(items)
-            | ExprKind::BoolOp { values: items } => items.iter().for_each(|i| calls(i, out)),
+            | ExprKind::BoolOp { values: items, .. } => items.iter().for_each(|i| calls(i, out)),
             ExprKind::IfExp { test, body, orelse } => {
                 calls(test, out);
                 calls(body, out);

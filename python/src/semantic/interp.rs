@@ -40,6 +40,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             if self.frames.is_empty() && self.statement_budgets {
                 self.fuel = super::STATEMENT_FUEL;
+                if self.main_guard == Some(stmt.span) && self.procs.len() == 1 {
+                    self.import_state = Some((self.save_world(), self.proc_ref().clone()));
+                }
             }
             let flow = self.exec(stmt);
             if flow != Flow::Normal {

@@ -354,6 +354,10 @@ struct Interp<'m, A: Analysis> {
     /// function called from the main guard or from an entry point, or in a child's target. What it
     /// binds globally, a fresh interpreter importing the program does not bind.
     run_time: bool,
+    /// The main program's trailing `if __name__ == "__main__":`, and the world and process as
+    /// they were when it was reached: what importing the module leaves (see `run`).
+    main_guard: Option<Span>,
+    import_state: Option<(World, Process<A>)>,
     /// Functions and classes the main program defines under its main guard (or anywhere, for an
     /// interactive main): a child that imports the main module afresh does not have them.
     main_only: HashSet<Definition>,
@@ -407,6 +411,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             import_depth: 0,
             fork_calls: HashSet::default(),
             run_time: false,
+            main_guard: None,
+            import_state: None,
             main_only: HashSet::default(),
             forked_tasks: Vec::new(),
             interactive: p.is_interactive(main),
@@ -497,14 +503,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
             let start = Span::new(self.main, 0, 0);
             self.launched(start, gpulint_core::effect::Nodes::One);
         }
+        self.main_guard = names::trailing_main_guard(&m.body);
         self.exec_module(self.main);
         self.statement_budgets = false;
         self.run_forked_tasks();
         self.run_server_hooks();
         let main = self.procs.pop().unwrap_or_default();
+        // Entry points are called from outside (a console script, a test runner, a library's
+        // user) after an import of the module, where the main guard's body does not run.
+        let (world, end_of_main) = self
+            .import_state
+            .take()
+            .unwrap_or_else(|| (self.save_world(), main.clone()));
         let mut base = EntryBase {
-            world: self.save_world(),
-            end_of_main: main.clone(),
+            world,
+            end_of_main,
             receivers: HashMap::default(),
         };
         self.finish_process(main);

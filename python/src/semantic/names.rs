@@ -43,6 +43,19 @@ pub fn is_type_checking(test: &Expr) -> bool {
 }
 
 /// `if __name__ == "__main__":` (either operand order).
+/// The module's `if __name__ == "__main__":` when it is its last statement, without an `else`:
+/// everything before it is what an import of the module runs.
+pub(super) fn trailing_main_guard(body: &[Stmt]) -> Option<Span> {
+    match &body.last()?.kind {
+        StmtKind::If { test, orelse, .. }
+            if orelse.is_empty() && is_main_guard(test) =>
+        {
+            body.last().map(|s| s.span)
+        }
+        _ => None,
+    }
+}
+
 pub fn is_main_guard(test: &Expr) -> bool {
     let ExprKind::Compare {
         left,

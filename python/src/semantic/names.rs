@@ -47,9 +47,7 @@ pub fn is_type_checking(test: &Expr) -> bool {
 /// everything before it is what an import of the module runs.
 pub(super) fn trailing_main_guard(body: &[Stmt]) -> Option<Span> {
     match &body.last()?.kind {
-        StmtKind::If { test, orelse, .. }
-            if orelse.is_empty() && is_main_guard(test) =>
-        {
+        StmtKind::If { test, orelse, .. } if orelse.is_empty() && is_main_guard(test) => {
             body.last().map(|s| s.span)
         }
         _ => None,

@@ -48,7 +48,10 @@ pub(super) fn not(v: Value) -> Value {
 /// `rank == 0 and x` holds on one rank at most; `rank != 0 or x` fails on one rank at most. Any
 /// other mix says nothing of the rank: the rank tests in it count as unknown values.
 pub(super) fn bool_op(and: bool, values: Vec<Value>) -> Value {
-    if values.iter().any(|v| matches!(v, Value::OneRank(h) if *h == and)) {
+    if values
+        .iter()
+        .any(|v| matches!(v, Value::OneRank(h) if *h == and))
+    {
         return Value::OneRank(and);
     }
     values
@@ -68,7 +71,11 @@ mod tests {
     fn a_rank_against_a_constant_is_one_rank() {
         let zero = Value::Int(0);
         assert!(matches!(
-            compare(&Value::GlobalRank, &[CmpOp::Eq], &[zero.clone()]),
+            compare(
+                &Value::GlobalRank,
+                &[CmpOp::Eq],
+                std::slice::from_ref(&zero)
+            ),
             Value::OneRank(true)
         ));
         assert!(matches!(
@@ -76,7 +83,7 @@ mod tests {
             Value::OneRank(false)
         ));
         assert!(matches!(
-            compare(&Value::Rank, &[CmpOp::Lt], &[zero.clone()]),
+            compare(&Value::Rank, &[CmpOp::Lt], std::slice::from_ref(&zero)),
             Value::Unknown
         ));
         assert!(matches!(

@@ -16,7 +16,7 @@ use common::*;
 /// (no finding at all); a bullet that sends the case to another rule ("that is GPU003, not this")
 /// names a `pos_` case of that rule, where only the other rule fires.
 ///
-/// To cover another rule (GPU005 has no rows yet), add
+/// To cover another rule, add
 /// its rows here: the test checks only the rules that have rows, and prints the others.
 #[rustfmt::skip]
 const NOT_A_BUG: &[(&str, &str, &str)] = &[
@@ -95,8 +95,11 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU009", "The process narrowed", "gpu009/neg_parent_narrows_each_child.py"),
     ("GPU009", "One process", "gpu009/neg_single_process_script.py"),
     ("GPU009", "One process", "gpu009/neg_loader_workers_read_feature_files.py"),
+    ("GPU009", "One rank loads", "gpu009/neg_rank_zero_inspects_checkpoint.py"),
+    ("GPU009", "One rank loads", "gpu009/neg_horovod_leader_reloads_best.py"),
     ("GPU009", "The same file saves", "gpu009/neg_checkpoint_saved_from_cpu_model_here.py"),
     ("GPU009", "The same file saves", "gpu009/neg_saved_list_of_ints.py"),
+    ("GPU009", "The same file saves", "gpu009/neg_rank_file_saved_from_host_copies.py"),
     ("GPU009", "The load is in another file", "projects/neg_loader_in_library_module"),
     // GPU010 implicit-device-in-worker
     ("GPU010", "The worker sets its device first", "gpu010/neg_set_device_first.py"),
@@ -115,6 +118,17 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU004", "`set_start_method(..., force=True)`", "gpu004/neg_set_start_method_forced_at_module_level.py"),
     ("GPU004", "`set_start_method(..., force=True)`", "gpu004/neg_set_start_method_in_try.py"),
     ("GPU004", "Module-level code that creates no process", "gpu004/neg_process_creation_only_in_functions.py"),
+    // GPU005 start-method-already-fixed
+    ("GPU005", "The first call in the process", "gpu005/neg_set_first_then_queue.py"),
+    ("GPU005", "A call in a function run from outside", "gpu005/neg_console_entry_apart_from_main_block.py"),
+    ("GPU005", "`get_start_method(allow_none=True)`", "gpu005/neg_allow_none_query.py"),
+    ("GPU005", "`get_start_method(allow_none=True)`", "gpu005/neg_guarded_set_after_a_queue.py"),
+    ("GPU005", "`set_start_method(..., force=True)` when nothing", "gpu005/neg_forced_after_query.py"),
+    ("GPU005", "`set_start_method(m, force=True)` where `m`", "gpu005/neg_forced_spawn_over_spawn.py"),
+    ("GPU005", "A lock, queue or event made with the old method", "gpu005/neg_module_lock_never_reaches_a_child.py"),
+    ("GPU005", "A call inside a `try`", "gpu005/neg_second_call_in_try.py"),
+    ("GPU005", "An explicit context", "gpu005/neg_explicit_context_queue.py"),
+    ("GPU005", "A module-level call that spawned children", "gpu004/pos_set_start_method_at_module_level.py"),
     // GPU006 unpicklable-spawn-callable
     ("GPU006", "The child is forked", "gpu006/neg_closure_target_under_fork.py"),
     ("GPU006", "Module-level functions", "gpu006/neg_partial_of_module_function_spawn.py"),

@@ -223,6 +223,7 @@ mod tests {
     fn run(effects: &[Effect], end: ProcessEnd) -> Vec<ProcessGroupFact> {
         let cx = Context {
             function: Some(at(100)),
+            ..Context::default()
         };
         let mut state = GroupBeforeBinding::default();
         let mut facts = Vec::new();

@@ -1,7 +1,8 @@
 //! GPU009's analysis: a checkpoint loaded without `map_location` in a process that is one of
 //! several GPU workers (a rank, a child started per GPU). The tensors go back to the device they
 //! were saved from, cuda:0 as a rule, so every worker piles onto GPU 0. Where the process narrowed
-//! its visible GPUs first, "cuda:0" is its own GPU: silent.
+//! its visible GPUs first, "cuda:0" is its own GPU: silent. A load that one rank alone runs
+//! (`if rank == 0:`) piles nothing up: silent.
 
 use std::sync::Arc;
 
@@ -73,7 +74,7 @@ impl UnmappedLoad {
 impl Analysis for UnmappedLoad {
     type Facts = Vec<UnmappedLoadFact>;
 
-    fn effect(&mut self, effect: &Effect, _: &Context, _: &mut Self::Facts) {
+    fn effect(&mut self, effect: &Effect, cx: &Context, _: &mut Self::Facts) {
         match effect {
             Effect::ChildStarted(child) => self.child = Some((child.kind, child.span)),
             Effect::CheckpointSaved {
@@ -105,7 +106,9 @@ impl Analysis for UnmappedLoad {
                 self.worker_sign.get_or_insert(*span);
             }
             Effect::UnmappedLoad { span, what, file }
-                if !self.narrowed && !self.loads.iter().any(|(s, ..)| s == span) =>
+                if !self.narrowed
+                    && !cx.one_rank
+                    && !self.loads.iter().any(|(s, ..)| s == span) =>
             {
                 self.loads.push((*span, what.clone(), file.clone()));
             }
@@ -197,6 +200,23 @@ mod tests {
             chooses: false,
         };
         assert!(run(&[narrowed, chooses(), load(3)], true).is_empty());
+    }
+
+    #[test]
+    fn a_load_on_one_rank_only_is_silent() {
+        let mut a = UnmappedLoad::default();
+        let mut facts = Vec::new();
+        let one_rank = Context {
+            one_rank: true,
+            ..Context::default()
+        };
+        a.effect(&chooses(), &Context::default(), &mut facts);
+        a.effect(&load(3), &one_rank, &mut facts);
+        a.clone().finish(&worker_end(true), &mut facts);
+        assert!(facts.is_empty());
+        a.effect(&load(5), &Context::default(), &mut facts);
+        a.finish(&worker_end(true), &mut facts);
+        assert_eq!(facts.len(), 1);
     }
 
     #[test]

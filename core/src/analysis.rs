@@ -11,6 +11,9 @@ use crate::source::Span;
 pub struct Context {
     /// The function whose code produced the effect (its definition's name span), if any.
     pub function: Option<Span>,
+    /// The code runs on one rank of several only: it sits under a test that compares the rank
+    /// with a constant (`if rank == 0:`), so the other ranks skip it.
+    pub one_rank: bool,
 }
 
 /// How a simulated process ended, for the verdicts taken then.

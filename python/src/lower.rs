@@ -546,6 +546,7 @@ impl Lower {
                 comparators: self.exprs(&c.comparators),
             },
             E::BoolOp(b) => ExprKind::BoolOp {
+                and: b.op == ast::BoolOp::And,
                 values: self.exprs(&b.values),
             },
             E::UnaryOp(u) if u.op == ast::UnaryOp::Not => ExprKind::Not(self.boxed(&u.operand)),

@@ -271,6 +271,8 @@ pub enum ExprKind {
         comparators: ThinVec<Expr>,
     },
     BoolOp {
+        /// `and` (else `or`).
+        and: bool,
         values: ThinVec<Expr>,
     },
     Not(Box<Expr>),

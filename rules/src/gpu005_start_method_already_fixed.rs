@@ -38,6 +38,9 @@ shared. Severity: error without `force`, warning with it.
 
 ## When it is not a bug
 - The first call in the process, before anything used the default context.
+- A call in a function run from outside the program (a console script, a test runner, a library's
+  user): that process imported the module, so its `if __name__ == "__main__":` block, and what it
+  set, never ran there.
 - `get_start_method(allow_none=True)`, which fixes nothing.
 - `set_start_method(..., force=True)` when nothing made with the old method exists (only a query or
   an earlier call fixed it).

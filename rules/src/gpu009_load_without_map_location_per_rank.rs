@@ -37,8 +37,12 @@ the device of its first tensor.
 - The process narrowed `CUDA_VISIBLE_DEVICES` to its own GPU before loading: its `cuda:0` is its
   own GPU.
 - One process: a script that runs once, a pool or loader worker that does not pick a GPU of its own.
+- One rank loads: the load sits under a test that compares the rank with a constant
+  (`if dist.get_rank() == 0:`, `if hvd.rank() == 0:`, `if local_rank in (-1, 0):`, or the `else`
+  of `if rank != 0:`), so the other ranks never run it.
 - The same file saves that checkpoint (the same path, or the same name holding it) only from host
-  values: a model built on the CPU or its `state_dict()`, numbers, strings, lists of them.
+  values: a model built on the CPU or its `state_dict()`, numbers, strings, lists of them, a
+  dict built of `.cpu()` copies (`{name: p.cpu() for name, p in ...}`).
   `torch.load` gives host tensors back for host tensors, and plain values have no device.
 - The load is in another file than the one that picks the rank's device, creates its GPU process
   group or starts the per-GPU children: a library's loaders, far from where the job is set up,

@@ -153,6 +153,7 @@ impl<'a, A: Analysis> Interp<'a, A> {
     pub fn emit(&mut self, effect: Effect) {
         let cx = Context {
             function: self.function,
+            ..Context::default()
         };
         self.st.analyses.effect(&effect, &cx, &mut self.facts);
     }

@@ -1,4 +1,4 @@
-//! Other frameworks and compilers: MXNet, JAX, TensorFlow and Triton. Each creates its CUDA
+//! Other frameworks and compilers: MXNet, JAX, TensorFlow, Triton, and Horovod's ranks. Each creates its CUDA
 //! contexts on first GPU use and has no fork guard: a forked child's GPU work then fails or hangs.
 
 use super::{
@@ -33,6 +33,15 @@ const TF_RUNTIME: &str =
     "starts TensorFlow's runtime, which creates the GPU devices (forked children hang)";
 
 pub const ROWS: &[Row] = &[
+    // Horovod: one process per GPU, its ranks read from the library.
+    row("horovod.torch.rank", Behaviour::ReadsGlobalRank, "Horovod's rank across the whole job"),
+    row("horovod.torch.local_rank", Behaviour::ReadsRank, "Horovod's rank on this node"),
+    row(
+        "horovod.tensorflow.rank",
+        Behaviour::ReadsGlobalRank,
+        "Horovod's rank across the whole job",
+    ),
+    row("horovod.tensorflow.local_rank", Behaviour::ReadsRank, "Horovod's rank on this node"),
     // MXNet: `mx.gpu(i)` only names a device; arrays created on it, and GPU counts, touch CUDA.
     row(
         "mxnet.gpu",

@@ -236,6 +236,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let loop_depth = std::mem::take(&mut self.loop_depth);
         let try_depth = std::mem::take(&mut self.try_depth);
         let unset_guard_depth = std::mem::take(&mut self.unset_guard_depth);
+        // A child runs its own code, on whichever rank started it.
+        let one_rank_depth = std::mem::take(&mut self.one_rank_depth);
         // What a forked child inherits through what it is handed, and frees at its exit.
         let held = match (start.method, kind) {
             (StartMethod::Fork, ChildKind::ProcessStart | ChildKind::DataLoader)
@@ -322,6 +324,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.loop_depth = loop_depth;
         self.try_depth = try_depth;
         self.unset_guard_depth = unset_guard_depth;
+        self.one_rank_depth = one_rank_depth;
         self.fuel = fuel;
         self.statement_budgets = budgets;
         ChildRun {

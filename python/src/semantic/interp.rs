@@ -40,6 +40,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             if self.frames.is_empty() && self.statement_budgets {
                 self.fuel = super::STATEMENT_FUEL;
+                if self.main_guard == Some(stmt.span) && self.procs.len() == 1 {
+                    self.import_state = Some((self.save_world(), self.proc_ref().clone()));
+                }
             }
             let flow = self.exec(stmt);
             if flow != Flow::Normal {
@@ -378,13 +381,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// Evaluates an `if`'s test and, for an ordinary test, runs the body from here and returns to
     /// the state before it for the `else` to run.
     fn if_step(&mut self, test: &'m Expr, body: &'m [Stmt]) -> IfStep<A> {
-        let only_if_unset = match self.if_test(test) {
+        // An `else` on one rank (`if rank != 0: ... elif`) is not told: it reports more, not less.
+        let (only_if_unset, one_rank) = match self.if_test(test) {
             IfTest::OnlyElse => return IfStep::OnlyElse,
             IfTest::Fork(span, child_is_body) => return IfStep::Fork(span, child_is_body),
-            IfTest::Body { only_if_unset } => only_if_unset,
+            IfTest::Body {
+                only_if_unset,
+                one_rank,
+            } => (only_if_unset, one_rank == Some(true)),
         };
         let before = self.snapshot();
-        let flow_body = self.run_if_body(test, body, only_if_unset);
+        let flow_body = self.run_if_body(test, body, only_if_unset, one_rank);
         let after_body = self.snapshot();
         self.restore(before);
         IfStep::Branch(after_body, flow_body)
@@ -397,10 +404,26 @@ impl<'m, A: Analysis> Interp<'m, A> {
             IfTest::Fork(span, child_is_body) => {
                 self.fork_branches(span, child_is_body, body, orelse)
             }
-            IfTest::Body { only_if_unset } => self.exec_branches(
-                |me: &mut Self| me.run_if_body(test, body, only_if_unset),
-                orelse,
-            ),
+            IfTest::Body {
+                only_if_unset,
+                one_rank,
+            } => {
+                // `if rank != 0: ... else: ...`: the `else` runs on one rank.
+                let else_one_rank = u32::from(one_rank == Some(false));
+                self.one_rank_depth += else_one_rank;
+                let flow = self.exec_branches(
+                    |me: &mut Self| {
+                        me.one_rank_depth -= else_one_rank;
+                        let flow =
+                            me.run_if_body(test, body, only_if_unset, one_rank == Some(true));
+                        me.one_rank_depth += else_one_rank;
+                        flow
+                    },
+                    orelse,
+                );
+                self.one_rank_depth -= else_one_rank;
+                flow
+            }
         }
     }
 
@@ -415,21 +438,36 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let tested = self.eval(test);
         let only_if_unset =
             std::mem::replace(&mut self.start_query_seen, seen) && tests_for_none(test);
+        let one_rank = match tested {
+            Value::OneRank(holds) => Some(holds),
+            _ => None,
+        };
         match self.fork_test(test, &tested) {
             Some((span, child_is_body)) => IfTest::Fork(span, child_is_body),
-            None => IfTest::Body { only_if_unset },
+            None => IfTest::Body {
+                only_if_unset,
+                one_rank,
+            },
         }
     }
 
     /// Runs an `if`'s body with the flags it sets around it.
-    fn run_if_body(&mut self, test: &'m Expr, body: &'m [Stmt], only_if_unset: bool) -> Flow {
+    fn run_if_body(
+        &mut self,
+        test: &'m Expr,
+        body: &'m [Stmt],
+        only_if_unset: bool,
+        one_rank: bool,
+    ) -> Flow {
         self.unset_guard_depth += u32::from(only_if_unset);
+        self.one_rank_depth += u32::from(one_rank);
         // The main program's guarded block runs after every import: the program's run time.
         let run_time = self.run_time;
         self.run_time |= is_main_guard(test);
         let flow_body = self.exec_block(body);
         self.run_time = run_time;
         self.unset_guard_depth -= u32::from(only_if_unset);
+        self.one_rank_depth -= u32::from(one_rank);
         flow_body
     }
 
@@ -937,30 +975,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 a.join(b)
             }
             ExprKind::Compare {
-                left, comparators, ..
+                left,
+                ops,
+                comparators,
             } => {
-                self.eval(left);
-                for c in comparators {
-                    self.eval(c);
-                }
-                Value::Unknown
+                let left = self.eval(left);
+                let right: Vec<Value> = comparators.iter().map(|c| self.eval(c)).collect();
+                super::one_rank::compare(&left, ops, &right)
             }
-            ExprKind::BoolOp { values } => {
-                let mut out: Option<Value> = None;
-                for v in values {
-                    let x = self.eval(v);
-                    out = Some(match out {
-                        // A number on one side only is not known (as joined with `Unknown`).
-                        None if matches!(x, Value::Int(_)) => Value::Unknown,
-                        None => x,
-                        Some(o) => o.join(x),
-                    });
-                }
-                out.unwrap_or_default()
+            ExprKind::BoolOp { and, values } => {
+                let values = values.iter().map(|v| self.eval(v)).collect();
+                super::one_rank::bool_op(*and, values)
             }
             ExprKind::Not(inner) => {
-                self.eval(inner);
-                Value::Unknown
+                let inner = self.eval(inner);
+                super::one_rank::not(inner)
             }
             ExprKind::Subscript { value, index } => {
                 let container = self.eval(value);
@@ -1002,7 +1031,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         self.eval(c);
                     }
                 }
-                let items: Vec<Value> = elements.iter().map(|e| self.eval(e)).collect();
+                let mut items: Vec<Value> = elements.iter().map(|e| self.eval(e)).collect();
+                // A dict's: its keys are names (`{name: p.cpu() for name, p in ...}`); what it
+                // holds, for a device or a save, is its values.
+                if let [_, value] = &mut items[..] {
+                    items = vec![std::mem::take(value)];
+                }
                 Value::seq(items)
             }
             ExprKind::MatMul(operands) => {
@@ -1361,7 +1395,12 @@ enum IfStep<A> {
 
 /// What an `if`'s test decided, before its body runs.
 enum IfTest {
-    Body { only_if_unset: bool },
+    /// `one_rank`: the test compares the rank with a constant; `Some(true)`: the body runs on
+    /// one rank only, `Some(false)`: the `else` does.
+    Body {
+        only_if_unset: bool,
+        one_rank: Option<bool>,
+    },
     OnlyElse,
     Fork(Span, bool),
 }

@@ -780,8 +780,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Value::HostTensor { .. } => Value::HostTensor { pinned: None },
                 _ => Value::Unknown,
             },
+            // What `.cpu()` gives back lives in host memory whatever it was called on: a tensor
+            // not followed (`p.to_local().cpu()`) as well as one that is.
             MethodBehaviour::ToCpu | MethodBehaviour::MovesToCpu => match recv {
-                Value::Cuda(_) | Value::HostTensor { .. } => Value::HostTensor { pinned: None },
+                Value::Cuda(_) | Value::HostTensor { .. } | Value::Unknown => {
+                    Value::HostTensor { pinned: None }
+                }
                 _ => Value::Unknown,
             },
             MethodBehaviour::Metadata => Value::Unknown,

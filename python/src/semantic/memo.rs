@@ -79,6 +79,7 @@ struct Context {
     loop_depth: u32,
     try_depth: u32,
     unset_guard_depth: u32,
+    one_rank_depth: u32,
     start_query_seen: bool,
     run_time: bool,
 }
@@ -148,6 +149,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             loop_depth: self.loop_depth,
             try_depth: self.try_depth,
             unset_guard_depth: self.unset_guard_depth,
+            one_rank_depth: self.one_rank_depth,
             start_query_seen: self.start_query_seen,
             run_time: self.run_time,
         }

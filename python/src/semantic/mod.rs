@@ -20,6 +20,7 @@ pub use launch::documented_nodes;
 mod library;
 mod memo;
 mod names;
+mod one_rank;
 mod pickling;
 mod process;
 mod returns;
@@ -343,6 +344,8 @@ struct Interp<'m, A: Analysis> {
     try_depth: u32,
     /// How many `if get_start_method(allow_none=True) is None:` bodies the running code is in.
     unset_guard_depth: u32,
+    /// How many branches that run on one rank only (`if rank == 0:`) the running code is in.
+    one_rank_depth: u32,
     /// A `get_start_method(allow_none=True)` ran since the running `if` test began.
     start_query_seen: bool,
     import_depth: usize,
@@ -362,6 +365,10 @@ struct Interp<'m, A: Analysis> {
     /// function called from the main guard or from an entry point, or in a child's target. What it
     /// binds globally, a fresh interpreter importing the program does not bind.
     run_time: bool,
+    /// The main program's trailing `if __name__ == "__main__":`, and the world and process as
+    /// they were when it was reached: what importing the module leaves (see `run`).
+    main_guard: Option<Span>,
+    import_state: Option<(World, Process<A>)>,
     /// Functions and classes the main program defines under its main guard (or anywhere, for an
     /// interactive main): a child that imports the main module afresh does not have them.
     main_only: HashSet<Definition>,
@@ -410,10 +417,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
             loop_depth: 0,
             try_depth: 0,
             unset_guard_depth: 0,
+            one_rank_depth: 0,
             start_query_seen: false,
             import_depth: 0,
             fork_calls: HashSet::default(),
             run_time: false,
+            main_guard: None,
+            import_state: None,
             main_only: HashSet::default(),
             forked_tasks: Vec::new(),
             interactive: p.is_interactive(main),
@@ -510,14 +520,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
         {
             self.launched(start, nodes);
         }
+        self.main_guard = names::trailing_main_guard(&m.body);
         self.exec_module(self.main);
         self.statement_budgets = false;
         self.run_forked_tasks();
         self.run_server_hooks();
         let main = self.procs.pop().unwrap_or_default();
+        // Entry points are called from outside (a console script, a test runner, a library's
+        // user) after an import of the module, where the main guard's body does not run.
+        let (world, end_of_main) = self
+            .import_state
+            .take()
+            .unwrap_or_else(|| (self.save_world(), main.clone()));
         let mut base = EntryBase {
-            world: self.save_world(),
-            end_of_main: main.clone(),
+            world,
+            end_of_main,
             receivers: HashMap::default(),
         };
         self.finish_process(main);
@@ -707,6 +724,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.memo.emits += 1;
         let cx = Context {
             function: self.frames.last().map(|f| self.func(f.func).name_span),
+            one_rank: self.one_rank_depth > 0,
         };
         let process = self
             .procs

@@ -43,6 +43,17 @@ pub fn is_type_checking(test: &Expr) -> bool {
 }
 
 /// `if __name__ == "__main__":` (either operand order).
+/// The module's `if __name__ == "__main__":` when it is its last statement, without an `else`:
+/// everything before it is what an import of the module runs.
+pub(super) fn trailing_main_guard(body: &[Stmt]) -> Option<Span> {
+    match &body.last()?.kind {
+        StmtKind::If { test, orelse, .. } if orelse.is_empty() && is_main_guard(test) => {
+            body.last().map(|s| s.span)
+        }
+        _ => None,
+    }
+}
+
 pub fn is_main_guard(test: &Expr) -> bool {
     let ExprKind::Compare {
         left,
@@ -112,7 +123,7 @@ fn expr<'a>(e: &'a Expr, out: &mut Seen<'a>) {
             expr(left, out);
             comparators.iter().for_each(|a| expr(a, out));
         }
-        ExprKind::BoolOp { values } => values.iter().for_each(|a| expr(a, out)),
+        ExprKind::BoolOp { values, .. } => values.iter().for_each(|a| expr(a, out)),
         ExprKind::Not(inner) | ExprKind::Starred(inner) => expr(inner, out),
         ExprKind::Subscript { value, index } => {
             expr(value, out);
@@ -305,7 +316,7 @@ pub(super) fn written_globals(module: &Module, id: FuncId) -> Vec<String> {
             | ExprKind::List(items)
             | ExprKind::MatMul(items)
             | ExprKind::Other(items)
-            | ExprKind::BoolOp { values: items } => items.iter().for_each(|i| calls(i, out)),
+            | ExprKind::BoolOp { values: items, .. } => items.iter().for_each(|i| calls(i, out)),
             ExprKind::IfExp { test, body, orelse } => {
                 calls(test, out);
                 calls(body, out);

@@ -70,6 +70,9 @@ pub enum Value {
     /// from it: as a device ordinal, valid on the first node only. Arithmetic on it
     /// (`% torch.cuda.device_count()`) makes it a plain [`Value::Rank`].
     GlobalRank,
+    /// A test of the rank against a constant (`rank == 0`): `true` holds on one rank only;
+    /// `false` (`rank != 0`) fails on one rank only.
+    OneRank(bool),
     Device(Device),
     /// A module or library object, by qualified name (`torch.cuda`, `multiprocessing.Pool`).
     Qualified(Arc<str>),
@@ -353,7 +356,7 @@ pub(super) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Str(x), Value::Str(y)) => x == y,
         (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Bool(x), Value::Bool(y)) | (Value::OneRank(x), Value::OneRank(y)) => x == y,
         (Value::None, Value::None)
         | (Value::LaunchVisibility, Value::LaunchVisibility)
         | (Value::Rank, Value::Rank)

@@ -62,8 +62,13 @@ def fetch(name, version, how, cache=None):
             if not match:
                 sys.exit(f"{archive.name} is not on PyPI's index")
             urllib.request.urlretrieve(match.group(1), archive)
+    return unpack(archive, tree)
+
+
+def unpack(archive, tree):
+    """Unpacks a wheel, zip or tar archive into `tree` and marks it done."""
     tree.mkdir(parents=True, exist_ok=True)
-    if archive.suffix == ".whl":
+    if archive.name.endswith((".whl", ".zip")):
         with zipfile.ZipFile(archive) as z:
             z.extractall(tree)
     else:

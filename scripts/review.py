@@ -22,12 +22,13 @@ import os
 import re
 import subprocess
 import sys
-import tarfile
 import time
 import urllib.request
-import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from realworld import python_files, unpack  # noqa: E402  (one unpacking for both scripts)
 
 # (distribution, version, how, kind). how: "sdist" (source archive) or "wheel".
 # kind: trainer, server, research, arrays.
@@ -132,19 +133,7 @@ def fetch(name, version, how, cache=None):
         partial = archive.with_name(archive.name + ".part")
         urllib.request.urlretrieve(url, partial)
         partial.rename(archive)
-    tree.mkdir(parents=True, exist_ok=True)
-    if filename.endswith((".whl", ".zip")):
-        with zipfile.ZipFile(archive) as z:
-            z.extractall(tree)
-    else:
-        with tarfile.open(archive) as t:
-            t.extractall(tree, filter="data")
-    (tree / ".unpacked").touch()
-    return tree
-
-
-def python_files(tree):
-    return [p for p in tree.rglob("*.py") if p.is_file()]
+    return unpack(archive, tree)
 
 
 def selected(only):

@@ -327,42 +327,45 @@ pub(super) fn written_globals(module: &Module, id: FuncId) -> Vec<String> {
             _ => {}
         }
     }
-    fn block(stmts: &[Stmt], out: &mut Vec<String>) {
-        for s in stmts {
-            match &s.kind {
-                StmtKind::Global(names) => out.extend(names.iter().cloned()),
-                StmtKind::Assign { targets, .. } => targets.iter().for_each(|t| target(t, out)),
-                StmtKind::AugAssign { target: t, .. } => target(t, out),
-                _ => {}
-            }
-            s.kind.each_expression(|e| calls(e, out));
-            s.kind.each_block(|b| block(b, out));
+    names_in(module, id, |s, out| {
+        match &s.kind {
+            StmtKind::Global(names) => out.extend(names.iter().cloned()),
+            StmtKind::Assign { targets, .. } => targets.iter().for_each(|t| target(t, out)),
+            StmtKind::AugAssign { target: t, .. } => target(t, out),
+            _ => {}
         }
-    }
-    let mut out = Vec::new();
-    block(&module.function(id).body, &mut out);
-    out.sort();
-    out.dedup();
-    out
+        s.kind.each_expression(|e| calls(e, out));
+    })
 }
 
 /// The names function `id` calls directly (`f(...)`), each once.
 pub(super) fn called_names(module: &Module, id: FuncId) -> Vec<String> {
-    fn expr(e: &Expr, out: &mut Vec<String>) {
-        if let ExprKind::Call { func, .. } = &e.kind {
-            if let ExprKind::Name(n) = &func.kind {
-                out.push(n.to_string());
+    names_in(module, id, |s, out| {
+        s.kind.each_expression(|e| {
+            if let ExprKind::Call { func, .. } = &e.kind {
+                if let ExprKind::Name(n) = &func.kind {
+                    out.push(n.to_string());
+                }
             }
-        }
-    }
-    fn block(stmts: &[Stmt], out: &mut Vec<String>) {
+        })
+    })
+}
+
+/// The names `each` collects from every statement of function `id`, nested blocks included,
+/// sorted, each once.
+fn names_in(
+    module: &Module,
+    id: FuncId,
+    mut each: impl FnMut(&Stmt, &mut Vec<String>),
+) -> Vec<String> {
+    fn block(stmts: &[Stmt], out: &mut Vec<String>, each: &mut dyn FnMut(&Stmt, &mut Vec<String>)) {
         for s in stmts {
-            s.kind.each_expression(|e| expr(e, out));
-            s.kind.each_block(|b| block(b, out));
+            each(s, out);
+            s.kind.each_block(|b| block(b, out, each));
         }
     }
     let mut out = Vec::new();
-    block(&module.function(id).body, &mut out);
+    block(&module.function(id).body, &mut out, &mut each);
     out.sort();
     out.dedup();
     out

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use gpulint_core::effect::Nodes;
 use gpulint_python::semantic::documented_nodes;
 
-use crate::servers::{read, scripts};
+use crate::servers::{project_dirs, read, scripts};
 
 /// How many folders up from a checked file are searched, at most to the project's root.
 const MAX_LEVELS: usize = 4;
@@ -25,9 +25,7 @@ impl Launches {
     pub fn nodes_for(&mut self, file: &Path) -> Option<Nodes> {
         let name = file.file_name()?.to_str()?;
         let mut found = None;
-        let mut dir = file.parent();
-        for _ in 0..MAX_LEVELS {
-            let Some(d) = dir else { break };
+        for d in project_dirs(file.parent()?, MAX_LEVELS) {
             for text in self.scripts_in(d) {
                 match documented_nodes(text, name) {
                     Some(Nodes::Several) => return Some(Nodes::Several),
@@ -35,10 +33,6 @@ impl Launches {
                     None => {}
                 }
             }
-            if d.join("pyproject.toml").is_file() || d.join(".git").exists() {
-                break;
-            }
-            dir = d.parent();
         }
         found
     }

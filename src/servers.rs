@@ -48,18 +48,7 @@ impl Servers {
     }
 
     fn project_preloads(&mut self, start: &Path) -> bool {
-        let mut dir = Some(start);
-        for _ in 0..MAX_LEVELS {
-            let Some(d) = dir else { break };
-            if self.dir_preloads(d) {
-                return true;
-            }
-            if d.join("pyproject.toml").is_file() || d.join(".git").exists() {
-                break;
-            }
-            dir = d.parent();
-        }
-        false
+        project_dirs(start, MAX_LEVELS).any(|d| self.dir_preloads(d))
     }
 
     fn dir_preloads(&mut self, dir: &Path) -> bool {
@@ -82,6 +71,19 @@ impl Servers {
         self.by_dir.insert(dir.to_path_buf(), found);
         found
     }
+}
+
+/// `start` and the folders above it, at most `levels` of them, up to the one that holds the
+/// project's `pyproject.toml` (or `.git`).
+pub(crate) fn project_dirs(start: &Path, levels: usize) -> impl Iterator<Item = &Path> {
+    let mut next = Some(start);
+    std::iter::from_fn(move || {
+        let dir = next?;
+        let root = dir.join("pyproject.toml").is_file() || dir.join(".git").exists();
+        next = if root { None } else { dir.parent() };
+        Some(dir)
+    })
+    .take(levels)
 }
 
 /// The folder's shell scripts, a bounded number of them.

@@ -67,6 +67,8 @@ pub struct Function {
 pub struct FunctionNames {
     pub free: std::sync::OnceLock<std::sync::Arc<Vec<String>>>,
     pub written_globals: std::sync::OnceLock<std::sync::Arc<Vec<String>>>,
+    /// The names it calls directly (`f(...)`).
+    pub called: std::sync::OnceLock<std::sync::Arc<Vec<String>>>,
 }
 
 /// What a method's first parameter receives when it is called through an instance or its class.

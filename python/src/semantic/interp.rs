@@ -834,12 +834,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Some(f) => {
                 let func = f.func;
                 self.written_globals(func).iter().any(|n| n == name)
-                    || self.module(func.file).is_some_and(|m| {
-                        super::names::called_names(m, func).iter().any(|callee| {
-                            matches!(self.global(callee), Some(Value::Function(id, ..))
-                                if id.file == func.file
-                                    && self.written_globals(*id).iter().any(|n| n == name))
-                        })
+                    || self.called_names(func).iter().any(|callee| {
+                        matches!(self.global(callee), Some(Value::Function(id, ..))
+                            if id.file == func.file
+                                && self.written_globals(*id).iter().any(|n| n == name))
                     })
             }
             None => false,

@@ -703,6 +703,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
         Arc::clone(cell.get_or_init(|| Arc::new(names::written_globals(module, id))))
     }
 
+    /// The names function `id` calls directly, found once and shared like `written_globals`.
+    fn called_names(&self, id: FuncId) -> Arc<Vec<String>> {
+        let Some(module) = self.module(id.file) else {
+            return Arc::default();
+        };
+        let cell = &module.function(id).names.called;
+        Arc::clone(cell.get_or_init(|| Arc::new(names::called_names(module, id))))
+    }
+
     fn alloc(&mut self, object: Object) -> Value {
         Value::Object(self.heap.alloc(object))
     }

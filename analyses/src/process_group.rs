@@ -52,6 +52,9 @@ struct Pending {
     /// The function that created the group, and whether that same function bound the device late.
     creator: Option<Span>,
     bound_by_creator: bool,
+    /// The depth of the code that created the group, and the call that entered its function.
+    depth: usize,
+    entered_at: Option<Span>,
     /// Code that was not analysed ran after the group, before any use of GPU 0: it may have bound
     /// the device, so "never bound" cannot be said.
     unseen: bool,
@@ -81,6 +84,17 @@ impl GroupBeforeBinding {
     }
 }
 
+/// Where the group's own code binds the device: a binding made inside a call from the function that
+/// created the group is cited at that call (the statement a user moves), not inside the callee.
+fn binding_site(group: &Pending, span: Span, cx: &Context) -> Span {
+    let same_frame = cx.calls.len() > group.depth
+        && (group.depth == 0 || cx.calls[group.depth - 1] == group.entered_at);
+    match cx.calls.get(group.depth) {
+        Some(Some(call)) if same_frame => *call,
+        _ => span,
+    }
+}
+
 impl Analysis for GroupBeforeBinding {
     type Facts = Vec<ProcessGroupFact>;
 
@@ -98,6 +112,8 @@ impl Analysis for GroupBeforeBinding {
                     late_bind: None,
                     creator: cx.function,
                     bound_by_creator: false,
+                    depth: cx.calls.len(),
+                    entered_at: cx.calls.last().copied().flatten(),
                     unseen: false,
                 });
             }
@@ -108,7 +124,7 @@ impl Analysis for GroupBeforeBinding {
                 self.bound = true;
                 if let (Binding::Call, Some(group)) = (binding, &mut self.group) {
                     if group.late_bind.is_none() {
-                        group.late_bind = Some(*span);
+                        group.late_bind = Some(binding_site(group, *span, cx));
                         group.bound_by_creator = cx.function == group.creator;
                     }
                 }
@@ -232,6 +248,34 @@ mod tests {
         }
         state.finish(&end, &mut facts);
         facts
+    }
+
+    #[test]
+    fn a_binding_inside_a_call_is_cited_at_the_call_in_the_groups_function() {
+        let finish = |state: GroupBeforeBinding| {
+            let mut facts = Vec::new();
+            state.finish(&ProcessEnd::default(), &mut facts);
+            facts
+        };
+        let entry = [Some(at(50))];
+        let deeper = [Some(at(50)), Some(at(7)), Some(at(60))];
+        let elsewhere = [Some(at(51)), Some(at(8))];
+        let mut facts = Vec::new();
+        for (calls, cited) in [
+            (&deeper[..], at(7)),
+            (&elsewhere[..], at(9)),
+            (&entry[..], at(9)),
+        ] {
+            let mut state = GroupBeforeBinding::default();
+            let cx = |calls| Context {
+                calls,
+                ..Context::default()
+            };
+            state.effect(&group_at(1), &cx(&entry), &mut facts);
+            state.effect(&bind_at(9), &cx(calls), &mut facts);
+            let [fact] = finish(state).try_into().unwrap();
+            assert_eq!(fact.late_bind, Some(cited), "calls {calls:?}");
+        }
     }
 
     #[test]

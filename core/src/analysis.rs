@@ -8,12 +8,16 @@ use crate::source::Span;
 
 /// Where an effect happened, beyond its span.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Context {
+pub struct Context<'a> {
     /// The function whose code produced the effect (its definition's name span), if any.
     pub function: Option<Span>,
     /// The code runs on one rank of several only: it sits under a test that compares the rank
     /// with a constant (`if rank == 0:`), so the other ranks skip it.
     pub one_rank: bool,
+    /// The calls that led to the effect, outermost first: `calls[d]` entered the function running
+    /// at depth `d` (`None`: called by the analysis, as an entry or a child's target). Its length
+    /// is the depth of the code that produced the effect.
+    pub calls: &'a [Option<Span>],
 }
 
 /// How a simulated process ended, for the verdicts taken then.

@@ -137,6 +137,7 @@ pub fn parse(source: &str, file: FileId) -> Result<Lowered, SyntaxError> {
         class: None,
         function: None,
         depth: 0,
+        yields: 0,
     };
     let body = lower.suite(&parsed.syntax().body);
     lower.module.body = body;
@@ -170,6 +171,8 @@ struct Lower {
     class: Option<ClassId>,
     function: Option<FuncId>,
     depth: u32,
+    /// The `yield`s met in the function being lowered (nested functions count their own).
+    yields: u32,
 }
 
 impl Lower {
@@ -371,12 +374,18 @@ impl Lower {
             class: self.class,
             parent: self.function,
             names: Default::default(),
+            yield_at: None,
         });
         let (outer_class, outer_fn) = (self.class.take(), self.function.replace(id));
+        let outer_yields = std::mem::take(&mut self.yields);
         let body = self.suite(&f.body);
+        let yield_at = (self.yields == 1).then(|| yield_at(&f.body)).flatten();
+        self.yields = outer_yields;
         self.class = outer_class;
         self.function = outer_fn;
-        self.module.functions[id.index as usize].body = body;
+        let function = &mut self.module.functions[id.index as usize];
+        function.body = body;
+        function.yield_at = yield_at;
         id
     }
 
@@ -525,9 +534,12 @@ impl Lower {
                     class: None,
                     parent: self.function,
                     names: Default::default(),
+                    yield_at: None,
                 });
                 let outer = self.function.replace(id);
+                let outer_yields = std::mem::take(&mut self.yields);
                 let body_expr = self.expr(&l.body);
+                self.yields = outer_yields;
                 self.function = outer;
                 self.module.functions[id.index as usize].body = thin_vec![Stmt {
                     span: body_expr.span,
@@ -582,6 +594,10 @@ impl Lower {
             E::BinOp(b) if b.op == ast::Operator::MatMult => {
                 ExprKind::MatMul(thin_vec![self.expr(&b.left), self.expr(&b.right)])
             }
+            E::Yield(_) | E::YieldFrom(_) => {
+                self.yields += 1;
+                ExprKind::Other(self.children(expr))
+            }
             other => ExprKind::Other(self.children(other)),
         }
     }
@@ -616,6 +632,21 @@ impl Lower {
         walk_expr(&mut children, expr);
         children.0.into_iter().map(|e| self.expr(e)).collect()
     }
+}
+
+/// Where a body's `yield` statement is, if it is a plain `yield` (with or without a value) at the
+/// top of the body or of a top-level `try`'s body: the places a `with` can stop and resume at.
+fn yield_at(body: &[ast::Stmt]) -> Option<YieldAt> {
+    let is_yield = |s: &ast::Stmt| matches!(s, ast::Stmt::Expr(e) if e.value.is_yield_expr());
+    body.iter().enumerate().find_map(|(i, s)| match s {
+        s if is_yield(s) => Some(YieldAt::Top(i)),
+        ast::Stmt::Try(t) => t
+            .body
+            .iter()
+            .position(is_yield)
+            .map(|at| YieldAt::InTry { stmt: i, at }),
+        _ => None,
+    })
 }
 
 fn cmp_op(op: &ast::CmpOp) -> CmpOp {

@@ -58,6 +58,19 @@ pub struct Function {
     pub parent: Option<FuncId>,
     /// Facts about the body's names, computed once for every file's analysis that runs it.
     pub names: FunctionNames,
+    /// Where the body's only `yield` statement is, when it is one the interpreter can stop at
+    /// (see `YieldAt`).
+    pub yield_at: Option<YieldAt>,
+}
+
+/// The place of a generator's only `yield`, as a statement of its body or of a top-level `try`'s
+/// body: a `@contextmanager` runs the code before it on entering a `with` and the rest on leaving.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YieldAt {
+    /// `body[0]`.
+    Top(usize),
+    /// `body[stmt]` is a `try` whose body's statement `at` is the `yield`.
+    InTry { stmt: usize, at: usize },
 }
 
 /// The names a function reads from enclosing scopes and the module globals it writes (see

@@ -1195,6 +1195,20 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
         )
         .has("EnvWritten WHERE=cuda:1", written_as("WHERE", "cuda:1"))
         .has("a tensor on the device read back", object(CUDA_1))],
+        Behaviour::RemovesEnv { key } => vec![Probe::new(
+            "removes what the program wrote",
+            p(py(&[
+                "os.environ['WHERE'] = 'cuda:1'",
+                &call(x, &[(key, "'WHERE'")]),
+                "v = os.environ.get('WHERE', 'cpu')",
+                "t = torch.zeros(1, device=v)",
+            ])),
+        )
+        .has(
+            "EnvWritten WHERE=cuda:1 (control)",
+            written_as("WHERE", "cuda:1"),
+        )
+        .lacks("a tensor on cuda:1", object(CUDA_1))],
         Behaviour::Environ => vec![
             Probe::new(
                 "written by subscript",
@@ -1295,6 +1309,45 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                     memo(&format!("{x}(maxsize=None)")),
                 )
                 .has("a use of the global `get()`", global_use("get()")),
+            ]
+        }
+        Behaviour::EntersAtYield => {
+            let guarded = |read: &str| {
+                p(py(&[
+                    &format!("@{x}"),
+                    "def placed():",
+                    "    os.environ['WHERE'] = 'cuda:1'",
+                    "    try:",
+                    "        yield",
+                    "    finally:",
+                    "        os.environ.pop('WHERE')",
+                    "def use():",
+                    "    with placed():",
+                    &format!("        {read}"),
+                    "use()",
+                ]))
+            };
+            vec![
+                Probe::new(
+                    "the block runs before the code after the yield",
+                    guarded("t = torch.zeros(1, device=os.environ['WHERE'])"),
+                )
+                .has("a tensor on cuda:1", object(CUDA_1)),
+                Probe::new(
+                    "the code after the yield runs when the block ends",
+                    p(py(&[
+                        &format!("@{x}"),
+                        "def placed():",
+                        "    os.environ['WHERE'] = 'cuda:1'",
+                        "    yield",
+                        "    os.environ['WHERE'] = 'cpu'",
+                        "with placed():",
+                        "    pass",
+                        "t = torch.zeros(1, device=os.environ['WHERE'])",
+                    ])),
+                )
+                .has("EnvWritten WHERE=cpu", written_as("WHERE", "cpu"))
+                .lacks("a tensor on cuda:1", object(CUDA_1)),
             ]
         }
         Behaviour::NarrowsVisibility { param } => {

@@ -206,6 +206,8 @@ pub enum Behaviour {
     ReadsEnv { key: Param },
     /// Writes an environment variable: key and value.
     WritesEnv { key: Param, value: Param },
+    /// Removes the environment variable `key` names.
+    RemovesEnv { key: Param },
     /// The process environment, read and written by subscript.
     Environ,
     /// Converts to an int or a string, keeping a per-worker value per-worker.
@@ -220,6 +222,9 @@ pub enum Behaviour {
     Inspects,
     /// A decorator that memoises the function's result: the result is a global.
     Memoises,
+    /// A decorator that makes a generator a context manager: in `with f():`, the code before its
+    /// `yield` runs on entering and the rest on leaving.
+    EntersAtYield,
     /// A decorator that runs the function in a worker given its own GPUs when `param` is passed.
     NarrowsVisibility { param: &'static str },
     /// Returns an object `pickle` refuses (a lock, an open file, a connection): an instance that

@@ -50,6 +50,16 @@ pub const ROWS: &[Row] = &[
         "writes the environment",
     ),
     row(
+        "os.environ.pop",
+        Behaviour::RemovesEnv { key: KEY },
+        "removes the variable from the environment",
+    ),
+    row(
+        "os.unsetenv",
+        Behaviour::RemovesEnv { key: KEY },
+        "removes the variable from the environment",
+    ),
+    row(
         "os.environ",
         Behaviour::Environ,
         "the environment, by subscript",
@@ -122,6 +132,16 @@ pub const ROWS: &[Row] = &[
         "functools.cache",
         Behaviour::Memoises,
         "the result is kept for later calls",
+    ),
+    row(
+        "contextlib.contextmanager",
+        Behaviour::EntersAtYield,
+        "the generator runs up to its `yield` when the `with` is entered, the rest when it is left",
+    ),
+    row(
+        "contextlib.asynccontextmanager",
+        Behaviour::EntersAtYield,
+        "the generator runs up to its `yield` when the `async with` is entered, the rest when it is left",
     ),
     row(
         "threading.Lock",

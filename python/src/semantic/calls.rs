@@ -167,28 +167,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 (None, callee)
             }
         };
-        let pos = args.iter().map(|e| (self.eval(e), e)).collect();
-        let mut kw = Vec::new();
-        let mut opaque_kwargs = false;
-        for k in keywords {
-            let value = self.eval(&k.value);
-            match (&k.name, value) {
-                (Some(name), value) => kw.push((name.clone(), value, &k.value)),
-                // `**kwargs` from a known dict: its keys are keywords of the call.
-                (None, Value::Mapping(entries)) => {
-                    let entries = std::sync::Arc::unwrap_or_clone(entries);
-                    kw.extend(entries.into_iter().map(|(name, v)| (name, v, &k.value)));
-                }
-                (None, _) => opaque_kwargs = true,
-            }
-        }
-        let starred = args.iter().any(|e| matches!(e.kind, ExprKind::Starred(_)));
-        let args = Args {
-            pos,
-            kw,
-            opaque_kwargs,
-            starred,
-        };
+        let args = self.eval_args(args, keywords);
         if let (
             Some((Value::Sequence(_) | Value::Mapping(_), method)),
             ExprKind::Attribute { value, .. },
@@ -233,11 +212,48 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
         }
         if let Some((recv, method)) = &receiver {
-            if let Some(v) = self.call_method(call.span, recv, method, &callee, &args) {
+            if args.pos.is_empty() && args.kw.is_empty() {
+                if let Some(v) = recv.plain_method(method) {
+                    return v;
+                }
+            }
+            self.pending_call = Some(call.span);
+            let called = self.call_method(call.span, recv, method, &callee, &args);
+            self.pending_call = None;
+            if let Some(v) = called {
                 return v;
             }
         }
-        self.call_value(call.span, &callee, &args)
+        self.pending_call = Some(call.span);
+        let result = self.call_value(call.span, &callee, &args);
+        self.pending_call = None;
+        result
+    }
+
+    /// A call's arguments, evaluated left to right.
+    pub(super) fn eval_args(&mut self, args: &'m [Expr], keywords: &'m [Keyword]) -> Args<'m> {
+        let pos = args.iter().map(|e| (self.eval(e), e)).collect();
+        let mut kw = Vec::new();
+        let mut opaque_kwargs = false;
+        for k in keywords {
+            let value = self.eval(&k.value);
+            match (&k.name, value) {
+                (Some(name), value) => kw.push((name.clone(), value, &k.value)),
+                // `**kwargs` from a known dict: its keys are keywords of the call.
+                (None, Value::Mapping(entries)) => {
+                    let entries = std::sync::Arc::unwrap_or_clone(entries);
+                    kw.extend(entries.into_iter().map(|(name, v)| (name, v, &k.value)));
+                }
+                (None, _) => opaque_kwargs = true,
+            }
+        }
+        let starred = args.iter().any(|e| matches!(e.kind, ExprKind::Starred(_)));
+        Args {
+            pos,
+            kw,
+            opaque_kwargs,
+            starred,
+        }
     }
 
     /// Calls a callable value.
@@ -506,6 +522,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.iterate_loader(*id, span)
             }
             Value::Sequence(items) => items.iter().cloned().fold(Value::Unknown, Value::join),
+            // A dict iterates over its keys.
+            Value::Mapping(entries) => entries
+                .iter()
+                .map(|(k, _)| Value::Str(k.as_str().into()))
+                .fold(Value::Unknown, Value::join),
             other => other.clone(),
         }
     }

@@ -194,28 +194,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.exec_loop(body);
                 self.exec_block(orelse);
             }
-            StmtKind::With { items, body } => {
-                let mut daemon = None;
-                for item in items {
-                    let v = self.eval(&item.context);
-                    if let Some(span) = self.daemon_context(&item.context, &v) {
-                        daemon = Some(span);
-                    }
-                    if let Some(target) = &item.target {
-                        self.assign(target, v, stmt.span);
-                    }
-                }
-                match daemon {
-                    Some(span) => {
-                        self.run_forked_block(
-                            span,
-                            gpulint_core::effect::ChildKind::DaemonContext,
-                            body,
-                        );
-                    }
-                    None => return self.exec_block(body),
-                }
-            }
+            StmtKind::With { items, body } => return self.exec_with(items, body, stmt.span),
             StmtKind::Try {
                 body,
                 handlers,
@@ -645,7 +624,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 
-    fn assign(&mut self, target: &'m Expr, value: Value, span: Span) {
+    pub(super) fn assign(&mut self, target: &'m Expr, value: Value, span: Span) {
         match &target.kind {
             ExprKind::Name(name) => self.store(name, value, span),
             ExprKind::Attribute { value: obj, attr } => {
@@ -1246,30 +1225,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Value {
-        if self.frames.iter().any(|f| f.func == id) {
-            // Recursion is cut silently; a recording must see it (see `memo`).
-            self.memo.cuts += 1;
-            return Value::Unknown;
-        }
-        let cut = if self.fuel == 0 {
-            Some(("the statement's step budget ran out", false))
-        } else if self.frames.len() >= MAX_CALL_DEPTH {
-            Some(("calls nested too deep", false))
-        } else {
-            let count = self.calls.entry((id, self.proc_ref().id)).or_default();
-            *count += 1;
-            (*count > super::CALLS_PER_FUNCTION)
-                .then_some(("analysed often enough in this process", true))
-        };
-        if let Some((reason, repeat)) = cut {
-            self.cut(id, reason, repeat);
-            // A function analysed often enough here did what it does already; one never reached
-            // may have bound the device.
-            if !repeat {
-                let function = self.func(id).name_span;
-                self.emit(Effect::NotFollowed { function });
-            }
-            return self.last_result.get(&id).cloned().unwrap_or_default();
+        if let Some(result) = self.call_cut(id) {
+            return result;
         }
         self.entered.insert(id);
         let cached = self.is_cached(id);
@@ -1293,6 +1250,73 @@ impl<'m, A: Analysis> Interp<'m, A> {
         } else {
             None
         };
+        let func = self.func(id);
+        let caller_module = self.push_call_frame(id, captures, receiver, args, &kwargs);
+        let outer = self.returned.take();
+        self.exec_block(&func.body);
+        self.function_ended(outer);
+        self.cur = caller_module;
+        let frame = self.frames.pop();
+        let result = frame.map(|f| f.returns).unwrap_or_default();
+        if let Some((recording, key, kwargs)) = recording {
+            self.record(
+                super::memo::Callee::Function(id),
+                &result,
+                key,
+                kwargs,
+                recording,
+            );
+        }
+        self.last_result.insert(id, result.clone());
+        if cached {
+            // A memoised result is a global: its binding is where the object was placed on CUDA.
+            let site = match &result {
+                Value::Cuda(obj) => obj.site,
+                _ => func.name_span,
+            };
+            return self.as_global(result, &format!("{}()", func.name), site);
+        }
+        result
+    }
+
+    /// The result of a call that is not followed (recursion, a budget), or `None` to follow it.
+    pub(super) fn call_cut(&mut self, id: FuncId) -> Option<Value> {
+        if self.frames.iter().any(|f| f.func == id) {
+            // Recursion is cut silently; a recording must see it (see `memo`).
+            self.memo.cuts += 1;
+            return Some(Value::Unknown);
+        }
+        let cut = if self.fuel == 0 {
+            Some(("the statement's step budget ran out", false))
+        } else if self.frames.len() >= MAX_CALL_DEPTH {
+            Some(("calls nested too deep", false))
+        } else {
+            let count = self.calls.entry((id, self.proc_ref().id)).or_default();
+            *count += 1;
+            (*count > super::CALLS_PER_FUNCTION)
+                .then_some(("analysed often enough in this process", true))
+        };
+        let (reason, repeat) = cut?;
+        self.cut(id, reason, repeat);
+        // A function analysed often enough here did what it does already; one never reached
+        // may have bound the device.
+        if !repeat {
+            let function = self.func(id).name_span;
+            self.emit(Effect::NotFollowed { function });
+        }
+        Some(self.last_result.get(&id).cloned().unwrap_or_default())
+    }
+
+    /// Binds a call's parameters in a new frame and makes the function's module current; returns
+    /// the caller's module.
+    pub(super) fn push_call_frame(
+        &mut self,
+        id: FuncId,
+        captures: Option<super::value::Captures>,
+        receiver: Option<Value>,
+        args: Vec<Value>,
+        kwargs: &[(String, Value)],
+    ) -> crate::source::FileId {
         let func = self.func(id);
         // Defaults and the body see the globals of the module that defines the function.
         let caller_module = std::mem::replace(&mut self.cur, id.file);
@@ -1352,32 +1376,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             declared_global: Default::default(),
             captures,
             returns: Value::Unknown,
+            called_at: self.pending_call.take(),
         });
-        let outer = self.returned.take();
-        self.exec_block(&func.body);
-        self.function_ended(outer);
-        self.cur = caller_module;
-        let frame = self.frames.pop();
-        let result = frame.map(|f| f.returns).unwrap_or_default();
-        if let Some((recording, key, kwargs)) = recording {
-            self.record(
-                super::memo::Callee::Function(id),
-                &result,
-                key,
-                kwargs,
-                recording,
-            );
-        }
-        self.last_result.insert(id, result.clone());
-        if cached {
-            // A memoised result is a global: its binding is where the object was placed on CUDA.
-            let site = match &result {
-                Value::Cuda(obj) => obj.site,
-                _ => func.name_span,
-            };
-            return self.as_global(result, &format!("{}()", func.name), site);
-        }
-        result
+        caller_module
     }
 }
 

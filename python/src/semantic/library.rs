@@ -78,6 +78,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             | Behaviour::Inspects
             | Behaviour::Environ
             | Behaviour::Memoises
+            | Behaviour::EntersAtYield
             | Behaviour::ForkedTask
             | Behaviour::HandlesRequests
             | Behaviour::NarrowsVisibility { .. } => return None,
@@ -448,6 +449,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 {
                     let (k, v) = (k.clone(), v.clone());
                     self.write_env(&k, &v, span);
+                }
+                Value::Unknown
+            }
+            Behaviour::RemovesEnv { key } => {
+                if let Some((Value::Str(k), _)) = args.param(key) {
+                    let k = k.clone();
+                    std::sync::Arc::make_mut(&mut self.proc().env).remove(&*k);
                 }
                 Value::Unknown
             }

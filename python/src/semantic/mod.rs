@@ -28,6 +28,7 @@ mod returns;
 mod tests;
 mod trail;
 pub mod value;
+mod with_stmt;
 
 pub use frozen::ImportCache;
 pub use names::{
@@ -283,6 +284,8 @@ struct Frame {
     declared_global: HashSet<String>,
     captures: Option<Captures>,
     returns: Value,
+    /// The call that entered the frame, if the interpreter made it from a call expression.
+    called_at: Option<Span>,
 }
 
 // Work bounds. Each is per program point, so that no early part of a file can use up the
@@ -332,6 +335,10 @@ struct Interp<'m, A: Analysis> {
     lineages: std::cell::RefCell<HashMap<ClassId, std::rc::Rc<[ClassId]>>>,
     heap: heap::Heap,
     frames: Vec<Frame>,
+    /// The call expression being called, for the frame it enters (`Frame::called_at`).
+    pending_call: Option<Span>,
+    /// `Context::calls` of the effect being emitted (a buffer kept between effects).
+    call_sites: Vec<Option<Span>>,
     /// The bindings written since the open branches began (see `trail`); it goes with `frames`.
     trail: trail::Trail,
     /// The process stack; the last is the one running.
@@ -409,6 +416,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             lineages: Default::default(),
             heap: heap::Heap::new(),
             frames: Vec::new(),
+            pending_call: None,
+            call_sites: Vec::new(),
             trail: Default::default(),
             procs: vec![Process::default()],
             next_process: 1,
@@ -731,9 +740,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// Reports an effect to the running process's analyses.
     fn emit(&mut self, effect: Effect) {
         self.memo.emits += 1;
+        self.call_sites.clear();
+        self.call_sites
+            .extend(self.frames.iter().map(|f| f.called_at));
         let cx = Context {
             function: self.frames.last().map(|f| self.func(f.func).name_span),
             one_rank: self.one_rank_depth > 0,
+            calls: &self.call_sites,
         };
         let process = self
             .procs

@@ -205,6 +205,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 
+    /// Whether the function is a generator made a context manager (`contextlib.contextmanager`).
+    pub(super) fn enters_at_yield(&self, id: FuncId) -> bool {
+        self.func(id).decorators.iter().any(|d| {
+            matches!(
+                self.qualified(d).and_then(|q| libraries::lookup(&q)),
+                Some((Behaviour::EntersAtYield, _))
+            )
+        })
+    }
+
     /// Whether the function is memoised (`functools.lru_cache` / `functools.cache`): its result is global.
     pub(super) fn is_cached(&self, id: FuncId) -> bool {
         self.func(id).decorators.iter().any(|d| {

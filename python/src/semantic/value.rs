@@ -267,6 +267,32 @@ impl Value {
     }
 
     /// The value a branch join keeps: where one side may be CUDA, the CUDA side wins.
+    /// What a method of a plain Python value returns when called with no arguments (`s.upper()`,
+    /// `d.items()`), where the value is known.
+    pub fn plain_method(&self, method: &str) -> Option<Value> {
+        Some(match (self, method) {
+            (Value::Str(s), "upper") => Value::Str(s.to_uppercase().into()),
+            (Value::Str(s), "lower") => Value::Str(s.to_lowercase().into()),
+            (Value::Str(s), "strip") => Value::Str(s.trim().into()),
+            (Value::Mapping(entries), "keys") => Value::seq(
+                entries
+                    .iter()
+                    .map(|(k, _)| Value::Str(k.as_str().into()))
+                    .collect(),
+            ),
+            (Value::Mapping(entries), "values") => {
+                Value::seq(entries.iter().map(|(_, v)| v.clone()).collect())
+            }
+            (Value::Mapping(entries), "items") => Value::seq(
+                entries
+                    .iter()
+                    .map(|(k, v)| Value::seq(vec![Value::Str(k.as_str().into()), v.clone()]))
+                    .collect(),
+            ),
+            _ => return None,
+        })
+    }
+
     pub fn join(self, other: Value) -> Value {
         match (self, other) {
             (a @ Value::Cuda(_), _) | (_, a @ Value::Cuda(_)) => a,

@@ -553,9 +553,9 @@ impl Lower {
                 orelse: self.boxed(&i.orelse),
             },
             E::Compare(c) => ExprKind::Compare {
-                left: self.boxed(&c.left),
+                left: Box::new(self.operand(&c.left)),
                 ops: c.ops.iter().map(cmp_op).collect(),
-                comparators: self.exprs(&c.comparators),
+                comparators: c.comparators.iter().map(|e| self.operand(e)).collect(),
             },
             E::BoolOp(b) => ExprKind::BoolOp {
                 and: b.op == ast::BoolOp::And,
@@ -618,6 +618,22 @@ impl Lower {
                 .collect(),
             elements: elements.iter().map(|e| self.expr(e)).collect(),
         }
+    }
+
+    /// An operand of a comparison: a negative number (`num_proc != -1`) is a number there. (Not
+    /// elsewhere: `device=-1` means the CPU to some libraries, and is not a device index.)
+    fn operand(&mut self, e: &ast::Expr) -> Expr {
+        if let ast::Expr::UnaryOp(u) = e {
+            if let (ast::UnaryOp::USub, ast::Expr::NumberLiteral(n)) = (u.op, &*u.operand) {
+                if let Some(i) = n.value.as_int().and_then(|i| i.as_i64()) {
+                    return Expr {
+                        span: self.span(u.range),
+                        kind: ExprKind::Int(-i),
+                    };
+                }
+            }
+        }
+        self.expr(e)
     }
 
     /// The direct sub-expressions of an expression kind the model does not name.

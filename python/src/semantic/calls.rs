@@ -78,7 +78,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// as one is reported here, where the index is passed.
     pub(super) fn device_arg(&mut self, value: &Value, expr: &Expr) -> Option<Device> {
         match value {
-            Value::Unknown => names_a_device(expr).map(Device::Cuda),
+            // `device=x.device` of an `x` not known here: wherever `x` lives, maybe the CPU.
+            Value::Unknown => match names_a_device(expr)? {
+                DeviceIndex::Inherited => None,
+                index => Some(Device::Cuda(index)),
+            },
             Value::GlobalRank => {
                 self.emit(Effect::DeviceFromGlobalRank { span: expr.span });
                 value.device()

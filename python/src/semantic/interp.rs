@@ -167,10 +167,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 for t in targets {
                     self.assign(t, v.clone(), stmt.span);
                 }
+                if super::decide::is_literal(value) {
+                    self.assigned_literal(targets, &v);
+                }
             }
             StmtKind::AugAssign { target, value } => {
                 self.eval(value);
                 self.eval(target);
+                if let ExprKind::Name(name) = &target.kind {
+                    self.forget_exact(name);
+                }
             }
             StmtKind::Expr(e) => {
                 let result = self.eval(e);
@@ -313,6 +319,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     }
                 }
                 IfStep::OnlyElse => break self.exec_block(orelse),
+                IfStep::OnlyBody => break self.run_if_body(test, body, false, false),
                 IfStep::Fork(span, child_is_body) => {
                     break self.fork_branches(span, child_is_body, body, orelse)
                 }
@@ -363,6 +370,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         // An `else` on one rank (`if rank != 0: ... elif`) is not told: it reports more, not less.
         let (only_if_unset, one_rank) = match self.if_test(test) {
             IfTest::OnlyElse => return IfStep::OnlyElse,
+            IfTest::OnlyBody => return IfStep::OnlyBody,
             IfTest::Fork(span, child_is_body) => return IfStep::Fork(span, child_is_body),
             IfTest::Body {
                 only_if_unset,
@@ -380,6 +388,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     fn exec_plain_if(&mut self, test: &'m Expr, body: &'m [Stmt], orelse: &'m [Stmt]) -> Flow {
         match self.if_test(test) {
             IfTest::OnlyElse => self.exec_block(orelse),
+            IfTest::OnlyBody => self.run_if_body(test, body, false, false),
             IfTest::Fork(span, child_is_body) => {
                 self.fork_branches(span, child_is_body, body, orelse)
             }
@@ -423,6 +432,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         match self.fork_test(test, &tested) {
             Some((span, child_is_body)) => IfTest::Fork(span, child_is_body),
+            // A test of values known here (`if num_proc is None:` with the default bound): the
+            // other branch cannot run.
+            None if !only_if_unset => match self.decide(test) {
+                Some(true) => IfTest::OnlyBody,
+                Some(false) => IfTest::OnlyElse,
+                None => IfTest::Body {
+                    only_if_unset,
+                    one_rank,
+                },
+            },
             None => IfTest::Body {
                 only_if_unset,
                 one_rank,
@@ -525,6 +544,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let locals = self.frames.last().map(|f| f.locals.clone());
         Snapshot {
             locals,
+            exact: self.frames.last().map(|f| f.exact.clone()),
             module,
             process: self.proc_ref().clone(),
         }
@@ -534,12 +554,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
         &mut self,
         Snapshot {
             locals,
+            exact,
             module,
             process,
         }: Snapshot<A>,
     ) {
         if let (Some(f), Some(locals)) = (self.frames.last_mut(), locals) {
             f.locals = locals;
+        }
+        if let (Some(f), Some(exact)) = (self.frames.last_mut(), exact) {
+            f.exact = exact;
         }
         if !self
             .globals
@@ -566,12 +590,21 @@ impl<'m, A: Analysis> Interp<'m, A> {
         &mut self,
         Snapshot {
             locals,
+            exact,
             module,
             process,
         }: Snapshot<A>,
     ) {
         if let (Some(f), Some(locals)) = (self.frames.last_mut(), locals) {
             join_scope(&mut f.locals, &locals);
+        }
+        if let (Some(f), Some(other)) = (self.frames.last_mut(), exact) {
+            // Exact after the join only where both paths hold the same literal.
+            f.exact.retain(|(n, v)| {
+                other
+                    .iter()
+                    .any(|(m, w)| m == n && super::value::same(v, w))
+            });
         }
         let unchanged = self
             .globals
@@ -606,6 +639,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             let Some(frame) = self.frames.last_mut() else {
                 return;
             };
+            if !frame.exact.is_empty() {
+                frame.exact.retain(|(n, _)| *n != name);
+            }
             let old = Arc::make_mut(&mut frame.locals).insert(name, value);
             if let Some(name) = noted {
                 self.note_write(Place::Locals(self.frames.len()), name, old);
@@ -1149,6 +1185,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
         name: &str,
         global: bool,
     ) {
+        // Made in the parent on the device of an object not known here (`x.device`): that may
+        // be the CPU, so the child's use is not known to touch CUDA.
+        if obj.index == DeviceIndex::Inherited && obj.process != self.proc_ref().id {
+            return;
+        }
         let what = if obj.process == self.proc_ref().id {
             format!("uses `{name}`, a CUDA object")
         } else {
@@ -1326,13 +1367,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
             + usize::from(func.vararg.is_some())
             + usize::from(func.kwarg.is_some());
         let mut locals = HashMap::with_capacity_and_hasher(params + 4, Default::default());
+        let entry = std::mem::take(&mut self.entry_call);
+        let mut exact = Vec::new();
         let mut positional = receiver.into_iter().chain(args);
         for param in &func.params {
-            let given = kwargs
+            let given_kw = kwargs
                 .iter()
                 .find(|(k, _)| *k == param.name)
                 .map(|(_, v)| v.clone());
-            let v = match (param.keyword_only, given) {
+            let passed = given_kw.is_some();
+            let v = match (param.keyword_only, given_kw) {
                 (_, Some(v)) => v,
                 (false, None) => match positional.next() {
                     Some(v) => v,
@@ -1346,6 +1390,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     .as_ref()
                     .map_or(Value::Unknown, |d| self.eval(d)),
             };
+            // A default the caller left (an entry's callers are unknown): exact if a literal.
+            let defaulted = !passed && !entry && !matches!(v, Value::Unknown);
+            if defaulted
+                && param
+                    .default
+                    .as_ref()
+                    .is_some_and(super::decide::is_literal)
+            {
+                exact.push((Name::from(param.name.as_str()), v.clone()));
+            }
             locals.insert(Name::from(param.name.as_str()), v);
         }
         if let Some(name) = &func.vararg {
@@ -1377,6 +1431,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             captures,
             returns: Value::Unknown,
             called_at: self.pending_call.take(),
+            exact,
         });
         caller_module
     }
@@ -1388,6 +1443,8 @@ enum IfStep<A> {
     Branch(Snapshot<A>, Flow),
     /// `if TYPE_CHECKING:`, or a main guard where the module is not `__main__`: only the `else`.
     OnlyElse,
+    /// A test whose value is known to be true: only the body runs, and the chain ends here.
+    OnlyBody,
     /// A test of `os.fork()`'s result at this span; whether the body is the child's branch.
     Fork(Span, bool),
 }
@@ -1401,6 +1458,7 @@ enum IfTest {
         one_rank: Option<bool>,
     },
     OnlyElse,
+    OnlyBody,
     Fork(Span, bool),
 }
 
@@ -1408,6 +1466,7 @@ enum IfTest {
 /// module's globals, the process.
 struct Snapshot<A> {
     locals: Option<Scope>,
+    exact: Option<Vec<(Name, Value)>>,
     module: Scope,
     process: Process<A>,
 }

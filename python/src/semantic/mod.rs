@@ -11,6 +11,7 @@
 mod calls;
 mod children;
 mod class_table;
+mod decide;
 mod frozen;
 mod heap;
 mod imports;
@@ -286,6 +287,11 @@ struct Frame {
     returns: Value,
     /// The call that entered the frame, if the interpreter made it from a call expression.
     called_at: Option<Span>,
+    /// Locals whose value is exact on every path that reached here: bound from a literal default
+    /// the caller left, or assigned a literal, and not written on a branch joined since (see
+    /// `decide`). Joins keep a constant from one path where the other knows nothing, so a value
+    /// alone does not say it is exact.
+    exact: Vec<(Name, Value)>,
 }
 
 // Work bounds. Each is per program point, so that no early part of a file can use up the
@@ -337,6 +343,8 @@ struct Interp<'m, A: Analysis> {
     frames: Vec<Frame>,
     /// The call expression being called, for the frame it enters (`Frame::called_at`).
     pending_call: Option<Span>,
+    /// The next frame is an entry's or its receiver's: its callers are unknown.
+    entry_call: bool,
     /// `Context::calls` of the effect being emitted (a buffer kept between effects).
     call_sites: Vec<Option<Span>>,
     /// The bindings written since the open branches began (see `trail`); it goes with `frames`.
@@ -417,6 +425,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             heap: heap::Heap::new(),
             frames: Vec::new(),
             pending_call: None,
+            entry_call: false,
             call_sites: Vec::new(),
             trail: Default::default(),
             procs: vec![Process::default()],
@@ -639,7 +648,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 chooses: false,
             });
         }
+        self.entry_call = true;
         self.call_function(id, None, receiver, Vec::new(), Vec::new());
+        self.entry_call = false;
         self.run_time = false;
         let process = self.procs.pop().unwrap_or_default();
         self.finish_process(process);
@@ -670,7 +681,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 chooses: false,
             });
         }
+        self.entry_call = true;
         let value = self.instantiate(class, Vec::new(), Vec::new());
+        self.entry_call = false;
         let built = self.procs.pop().unwrap_or_default();
         base.receivers
             .insert((class, narrowed), (value.clone(), built.clone()));

@@ -25,7 +25,51 @@ pub(super) fn compare(left: &Value, ops: &[CmpOp], right: &[Value]) -> Value {
         CmpOp::NotEq if against_constant => Value::OneRank(false),
         CmpOp::In if rank(left) && constants(right) => Value::OneRank(true),
         CmpOp::NotIn if rank(left) && constants(right) => Value::OneRank(false),
-        _ => Value::Unknown,
+        _ => known_compare(left, *op, right).map_or(Value::Unknown, Value::Bool),
+    }
+}
+
+/// A comparison of values known here (`num_proc is None`, `world_size > 1` with a bound constant).
+fn known_compare(left: &Value, op: CmpOp, right: &Value) -> Option<bool> {
+    use std::cmp::Ordering;
+    let order = match (left, right) {
+        (Value::Int(a), Value::Int(b)) => Some(a.cmp(b)),
+        _ => None,
+    };
+    let equal = match (left, right) {
+        (Value::Str(a), Value::Str(b)) => Some(a == b),
+        (Value::Bool(a), Value::Bool(b)) => Some(a == b),
+        (Value::None, Value::None) => Some(true),
+        (Value::None, other) | (other, Value::None) if plain(other) => Some(false),
+        _ => order.map(Ordering::is_eq),
+    };
+    match op {
+        CmpOp::Eq | CmpOp::Is => equal,
+        CmpOp::NotEq | CmpOp::IsNot => equal.map(|e| !e),
+        CmpOp::Lt => order.map(Ordering::is_lt),
+        CmpOp::LtE => order.map(Ordering::is_le),
+        CmpOp::Gt => order.map(Ordering::is_gt),
+        CmpOp::GtE => order.map(Ordering::is_ge),
+        _ => None,
+    }
+}
+
+/// A value that is surely not `None`: a constant or a literal container.
+fn plain(v: &Value) -> bool {
+    matches!(
+        v,
+        Value::Int(_) | Value::Str(_) | Value::Bool(_) | Value::Sequence(_) | Value::Mapping(_)
+    )
+}
+
+/// Whether a value is true in a test, where it is known (`None`, a constant).
+pub(super) fn truth(v: &Value) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        Value::None => Some(false),
+        Value::Int(i) => Some(*i != 0),
+        Value::Str(s) => Some(!s.is_empty()),
+        _ => None,
     }
 }
 
@@ -73,6 +117,31 @@ pub(super) fn bool_op(and: bool, values: Vec<Value>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn constants_compare_as_python_does() {
+        let cmp = |l: Value, op, r: Value| match compare(&l, &[op], &[r]) {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        };
+        assert_eq!(cmp(Value::None, CmpOp::Is, Value::None), Some(true));
+        assert_eq!(cmp(Value::Int(1), CmpOp::IsNot, Value::None), Some(true));
+        assert_eq!(cmp(Value::Int(1), CmpOp::NotEq, Value::Int(-1)), Some(true));
+        assert_eq!(cmp(Value::Int(1), CmpOp::LtE, Value::Int(1)), Some(true));
+        assert_eq!(cmp(Value::Int(2), CmpOp::Lt, Value::Int(1)), Some(false));
+        assert_eq!(
+            cmp(Value::Str("a".into()), CmpOp::Eq, Value::Str("b".into())),
+            Some(false)
+        );
+        // Nothing is decided about a value not known here.
+        assert_eq!(cmp(Value::Unknown, CmpOp::Is, Value::None), None);
+        assert_eq!(
+            cmp(Value::Str("a".into()), CmpOp::Lt, Value::Str("b".into())),
+            None
+        );
+        assert_eq!(truth(&Value::Unknown), None);
+        assert_eq!(truth(&Value::Int(0)), Some(false));
+    }
 
     #[test]
     fn a_rank_against_a_constant_is_one_rank() {

@@ -1,0 +1,105 @@
+//! Tests whose outcome the values known here decide (`if num_proc is None:` where the caller left
+//! the default; `elif num_proc != -1 and num_proc <= 1 or ...` after it set 1): only the branch
+//! that runs is analysed. A test decides only through constants and locals whose value is exact
+//! (`Frame::exact`: a literal default the caller left, or a literal assigned, on every path), read
+//! again here without effects. Anything else (a global, an attribute, a call) leaves both
+//! branches to run, as before.
+
+use gpulint_core::analysis::Analysis;
+
+use super::one_rank::{compare, truth};
+use super::value::{Name, Value};
+use super::Interp;
+use crate::model::{Expr, ExprKind};
+
+impl<'m, A: Analysis> Interp<'m, A> {
+    /// Whether the test surely holds (`Some(true)`) or surely fails, from what is known here.
+    pub(super) fn decide(&mut self, test: &'m Expr) -> Option<bool> {
+        match &test.kind {
+            // `and` fails if any part fails and holds if all hold; `or` the other way round.
+            ExprKind::BoolOp { and, values } => {
+                let mut all = true;
+                for v in values {
+                    match self.decide(v) {
+                        Some(t) if t != *and => return Some(t),
+                        Some(_) => {}
+                        None => all = false,
+                    }
+                }
+                all.then_some(*and)
+            }
+            ExprKind::Not(inner) => self.decide(inner).map(|t| !t),
+            ExprKind::Compare {
+                left,
+                ops,
+                comparators,
+            } => match (ops.as_slice(), comparators.as_slice()) {
+                ([op], [right]) if self.readable(left) && self.readable(right) => {
+                    let (l, r) = (self.read(left), self.read(right));
+                    match compare(&l, std::slice::from_ref(op), &[r]) {
+                        Value::Bool(b) => Some(b),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ if self.readable(test) => truth(&self.read(test)),
+            _ => None,
+        }
+    }
+
+    /// A constant, or a local whose value is exact here.
+    fn readable(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Name(name) => self.exact(name).is_some(),
+            _ => is_literal(e),
+        }
+    }
+
+    fn exact(&self, name: &str) -> Option<&Value> {
+        let frame = self.frames.last()?;
+        frame.exact.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    /// `x = <literal>` (or `x = y = <literal>`) in straight-line code: `x` is exact.
+    pub(super) fn assigned_literal(&mut self, targets: &[Expr], value: &Value) {
+        let Some(frame) = self.frames.last_mut() else {
+            return;
+        };
+        for t in targets {
+            if let ExprKind::Name(name) = &t.kind {
+                if !frame.declared_global.contains(&**name) {
+                    frame.exact.retain(|(n, _)| n != &**name);
+                    frame.exact.push((Name::from(&**name), value.clone()));
+                }
+            }
+        }
+    }
+
+    /// A write the interpreter does not model (`x += 1`): `x` is no longer exact.
+    pub(super) fn forget_exact(&mut self, name: &str) {
+        if let Some(frame) = self.frames.last_mut() {
+            frame.exact.retain(|(n, _)| n != name);
+        }
+    }
+
+    /// The value of a readable expression, read again without effects.
+    fn read(&mut self, e: &'m Expr) -> Value {
+        match &e.kind {
+            ExprKind::Int(i) => Value::Int(*i),
+            ExprKind::Str(s) => Value::Str(s.clone()),
+            ExprKind::Bool(b) => Value::Bool(*b),
+            ExprKind::NoneLiteral => Value::None,
+            ExprKind::Name(name) => self.exact(name).cloned().unwrap_or_default(),
+            _ => Value::Unknown,
+        }
+    }
+}
+
+/// A literal constant: a number (negative ones in comparisons), a short string, a bool, `None`.
+pub(super) fn is_literal(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Int(_) | ExprKind::Str(_) | ExprKind::Bool(_) | ExprKind::NoneLiteral
+    )
+}

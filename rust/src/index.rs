@@ -98,8 +98,11 @@ pub enum Resolved {
 
 impl<'a> Index<'a> {
     /// Indexes the parsed files of one crate: `(file, module path, syntax tree)`, root first.
+    /// `modules`: the module path of each of the crate's files that parses, whether it is among
+    /// `files` or not (a module is a module even where its file was not needed).
     pub fn build(
         files: &'a [(FileId, Vec<String>, syn::File)],
+        modules: &[Vec<String>],
         renamed: FxHashMap<String, String>,
     ) -> Index<'a> {
         let mut index = Index {
@@ -107,6 +110,9 @@ impl<'a> Index<'a> {
             ..Index::default()
         };
         index.scopes.push(Scope::default());
+        for module in modules {
+            index.module_scope(module);
+        }
         for (file, module, tree) in files {
             let scope = index.module_scope(module);
             index.collect(*file, scope, &tree.items);

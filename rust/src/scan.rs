@@ -3,12 +3,13 @@
 //! Effects start only at a library item whose row is a source (`Behaviour::is_source`: a CUDA
 //! context or device, a fork) or at a method row that moves to CUDA. The resolver turns a path into
 //! such an item only from names spelled in the same file (its `use`s, globs and paths), so a file
-//! can hold a source only if its code starts a path with the item's crate (or a name the crate
-//! goes by) and spells the item's last segment. Those files are the seeds; then every file that spells a name another
-//! needed file defines (a caller), and every file that defines a name a needed file spells (a
-//! callee, or a name that changes how a needed file's paths resolve), is needed too. The files left
-//! out cannot reach a source, and nothing in them changes what the needed files' code resolves to
-//! or which of their functions something calls. A crate with no seed is not parsed at all.
+//! can hold a source only if its code starts a path with the item's crate (or a name the crate goes
+//! by) and spells the item's last segment. Those files are the seeds. Then every file that spells
+//! a name a needed file defines (a caller), and every file that defines a name a needed file spells
+//! (a callee, or a name that changes how a needed file's paths resolve), is needed too. The files
+//! left out cannot reach a source, and nothing in them changes what the needed files' code
+//! resolves to or which of their functions something calls. A crate with no seed is not parsed at
+//! all.
 //!
 //! The scan reads identifiers outside comments and literals, and the names that follow `fn`,
 //! `static`, `const`, `mod` and `ref` (a `lazy_static!` item) as definitions: one pass, linear in
@@ -251,19 +252,12 @@ pub fn needed(texts: &[&str], renamed: &FxHashMap<String, String>) -> Vec<usize>
     };
     let starts_any =
         |n: &Names, words: &[String]| words.iter().any(|w| n.path_starts.contains(w.as_str()));
-    // Crates a method row depends on: a file that spells one decides what the crate uses
-    // (`Index::uses_crate`), so it is needed with the rest.
-    let mut method_crates: Vec<(&str, Vec<String>)> = Vec::new();
-    for (krate, _) in libraries::source_methods() {
-        if let Some(krate) = krate {
-            method_crates.push((krate, spellings(krate)));
-        }
-    }
-    for krate in libraries::method_crates() {
-        if !method_crates.iter().any(|(k, _)| *k == krate) {
-            method_crates.push((krate, spellings(krate)));
-        }
-    }
+    // Crates a method row applies only with: a file that starts a path with one may decide what
+    // the crate uses (`Index::uses_crate`), so it is needed with the rest.
+    let method_crates: Vec<(&str, Vec<String>)> = libraries::method_crates()
+        .into_iter()
+        .map(|krate| (krate, spellings(krate)))
+        .collect();
     let crate_spelled = |krate: &str| {
         method_crates
             .iter()

@@ -4,9 +4,12 @@
 Trees: this Python's standard library, the sources of a pinned transformers release (its wheel,
 downloaded once from PyPI into the cache and unpacked), and a pinned vLLM source archive (with its
 tests and examples: many small main programs that start GPU workers). ruff is installed once,
-pinned, into a virtual environment in the cache. Usage: scripts/bench.sh [--pgo] [--runs N]
-[--tree PATH ...] (`--pgo`: the distributed build of scripts/pgo.sh instead of `cargo build --release`).
-GPULINT_BENCH_CACHE sets the cache (default ~/.cache/gpulint-bench).
+pinned, into a virtual environment in the cache. Then Rust crates with generated CUDA and NVML
+bindings, pinned, downloaded once from crates.io into the cache: ruff reads no Rust, so for them
+gpulint's time and peak memory alone. Usage: scripts/bench.sh [--pgo] [--runs N] [--tree PATH ...]
+(`--pgo`: the distributed build of scripts/pgo.sh instead of `cargo build --release`; a tree with a
+Cargo.toml at its top is a Rust crate). GPULINT_BENCH_CACHE sets the cache (default
+~/.cache/gpulint-bench).
 """
 
 import argparse
@@ -16,12 +19,22 @@ import subprocess
 import sys
 import sysconfig
 import time
+import urllib.request
 import zipfile
 from pathlib import Path
 
 RUFF = "0.17.6"
 TRANSFORMERS = "4.46.3"
 VLLM = "0.6.4.post1"
+# Rust crates whose generated bindings the Rust frontend must get through quickly: cudarc's per
+# library `sys` modules (0.12 has one per CUDA version), tch's generated tensor wrappers, NVML's.
+CRATES = [
+    ("cudarc", "0.17.8"),
+    ("cudarc", "0.19.10"),
+    ("tch", "0.20.0"),
+    ("nvml-wrapper-sys", "0.8.0"),
+    ("cudarc", "0.12.1"),
+]
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("GPULINT_BENCH_CACHE", Path.home() / ".cache" / "gpulint-bench"))
 GPULINT = ROOT / "target" / "release" / "gpulint"
@@ -61,6 +74,23 @@ def vllm():
     return realworld.fetch("vllm", VLLM, "sdist", cache=CACHE)
 
 
+def crate(name, version):
+    """The unpacked source of a pinned crate, downloaded once from crates.io (unpacked as
+    scripts/realworld.py does)."""
+    import realworld
+
+    tree = CACHE / "crates" / f"{name}-{version}"
+    if not (tree / ".unpacked").exists():
+        archive = CACHE / "downloads" / f"{name}-{version}.crate"
+        if not archive.exists():
+            archive.parent.mkdir(parents=True, exist_ok=True)
+            url = f"https://static.crates.io/crates/{name}/{name}-{version}.crate"
+            urllib.request.urlretrieve(url, archive)
+        realworld.unpack(archive, tree)
+    # A .crate holds one folder, `name-version/`.
+    return tree / f"{name}-{version}"
+
+
 def run(command):
     """Wall seconds and peak resident MiB of one run (output discarded)."""
     start = time.perf_counter()
@@ -92,6 +122,20 @@ def compare(tree, runs, ruff_bin, gpulint):
           f"(pairs {min(ratios):.2f}-{max(ratios):.2f})")
 
 
+def alone(tree, runs, gpulint):
+    """gpulint on a tree ruff does not read (a Rust crate): its time and peak memory."""
+    command = [str(gpulint), "check", "--exit-zero", str(tree)]
+    run(command)  # warm-up: the file cache
+    samples = [run(command) for _ in range(runs)]
+    walls = [w for w, _ in samples]
+    peaks = [p for _, p in samples]
+    files = sum(1 for _ in tree.rglob("*.rs"))
+    print(f"\n{tree} ({files} Rust files, {runs} runs, medians)")
+    print(f"  {'':8} {'wall s':>8} {'min-max':>15} {'peak MiB':>9}")
+    print(f"  {'gpulint':8} {statistics.median(walls):8.3f} {min(walls):7.3f}-{max(walls):<7.3f} "
+          f"{statistics.median(peaks):9.1f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -99,11 +143,17 @@ def main():
     parser.add_argument("--gpulint", type=Path, default=GPULINT, help="the binary to time")
     args = parser.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
-    ruff_bin = ruff()
-    trees = args.tree or [Path(sysconfig.get_paths()["stdlib"]), transformers(), vllm()]
+    trees = args.tree or [Path(sysconfig.get_paths()["stdlib"]), transformers(), vllm()] + [
+        crate(name, version) for name, version in CRATES
+    ]
+    rust = [tree for tree in trees if (tree / "Cargo.toml").is_file()]
+    ruff_bin = ruff() if len(rust) < len(trees) else None
     print(f"gpulint {args.gpulint} against ruff {RUFF}, {os.cpu_count()} cores")
     for tree in trees:
-        compare(tree, args.runs, ruff_bin, args.gpulint)
+        if tree in rust:
+            alone(tree, args.runs, args.gpulint)
+        else:
+            compare(tree, args.runs, ruff_bin, args.gpulint)
 
 
 if __name__ == "__main__":

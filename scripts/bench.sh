@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpulint against ruff (`ruff check --no-cache --isolated`, default rules) on this Python's standard
 # library and pinned transformers sources, in one run: alternating runs, medians, ratios and peak
-# memory (release build). Downloads ruff and transformers into a cache once; see scripts/bench.py.
+# memory (release build); then gpulint alone on pinned Rust crates with generated CUDA and NVML
+# bindings. Downloads ruff, transformers and the crates into a cache once; see scripts/bench.py.
 #   scripts/bench.sh [--runs N] [--tree PATH ...]          the `cargo build --release` binary
 #   scripts/bench.sh --pgo [--runs N] [--tree PATH ...]    the distributed build (scripts/pgo.sh)
 set -euo pipefail

@@ -285,3 +285,96 @@ fn a_file_of_too_many_blocks_is_not_parsed() {
     );
     file_case("20,000 blocks", &blocks(20_000), Expect::Valid);
 }
+
+/// Generated bindings shaped like cudarc's `cupti/sys` (cudarc 0.17.8, 1.6 MB): constants and an
+/// `extern "C"` block under thousands of `#[cfg]`s, a `Lib` struct of function pointers whose
+/// `from_library` binds every symbol with a `let`, a `culib()` once-cell and a public wrapper per
+/// symbol that calls through it. `n` symbols.
+fn generated_bindings(n: usize) -> String {
+    let features = (0..12)
+        .map(|v| format!("feature = \"cuda-1{v:02}00\""))
+        .collect::<Vec<_>>();
+    let cfg = |i: usize| {
+        let some = &features[i % 12..(i % 12 + 3).min(12)];
+        format!("#[cfg(any({}))]\n", some.join(", "))
+    };
+    let mut out = String::from("#![allow(non_snake_case)]\nuse std::sync::OnceLock;\n");
+    for i in 0..n {
+        out += &format!("{}pub const CUPTI_VALUE_{i}: u32 = {i};\n", cfg(i));
+    }
+    out += "extern \"C\" {\n";
+    for i in 0..n {
+        out += &format!(
+            "    {}    pub fn cuptiCall{i}(value: u32, out: *mut u32) -> u32;\n",
+            cfg(i)
+        );
+    }
+    out += "}\npub struct Lib {\n    __library: ::libloading::Library,\n";
+    for i in 0..n {
+        out += &format!(
+            "    {}    pub cuptiCall{i}: unsafe extern \"C\" fn(value: u32, out: *mut u32) -> u32,\n",
+            cfg(i)
+        );
+    }
+    out += "}\nimpl Lib {\n    pub unsafe fn new(path: &str) -> Result<Self, ::libloading::Error> {\n        \
+            let library = ::libloading::Library::new(path)?;\n        Self::from_library(library)\n    }\n    \
+            pub unsafe fn from_library(library: ::libloading::Library) -> Result<Self, ::libloading::Error> {\n        \
+            let __library = library;\n";
+    for i in 0..n {
+        out += &format!(
+            "        {}        let cuptiCall{i} = __library\n            .get(b\"cuptiCall{i}\\0\")\n            \
+             .map(|sym| *sym)\n            .expect(\"Expected symbol in library\");\n",
+            cfg(i)
+        );
+    }
+    out += "        Ok(Self {\n            __library,\n";
+    for i in 0..n {
+        out += &format!("            {}            cuptiCall{i},\n", cfg(i));
+    }
+    out += "        })\n    }\n}\npub unsafe fn culib() -> &'static Lib {\n    \
+            static LIB: OnceLock<Lib> = OnceLock::new();\n    \
+            LIB.get_or_init(|| Lib::new(\"libcupti.so\").expect(\"cupti\"))\n}\n";
+    for i in 0..n {
+        out += &format!(
+            "{}pub unsafe fn cuptiCall{i}(value: u32, out: *mut u32) -> u32 {{\n    \
+             (culib().cuptiCall{i})(value, out)\n}}\n",
+            cfg(i)
+        );
+    }
+    out
+}
+
+/// Generated bindings cost linear time: a crate whose `main` uses cudarc and calls one of 2,000
+/// wrappers parses the bindings once more and runs only `main` (the wrappers reach no CUDA
+/// context and no fork); its hazard is still found.
+#[test]
+fn generated_bindings_cost_linear_time() {
+    let n = 2_000;
+    let main = "mod sys;\nuse cudarc::driver::CudaContext;\n\nfn main() {\n    \
+                let ctx = CudaContext::new(0).unwrap();\n    let mut out = 0;\n    \
+                unsafe { sys::cuptiCall7(1, &mut out) };\n    let pid = unsafe { libc::fork() };\n    \
+                if pid == 0 {\n        let _ = ctx.default_stream();\n    }\n}\n";
+    let make = |d: &Path| {
+        std::fs::create_dir_all(d.join("src")).unwrap();
+        std::fs::write(d.join("Cargo.toml"), "[package]\nname = \"p\"\n").unwrap();
+        std::fs::write(d.join("src/main.rs"), main).unwrap();
+        std::fs::write(d.join("src/sys.rs"), generated_bindings(n)).unwrap();
+    };
+    let run = case(
+        "2,000 generated bindings",
+        make,
+        &["."],
+        "sys.rs",
+        Expect::Valid,
+    );
+    // Before: 12.0 s of CPU (release, a 1.9 MB file), every wrapper an entry point running
+    // `from_library`'s 2,000 lets; after, 0.3 s (release) and under 2 s (unoptimised).
+    assert!(run.cpu_seconds < 8.0, "{:.2} s", run.cpu_seconds);
+    assert!(
+        run.findings
+            .iter()
+            .any(|(f, row, code, _)| f == "main.rs" && *row == 8 && code == "GPU101"),
+        "{:?}",
+        run.findings
+    );
+}

@@ -84,6 +84,19 @@ pub struct Index<'a> {
     /// The arguments of macros that evaluate them (`println!`, `vec!`), parsed once, by the
     /// macro's address in the syntax tree.
     macro_args: FxHashMap<usize, Vec<syn::Expr>>,
+    /// Glob prefixes and `use` targets resolved, by scope, which one, and the depth they were
+    /// resolved at (the depth limit decides cycles): resolving one goes through the scope's other
+    /// globs, so without it a name cost the number of globs to the power of the depth limit. Kept
+    /// once every item is collected (before, an answer may still change).
+    resolved: std::cell::RefCell<FxHashMap<(usize, Via, usize), String>>,
+    settled: bool,
+}
+
+/// What a scope resolves on the way to a name: its `i`th glob, or the target of a `use` alias.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Via {
+    Glob(usize),
+    Use(String),
 }
 
 /// What a path names.
@@ -98,8 +111,11 @@ pub enum Resolved {
 
 impl<'a> Index<'a> {
     /// Indexes the parsed files of one crate: `(file, module path, syntax tree)`, root first.
+    /// `modules`: the module path of each of the crate's files that parses, whether it is among
+    /// `files` or not (a module is a module even where its file was not needed).
     pub fn build(
         files: &'a [(FileId, Vec<String>, syn::File)],
+        modules: &[Vec<String>],
         renamed: FxHashMap<String, String>,
     ) -> Index<'a> {
         let mut index = Index {
@@ -107,10 +123,14 @@ impl<'a> Index<'a> {
             ..Index::default()
         };
         index.scopes.push(Scope::default());
+        for module in modules {
+            index.module_scope(module);
+        }
         for (file, module, tree) in files {
             let scope = index.module_scope(module);
             index.collect(*file, scope, &tree.items);
         }
+        index.settled = true;
         for (_, module, tree) in files {
             let scope = index.module_scope(module);
             let mut calls = CallScan {
@@ -333,7 +353,8 @@ impl<'a> Index<'a> {
                     p
                 } else {
                     // A `use` path may start from another name in scope (2018 edition).
-                    let resolved = self.resolve_path(scope, target, depth + 1);
+                    let resolved =
+                        self.resolve_via(scope, Via::Use(name.to_string()), target, depth + 1);
                     resolved.split("::").map(str::to_string).collect()
                 }
             }
@@ -357,6 +378,20 @@ impl<'a> Index<'a> {
         base.join("::")
     }
 
+    /// `segs` (a glob's prefix or a `use` target, `via`) resolved in `scope` at `depth`, once.
+    fn resolve_via(&self, scope: usize, via: Via, segs: &[String], depth: usize) -> String {
+        if !self.settled {
+            return self.resolve_path(scope, segs, depth);
+        }
+        let key = (scope, via, depth);
+        if let Some(done) = self.resolved.borrow().get(&key) {
+            return done.clone();
+        }
+        let out = self.resolve_path(scope, segs, depth);
+        self.resolved.borrow_mut().insert(key, out.clone());
+        out
+    }
+
     /// A name a glob import brings in: an item of a module of this crate, or a library item with a
     /// row.
     fn glob_import(
@@ -369,8 +404,8 @@ impl<'a> Index<'a> {
         if depth >= 8 {
             return None;
         }
-        for glob in &self.scopes[scope].globs {
-            let prefix = self.resolve_path(scope, glob, depth + 1);
+        for (i, glob) in self.scopes[scope].globs.iter().enumerate() {
+            let prefix = self.resolve_via(scope, Via::Glob(i), glob, depth + 1);
             let candidate = format!("{prefix}::{name}");
             let known = if prefix.starts_with("crate") {
                 self.by_path.contains_key(&candidate)

@@ -3,6 +3,11 @@
 //! program order (`interp.rs`, `calls.rs`), reporting the same effects the Python frontend reports
 //! to every analysis through the `Analysis` trait. Library knowledge is rows (`libraries.rs`).
 //!
+//! Cost follows what can matter: a crate's analysis parses only the files whose names connect them
+//! to a source (a row that creates a CUDA context or device, or forks: `scan.rs`, on the text), and
+//! runs only the entry points that can reach one (`reach.rs`, on the index). What is left out
+//! could report nothing, so the findings are those of running everything.
+//!
 //! syn keeps spans in a thread-local map: each crate is parsed again, and analysed, on one thread.
 //!
 //! Parsing, dropping and interpreting recurse over the syntax tree. `nesting.rs` refuses a file
@@ -16,6 +21,8 @@ mod interp;
 pub mod libraries;
 pub mod load;
 mod nesting;
+mod reach;
+mod scan;
 mod value;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
@@ -54,10 +61,14 @@ pub fn native_modules(
     id: impl Fn(usize) -> FileId,
 ) -> Vec<(String, CudaInitSite)> {
     let parsed = parse(loaded, krate, id);
-    let index = index::Index::build(&parsed, krate.renamed.clone());
+    let index = index::Index::build(&parsed.files, &parsed.modules, krate.renamed.clone());
+    let reaches = reach::reaches_source(&index);
     let mut out = Vec::new();
     for (i, f) in index.fns.iter().enumerate() {
         let Some(name) = &f.pymodule else { continue };
+        if !reaches[i] {
+            continue;
+        }
         let mut interp = interp::Interp::<FirstInit>::new(&index);
         interp.run_entry(i, false);
         if let Some(site) = interp.facts {
@@ -88,28 +99,47 @@ impl Analysis for FirstInit {
     fn finish(self, _: &ProcessEnd, _: &mut Self::Facts) {}
 }
 
-fn parse(
-    loaded: &Loaded,
-    krate: &Crate,
-    id: impl Fn(usize) -> FileId,
-) -> Vec<(FileId, Vec<String>, syn::File)> {
-    let mut parsed = Vec::new();
-    for (file, module) in &krate.modules {
-        let f = &loaded.files[*file];
-        if f.error.is_some() {
-            continue;
-        }
-        if let Ok(tree) = syn::parse_file(&f.text) {
-            parsed.push((id(*file), module.clone(), tree));
-        }
-    }
-    parsed
+/// A crate's files that the interpreter needs, parsed, with its root and its modules.
+struct Parsed {
+    /// `(file, module path, syntax tree)`, in the crate's order.
+    files: Vec<(FileId, Vec<String>, syn::File)>,
+    /// The first of the crate's files that parses (its own `main` is the program's).
+    root: Option<FileId>,
+    /// The module paths of every file of the crate that parses, needed or not.
+    modules: Vec<Vec<String>>,
 }
 
-fn run<A: Analysis>(parsed: &[(FileId, Vec<String>, syn::File)], krate: &Crate) -> A::Facts {
-    let index = index::Index::build(parsed, krate.renamed.clone());
+/// Parses the files of `krate` that can reach a source or change how such code resolves
+/// (`scan::needed`); the others are only scanned.
+fn parse(loaded: &Loaded, krate: &Crate, id: impl Fn(usize) -> FileId) -> Parsed {
+    let ok: Vec<&(usize, Vec<String>)> = krate
+        .modules
+        .iter()
+        .filter(|(f, _)| loaded.files[*f].error.is_none())
+        .collect();
+    let texts: Vec<&str> = ok
+        .iter()
+        .map(|(f, _)| loaded.files[*f].text.as_str())
+        .collect();
+    let mut files = Vec::new();
+    for i in scan::needed(&texts, &krate.renamed) {
+        let (file, module) = ok[i];
+        if let Ok(tree) = syn::parse_file(texts[i]) {
+            files.push((id(*file), module.clone(), tree));
+        }
+    }
+    Parsed {
+        files,
+        root: ok.first().map(|(f, _)| id(*f)),
+        modules: ok.iter().map(|(_, m)| m.clone()).collect(),
+    }
+}
+
+fn run<A: Analysis>(parsed: &Parsed, krate: &Crate) -> A::Facts {
+    let index = index::Index::build(&parsed.files, &parsed.modules, krate.renamed.clone());
+    let reaches = reach::reaches_source(&index);
     let mut interp = interp::Interp::<A>::new(&index);
-    let root = parsed.first().map(|(f, ..)| *f);
+    let root = parsed.root;
     let is_main = |i: usize| {
         let f = &index.fns[i];
         f.name == "main" && f.self_ty.is_none() && Some(f.file) == root
@@ -122,7 +152,8 @@ fn run<A: Analysis>(parsed: &[(FileId, Vec<String>, syn::File)], krate: &Crate) 
             order.push(i);
         }
     }
-    for i in order {
+    // An entry point that reaches no source reports nothing: it is not run.
+    for i in order.into_iter().filter(|i| reaches[*i]) {
         let partial = index.is_called(i) && !is_main(i);
         interp.run_entry(i, partial);
     }

@@ -58,6 +58,19 @@ pub enum Behaviour {
     StartsProgram,
 }
 
+impl Behaviour {
+    /// Whether effects start here: a CUDA context or device, or a fork. Every effect the
+    /// interpreter reports, and every value it tracks that leads to one, comes from a call of a
+    /// source (or of a method row that moves to CUDA); the other behaviours only carry or end
+    /// what a source started.
+    pub fn is_source(self) -> bool {
+        matches!(
+            self,
+            InitsCuda { .. } | CudaDevice { .. } | CudaDeviceIfAvailable { .. } | Forks
+        )
+    }
+}
+
 /// A library item and what it does.
 #[derive(Clone, Copy, Debug)]
 pub struct Row {
@@ -615,6 +628,44 @@ pub fn env_row(key: &str) -> Option<&'static EnvRow> {
 pub fn in_gpu_crate(path: &str) -> bool {
     let root = path.split("::").next().unwrap_or_default();
     GPU_CRATES.contains(&root)
+}
+
+/// The items whose rows are sources (aliases too), as their crate and last path segment: what a
+/// file must spell to name one.
+pub fn sources() -> &'static [(&'static str, &'static str)] {
+    static SOURCES: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
+    SOURCES.get_or_init(|| {
+        let mut out: Vec<(&'static str, &'static str)> = ROWS
+            .iter()
+            .filter(|r| lookup(r.path).is_some_and(|row| row.behaviour.is_source()))
+            .filter_map(|r| {
+                let (krate, _) = r.path.split_once("::")?;
+                let (_, last) = r.path.rsplit_once("::")?;
+                Some((krate, last))
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    })
+}
+
+/// The methods whose rows are sources (they move a value to CUDA), with the crate a crate must
+/// use for the row to apply.
+pub fn source_methods() -> Vec<(Option<&'static str>, &'static str)> {
+    METHODS
+        .iter()
+        .filter(|m| matches!(m.method, Method::MovesToCuda { .. }))
+        .map(|m| (m.crate_used, m.name))
+        .collect()
+}
+
+/// The crates some method row applies only with.
+pub fn method_crates() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = METHODS.iter().filter_map(|m| m.crate_used).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Whether a source text may reach a GPU crate or fork: it names one of them (or a name a

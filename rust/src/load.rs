@@ -1,8 +1,8 @@
 //! Loads Rust files into crates: each crate is a root file (`src/lib.rs`, `src/main.rs`,
 //! `src/bin/*.rs`, `examples/*.rs`, a target a `Cargo.toml` names, or a lone file) and the module
-//! files its `mod` declarations reach. Files are parsed here only to follow `mod`s and to report
-//! syntax errors; each crate's analysis parses its files again on its own thread (syn's spans live
-//! in a thread-local map).
+//! files its `mod` declarations reach. Each file is parsed here once, to report syntax errors and
+//! to keep its `mod` declarations; each crate's analysis parses again, on its own thread (syn's
+//! spans live in a thread-local map), only the files it interprets.
 
 use std::path::{Path, PathBuf};
 
@@ -57,13 +57,31 @@ pub enum Source {
 /// How deep `mod` declarations are followed.
 const MAX_MOD_DEPTH: usize = 32;
 
+/// A `mod` declaration: its name, its `#[path = "..."]`, and for an inline module the
+/// declarations inside it.
+struct ModDecl {
+    name: String,
+    path: Option<String>,
+    inline: Option<Vec<ModDecl>>,
+}
+
 #[derive(Default)]
 struct Loader {
     loaded: Loaded,
+    /// Each file's `mod` declarations, by file index; `None` for a file that was not parsed.
+    mods: Vec<Option<Vec<ModDecl>>>,
     by_key: FxHashMap<PathBuf, usize>,
     texts: FxHashMap<PathBuf, String>,
     in_crate: FxHashSet<usize>,
     roots: FxHashSet<usize>,
+}
+
+/// A file read and parsed: its text, why it could not be, its `mod`s and its comments.
+struct Prepared {
+    text: String,
+    error: Option<FileError>,
+    mods: Option<Vec<ModDecl>>,
+    comments: Vec<(u32, u32)>,
 }
 
 /// Loads the checked files and the crates they belong to.
@@ -114,17 +132,12 @@ impl Loader {
             self.loaded.files[id].checked |= checked;
             return id;
         }
-        let (text, error) = match self.texts.remove(&k) {
-            Some(text) => (text, None),
-            None => read(path),
-        };
-        let error = error
-            .or_else(|| parse_error(&text).map(|(message, at)| FileError::Syntax { message, at }));
-        let comments = if error.is_none() {
-            comments(&text)
-        } else {
-            Vec::new()
-        };
+        let Prepared {
+            text,
+            error,
+            mods,
+            comments,
+        } = prepare(path, self.texts.remove(&k));
         let id = self.loaded.files.len();
         self.loaded.files.push(RustFile {
             path: path.to_path_buf(),
@@ -133,6 +146,7 @@ impl Loader {
             comments,
             checked,
         });
+        self.mods.push(mods);
         self.by_key.insert(k, id);
         id
     }
@@ -168,10 +182,7 @@ impl Loader {
             return;
         }
         out.push((id, module.clone()));
-        if self.loaded.files[id].error.is_some() {
-            return;
-        }
-        let Ok(file) = syn::parse_file(&self.loaded.files[id].text) else {
+        let Some(decls) = &self.mods[id] else {
             return;
         };
         // Where child modules' files are: beside a root or `mod.rs`, else in a folder named after it.
@@ -181,8 +192,7 @@ impl Loader {
             _ => PathBuf::new(),
         };
         let mut children = Vec::new();
-        mod_files(&file.items, &mut dir, &mut module, &mut children);
-        proc_macro2::extra::invalidate_current_thread_spans();
+        mod_files(decls, &mut dir, &mut module, &mut children);
         for (child_path, child_module, child_mod_rs) in children {
             let child = self.file(&child_path, false);
             self.walk(
@@ -202,16 +212,15 @@ impl Loader {
 /// a `mod.rs`-like file (its children sit beside it). `dir` and `module` are where `items` are;
 /// inline modules push onto them and pop, so deep nesting is not copied at each level.
 fn mod_files(
-    items: &[syn::Item],
+    decls: &[ModDecl],
     dir: &mut PathBuf,
     module: &mut Vec<String>,
     out: &mut Vec<(PathBuf, Vec<String>, bool)>,
 ) {
-    for item in items {
-        let syn::Item::Mod(m) = item else { continue };
-        let name = m.ident.to_string();
-        match &m.content {
-            Some((_, inner)) => {
+    for m in decls {
+        let name = m.name.clone();
+        match &m.inline {
+            Some(inner) => {
                 dir.push(&name);
                 module.push(name);
                 mod_files(inner, dir, module, out);
@@ -219,7 +228,7 @@ fn mod_files(
                 dir.pop();
             }
             None => {
-                let candidates = match path_attribute(&m.attrs) {
+                let candidates = match &m.path {
                     Some(p) => vec![(dir.join(p), true)],
                     None => vec![
                         (dir.join(format!("{name}.rs")), false),
@@ -234,6 +243,49 @@ fn mod_files(
             }
         }
     }
+}
+
+/// Reads (unless its text is given) and parses one file.
+fn prepare(path: &Path, text: Option<String>) -> Prepared {
+    let (text, error) = match text {
+        Some(text) => (text, None),
+        None => read(path),
+    };
+    let (error, mods) = match error {
+        Some(e) => (Some(e), None),
+        None => match parse(&text) {
+            Ok(mods) => (None, Some(mods)),
+            Err((message, at)) => (Some(FileError::Syntax { message, at }), None),
+        },
+    };
+    let comments = if error.is_none() {
+        comments(&text)
+    } else {
+        Vec::new()
+    };
+    Prepared {
+        text,
+        error,
+        mods,
+        comments,
+    }
+}
+
+/// The `mod` declarations among `items`, inline modules' own inside them.
+fn mod_decls(items: &[syn::Item]) -> Vec<ModDecl> {
+    items
+        .iter()
+        .filter_map(|item| {
+            let syn::Item::Mod(m) = item else {
+                return None;
+            };
+            Some(ModDecl {
+                name: m.ident.to_string(),
+                path: path_attribute(&m.attrs),
+                inline: m.content.as_ref().map(|(_, inner)| mod_decls(inner)),
+            })
+        })
+        .collect()
 }
 
 /// The value of `#[path = "..."]`.
@@ -420,19 +472,26 @@ fn read(path: &Path) -> (String, Option<FileError>) {
     }
 }
 
-/// syn's message and where it points, for a file that does not parse; a file nested too deeply
-/// for syn's recursion is not handed to it.
-pub fn parse_error(text: &str) -> Option<(String, u32)> {
+/// Parses a file once: its `mod` declarations, or syn's message and where it points when it does
+/// not parse. A file nested too deeply for syn's recursion is not handed to it.
+fn parse(text: &str) -> Result<Vec<ModDecl>, (String, u32)> {
     if let Some(deep) = nesting::too_deep(text) {
-        return Some((deep.message, deep.at));
+        return Err((deep.message, deep.at));
     }
-    let result = syn::parse_file(text);
-    let out = result.err().map(|e| {
-        let at = e.span().byte_range().start.min(text.len()) as u32;
-        (e.to_string(), at)
-    });
+    let out = match syn::parse_file(text) {
+        Ok(file) => Ok(mod_decls(&file.items)),
+        Err(e) => {
+            let at = e.span().byte_range().start.min(text.len()) as u32;
+            Err((e.to_string(), at))
+        }
+    };
     proc_macro2::extra::invalidate_current_thread_spans();
     out
+}
+
+/// syn's message and where it points, for a file that does not parse.
+pub fn parse_error(text: &str) -> Option<(String, u32)> {
+    parse(text).err()
 }
 
 /// Where the `//` comments of a text are, skipping strings and block comments.

@@ -916,6 +916,7 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
             spawns_since,
             in_child_since,
             in_process_env: (key, in_process),
+            in_process_arg: (arg, in_process_value),
         } => {
             let several = format!("{x}(model='m', {}=2)", parallel[0].name);
             let before_child = Settings {
@@ -957,6 +958,15 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
                         &format!("os.environ['{key}'] = '{in_process}'"),
                         &format!("e = {x}(model='m')"),
                     ])),
+                )
+                .has("a CUDA object", object(CURRENT))
+                .lacks("engine workers", child(ChildKind::EngineWorkers)),
+                Probe::new(
+                    format!("`{}=\"{in_process_value}\"` starts no process", arg.name),
+                    p(py(&[&format!(
+                        "e = {x}(model='m', {}=2, {}='{in_process_value}')",
+                        parallel[0].name, arg.name
+                    )])),
                 )
                 .has("a CUDA object", object(CURRENT))
                 .lacks("engine workers", child(ChildKind::EngineWorkers)),

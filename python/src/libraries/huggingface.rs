@@ -74,8 +74,9 @@ pub const ROWS: &[Row] = &[
             spawns_since: [0, 6, 5],
             in_child_since: [0, 8, 0],
             in_process_env: ("VLLM_ENABLE_V1_MULTIPROCESSING", "0"),
+            in_process_arg: (Param::kw("distributed_executor_backend"), "external_launcher"),
         },
-        "builds a CUDA engine: in this process before vllm 0.8; from 0.8 (the V1 engine by default) in a child process unless VLLM_ENABLE_V1_MULTIPROCESSING=0. With tensor or pipeline parallelism it starts a worker per GPU, by VLLM_WORKER_MULTIPROC_METHOD, else fork (before vllm 0.6.5), or spawn where CUDA is already initialised (vllm PR 11184, 0.6.5)",
+        "builds a CUDA engine: in this process before vllm 0.8; from 0.8 (the V1 engine by default) in a child process unless VLLM_ENABLE_V1_MULTIPROCESSING=0. With tensor or pipeline parallelism it starts a worker per GPU, by VLLM_WORKER_MULTIPROC_METHOD, else fork (before vllm 0.6.5), or spawn where CUDA is already initialised (vllm PR 11184, 0.6.5). With distributed_executor_backend=\"external_launcher\" (each rank started by torchrun) the engine and its one worker stay in this process (vllm 0.33.0's config/parallel.py turns V1 multiprocessing off for it)",
     ),
     row(
         "transformers.pipeline",

@@ -149,6 +149,9 @@ pub enum Behaviour {
         spawns_since: crate::requirements::Version,
         in_child_since: crate::requirements::Version,
         in_process_env: (&'static str, &'static str),
+        /// An argument and value that run the engine and its one worker in this process, each
+        /// rank started by an outside launcher: no child at all.
+        in_process_arg: (Param, &'static str),
     },
     /// Creates processes.
     StartsChildren { api: ProcessApi, layer: Layer },
@@ -457,6 +460,14 @@ pub fn attribute_rows() -> impl Iterator<Item = &'static AttributeRow> {
 fn index() -> &'static FxHashMap<&'static str, &'static Row> {
     static INDEX: OnceLock<FxHashMap<&'static str, &'static Row>> = OnceLock::new();
     INDEX.get_or_init(|| rows().map(|r| (r.name, r)).collect())
+}
+
+/// Whether some row names a call of the package `top` (`horovod`, `numba`): a project folder of
+/// that name is the library itself, checked from its own sources.
+pub fn names_package(top: &str) -> bool {
+    static TOPS: OnceLock<rustc_hash::FxHashSet<&'static str>> = OnceLock::new();
+    TOPS.get_or_init(|| rows().map(|r| first_name(r.name)).collect())
+        .contains(top)
 }
 
 /// The canonical spelling of a qualified name: its alias row's target, else itself.

@@ -873,10 +873,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
             spawns_since,
             in_child_since,
             in_process_env: (key, in_process),
+            in_process_arg: (arg, in_process_value),
         } = does
         else {
             return false;
         };
+        if matches!(args.param(arg), Some((Value::Str(v), _)) if &**v == in_process_value) {
+            return false;
+        }
         let several = parallel
             .iter()
             .any(|p| matches!(args.param(*p), Some((Value::Int(n), _)) if *n > 1));

@@ -16,6 +16,20 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
     /// the name is not one of the program's modules.
     pub(super) fn import_first_party(&mut self, level: u32, dotted: &str) -> Option<Vec<NodeId>> {
         let chain = self.p.resolve(self.cur, level, dotted)?.to_vec();
+        // A project folder named like a modelled library (its own sources checked) keeps the
+        // library's rows for its public API: `hvd.rank()` inside horovod is still Horovod's rank.
+        if level == 0 && crate::libraries::names_package(top_name(dotted)) {
+            let mut prefix = String::new();
+            for (node, part) in chain.iter().zip(dotted.split('.')) {
+                if !prefix.is_empty() {
+                    prefix.push('.');
+                }
+                prefix.push_str(part);
+                self.library_modules
+                    .entry(*node)
+                    .or_insert_with(|| prefix.as_str().into());
+            }
+        }
         for node in &chain {
             if let Some(file) = self.p.node(*node).file {
                 self.import_file(file);
@@ -97,6 +111,9 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         base: &str,
         name: &str,
     ) -> Value {
+        if let Some(v) = self.library_row(node, name) {
+            return v;
+        }
         if let Some(v) = self.module_global(node, name) {
             return v;
         }
@@ -133,6 +150,9 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
 
     /// `module.attr`: a global of the module, else a submodule this process imported.
     pub(super) fn module_attribute(&mut self, node: NodeId, attr: &str) -> Value {
+        if let Some(v) = self.library_row(node, attr) {
+            return v;
+        }
         if let Some(v) = self.module_global(node, attr) {
             return v;
         }
@@ -143,6 +163,13 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
             },
             None => Value::Unknown,
         }
+    }
+
+    /// `attr` of a project module that is a modelled library's, where a row names it.
+    fn library_row(&self, node: NodeId, attr: &str) -> Option<Value> {
+        let module = self.library_modules.get(&node)?;
+        let name = format!("{module}.{attr}");
+        crate::libraries::lookup(&name).map(|_| Value::Qualified(name.into()))
     }
 
     fn module_global(&self, node: NodeId, name: &str) -> Option<Value> {

@@ -341,6 +341,9 @@ struct Interp<'m, A: Analysis> {
     lineages: std::cell::RefCell<HashMap<ClassId, std::rc::Rc<[ClassId]>>>,
     heap: heap::Heap,
     frames: Vec<Frame>,
+    /// Project modules that are a modelled library's own (checked from its sources), by their
+    /// absolute name: their public API keeps the library's rows (see `imports`).
+    library_modules: HashMap<crate::program::NodeId, std::sync::Arc<str>>,
     /// The call expression being called, for the frame it enters (`Frame::called_at`).
     pending_call: Option<Span>,
     /// The next frame is an entry's or its receiver's: its callers are unknown.
@@ -425,6 +428,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             heap: heap::Heap::new(),
             frames: Vec::new(),
             pending_call: None,
+            library_modules: HashMap::default(),
             entry_call: false,
             call_sites: Vec::new(),
             trail: Default::default(),

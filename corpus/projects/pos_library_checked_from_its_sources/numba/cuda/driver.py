@@ -1,0 +1,7 @@
+import ctypes
+
+
+class Context:
+    @staticmethod
+    def open():
+        return ctypes.CDLL("libcuda.so")

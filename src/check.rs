@@ -110,7 +110,7 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
         // Excluded files reach this only when named, or imported and unparsable (checked so that
         // their error is said): the configuration's word wins over the second.
         let path = normalize(&file.path);
-        if !named.contains(&path) && resolver.config_for(&path)?.excludes(&path) {
+        if !named.contains(&path) && resolver.excludes(&path)? {
             continue;
         }
         checked.push((id, resolver.settings_for(&file.path)?));
@@ -246,7 +246,7 @@ fn drop_fixes_cells_refuse(program: &Program, diagnostics: &mut [Diagnostic]) {
 pub fn inputs(request: Request, resolver: &mut Resolver) -> anyhow::Result<Vec<Input>> {
     let mut excluded = |path: &PathBuf| -> anyhow::Result<bool> {
         let named = request.named.contains(path) && !request.force_exclude;
-        Ok(!named && resolver.config_for(path)?.excludes(&normalize(path)))
+        Ok(!named && resolver.excludes(path)?)
     };
     let mut inputs = Vec::new();
     if let Some((path, bytes)) = request.stdin {

@@ -1,0 +1,398 @@
+//! Command-line options users meet first: `--exclude` and `--extend-exclude`, and `--config KEY =
+//! VALUE`.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::*;
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A fork after CUDA was initialised: one GPU001 (an error, with no fix) on line 8.
+const HAZARD: &str = "import torch\nimport multiprocessing as mp\n\ndef work(x):\n    return x.cuda()\n\nmodel = torch.nn.Linear(2, 2).cuda()\nwith mp.Pool(2) as pool:\n    pool.map(work, [torch.ones(2)])\n";
+
+/// The files a `--show-files` run in `dir` lists.
+fn shown_files(args: &[&str], dir: &Path) -> Vec<String> {
+    let mut all = vec!["check", "--show-files"];
+    all.extend_from_slice(args);
+    let out = gpulint(&all, dir);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    stdout(&out).lines().map(str::to_string).collect()
+}
+
+/// A project with a hazard in `app.py`, `vendor/lib.py` and `gen/api.py`, whose configuration
+/// excludes `vendor` and extends the exclusion to `*_pb2.py`.
+fn excluded_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for path in ["app.py", "vendor/lib.py", "gen/api.py", "gen/api_pb2.py"] {
+        let file = dir.path().join(path);
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        fs::write(file, HAZARD).unwrap();
+    }
+    fs::write(
+        dir.path().join("gpulint.toml"),
+        "exclude = [\"vendor\"]\nextend-exclude = [\"*_pb2.py\"]\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn exclude_replaces_the_configured_list_and_extend_exclude_adds_to_it() {
+    let dir = excluded_project();
+    let root = dir.path();
+    assert_eq!(shown_files(&["."], root), ["app.py", "gen/api.py"]);
+    // `--exclude` replaces `exclude` (vendor is back); the configuration's `extend-exclude` stays.
+    assert_eq!(
+        shown_files(&["--exclude", "gen", "."], root),
+        ["app.py", "vendor/lib.py"]
+    );
+    // An empty `--exclude` list replaces it with nothing.
+    assert_eq!(
+        shown_files(&["--exclude=", "."], root),
+        ["app.py", "gen/api.py", "vendor/lib.py"]
+    );
+    // `--extend-exclude` adds to both: comma-separated, or repeated.
+    assert_eq!(
+        shown_files(&["--extend-exclude", "gen", "."], root),
+        ["app.py"]
+    );
+    for args in [
+        &["--extend-exclude", "gen,app.py", "."][..],
+        &["--extend-exclude", "gen", "--extend-exclude", "app.py", "."],
+    ] {
+        assert_eq!(shown_files(args, root), Vec::<String>::new(), "{args:?}");
+    }
+    let nothing = gpulint(&["check", "--extend-exclude", "gen,app.py", "."], root);
+    assert_eq!(nothing.status.code(), Some(0), "{}", stderr(&nothing));
+    assert!(stdout(&nothing).contains("No Python files or notebooks found under ."));
+
+    // The findings follow: `--exclude gen` reports app.py and vendor/lib.py.
+    let out = gpulint(
+        &[
+            "check",
+            "--output-format",
+            "concise",
+            "--exclude",
+            "gen",
+            ".",
+        ],
+        root,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let files: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split_once(':').map(|(file, _)| file))
+        .filter(|f| f.ends_with(".py"))
+        .collect();
+    assert_eq!(files, ["app.py", "vendor/lib.py"], "{text}");
+
+    // `--show-settings` says whether the command line's patterns exclude a file.
+    let settings = stdout(&gpulint(
+        &[
+            "check",
+            "--show-settings",
+            "--extend-exclude",
+            "app.py",
+            "app.py",
+        ],
+        root,
+    ));
+    assert!(settings.contains("excluded = true"), "{settings}");
+}
+
+#[test]
+fn command_line_patterns_are_relative_to_the_working_directory() {
+    let dir = excluded_project();
+    let root = dir.path();
+    // A pattern with a `/` is anchored at the working directory, not at the configuration.
+    assert_eq!(
+        shown_files(&["--extend-exclude", "gen/*.py", "."], root),
+        ["app.py"]
+    );
+    let gen = root.join("gen");
+    assert_eq!(
+        shown_files(&["--extend-exclude", "gen/*.py", "."], &gen),
+        ["api.py"],
+        "from gen/, `gen/*.py` names nothing"
+    );
+    assert_eq!(
+        shown_files(&["--extend-exclude", "*.py", "."], &gen),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_file_named_on_the_command_line_is_excluded_only_with_force_exclude() {
+    let dir = excluded_project();
+    let root = dir.path();
+    let named = gpulint(&["check", "--extend-exclude", "app.py", "app.py"], root);
+    assert_eq!(named.status.code(), Some(1), "{}", stdout(&named));
+    let forced = gpulint(
+        &[
+            "check",
+            "--force-exclude",
+            "--extend-exclude",
+            "app.py",
+            "app.py",
+        ],
+        root,
+    );
+    assert_eq!(forced.status.code(), Some(0), "{}", stdout(&forced));
+}
+
+#[test]
+fn a_bad_exclude_pattern_is_a_usage_error_that_names_the_flag() {
+    let dir = excluded_project();
+    for flag in ["--exclude", "--extend-exclude"] {
+        let out = gpulint(&["check", flag, "a[", "."], dir.path());
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("{flag}: `a[` is not a glob")),
+            "{flag}: {err}"
+        );
+    }
+}
+
+/// `(code, severity)` of each finding of a JSON run.
+fn json_findings(args: &[&str], dir: &Path) -> (Option<i32>, Vec<(String, String)>) {
+    let mut all = vec!["check", "--output-format", "json"];
+    all.extend_from_slice(args);
+    let out = gpulint(&all, dir);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stderr(&out)));
+    let found = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (out.status.code(), found)
+}
+
+#[test]
+fn config_takes_key_value_settings_over_the_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(root.join("hazard.py"), HAZARD).unwrap();
+    let error = || vec![("GPU001".to_string(), "error".to_string())];
+    assert_eq!(json_findings(&["."], root), (Some(1), error()));
+
+    // One setting, and several, the later winning.
+    let ignored = json_findings(&["--config", "ignore = [\"GPU001\"]", "."], root);
+    assert_eq!(ignored, (Some(0), vec![]));
+    let warned = json_findings(
+        &[
+            "--config",
+            "severity.GPU001 = 'warning'",
+            "--config",
+            "fail-on = 'info'",
+            "--config",
+            "fail-on = 'error'",
+            ".",
+        ],
+        root,
+    );
+    assert_eq!(warned, (Some(0), vec![("GPU001".into(), "warning".into())]));
+
+    // Over a configuration file found for the file: its keys stay unless a setting gives them.
+    fs::write(
+        root.join("gpulint.toml"),
+        "fail-on = \"error\"\n[severity]\nGPU001 = \"info\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        json_findings(&["."], root),
+        (Some(0), vec![("GPU001".into(), "info".into())])
+    );
+    assert_eq!(
+        json_findings(&["--config", "fail-on = 'info'", "."], root),
+        (Some(1), vec![("GPU001".into(), "info".into())])
+    );
+    // `severity` is replaced rule by rule: GPU001's level comes from the setting.
+    assert_eq!(
+        json_findings(&["--config", "severity = { GPU015 = 'error' }", "."], root),
+        (Some(0), vec![("GPU001".into(), "info".into())])
+    );
+    assert_eq!(
+        json_findings(&["--config", "severity.GPU001 = 'error'", "."], root),
+        (Some(1), error())
+    );
+
+    // Over a configuration file named by `--config`, in either order.
+    fs::write(
+        root.join("lenient.toml"),
+        "fail-on = \"error\"\n[severity]\nGPU001 = \"warning\"\n",
+    )
+    .unwrap();
+    let warning = || vec![("GPU001".to_string(), "warning".to_string())];
+    assert_eq!(
+        json_findings(&["--config", "lenient.toml", "."], root),
+        (Some(0), warning())
+    );
+    for args in [
+        &[
+            "--config",
+            "lenient.toml",
+            "--config",
+            "fail-on = 'warning'",
+            ".",
+        ][..],
+        &[
+            "--config",
+            "fail-on = 'warning'",
+            "--config",
+            "lenient.toml",
+            ".",
+        ],
+    ] {
+        assert_eq!(
+            json_findings(args, root),
+            (Some(1), warning()),
+            "{args:?}: the setting wins over the file"
+        );
+    }
+
+    // The command line's own flags win over a setting.
+    assert_eq!(
+        json_findings(
+            &["--config", "fail-on = 'error'", "--fail-on", "info", "."],
+            root
+        )
+        .0,
+        Some(1)
+    );
+    // Under --isolated, settings still apply (no file is read).
+    assert_eq!(
+        json_findings(
+            &["--isolated", "--config", "select = ['GPU015']", "."],
+            root
+        ),
+        (Some(0), vec![])
+    );
+}
+
+#[test]
+fn config_settings_set_every_kind_of_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir(root.join("tests")).unwrap();
+    fs::write(root.join("hazard.py"), HAZARD).unwrap();
+    fs::write(root.join("tests/test_hazard.py"), HAZARD).unwrap();
+    let files = |args: &[&str]| shown_files(args, root);
+    assert_eq!(files(&["."]), ["hazard.py", "tests/test_hazard.py"]);
+    assert_eq!(
+        files(&["--config", "extend-exclude = ['tests']", "."]),
+        ["hazard.py"]
+    );
+    assert_eq!(
+        files(&["--config", "exclude = ['hazard.py']", "."]),
+        ["tests/test_hazard.py"]
+    );
+    // Per-file ignores, relative to the working directory.
+    let (_, found) = json_findings(&["."], root);
+    assert_eq!(found.len(), 2, "{found:?}");
+    let (_, found) = json_findings(
+        &[
+            "--config",
+            "per-file-ignores = { 'tests/*.py' = ['GPU001'] }",
+            ".",
+        ],
+        root,
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    // The target version, and where `--show-settings` says it came from.
+    let settings = stdout(&gpulint(
+        &[
+            "check",
+            "--show-settings",
+            "--config",
+            "target-version = 'py314'",
+            "--config",
+            "platform = 'macos'",
+            "hazard.py",
+        ],
+        root,
+    ));
+    assert!(
+        settings.contains("target-version = \"py314\"  # from --config"),
+        "{settings}"
+    );
+    assert!(settings.contains("platform = \"macos\""), "{settings}");
+}
+
+#[test]
+fn a_config_value_that_is_neither_a_file_nor_a_setting_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
+    for value in ["nosuch.toml", "select GPU001", "", "# only a comment"] {
+        let out = gpulint(&["check", "--config", value, "hazard.py"], dir.path());
+        assert_eq!(out.status.code(), Some(2), "{value:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!(
+                "--config '{value}': neither a file nor a valid `KEY = VALUE` TOML setting"
+            )),
+            "{value:?}: {err}"
+        );
+    }
+    // TOML, but no key of gpulint's, or a bad value: shown like a configuration file's error,
+    // named `--config`.
+    for (value, says) in [
+        ("colour = true", "unknown field `colour`"),
+        ("fail-on = 'fatal'", "fail-on `fatal` is not"),
+        ("select = ['E501']", "`E501` selects no rule"),
+        ("extend-exclude = ['a[']", "`a[` is not a glob"),
+    ] {
+        let out = gpulint(&["check", "--config", value, "hazard.py"], dir.path());
+        assert_eq!(out.status.code(), Some(2), "{value:?}");
+        let err = stderr(&out);
+        assert!(err.contains(says), "{value:?}: {err}");
+        assert!(err.contains("--config:1:"), "{value:?}: {err}");
+    }
+    // One configuration file at most; none under --isolated.
+    fs::write(dir.path().join("a.toml"), "").unwrap();
+    fs::write(dir.path().join("b.toml"), "").unwrap();
+    let two = gpulint(
+        &[
+            "check",
+            "--config",
+            "a.toml",
+            "--config",
+            "b.toml",
+            "hazard.py",
+        ],
+        dir.path(),
+    );
+    assert_eq!(two.status.code(), Some(2));
+    assert!(
+        stderr(&two).contains("--config names two configuration files (a.toml and b.toml)"),
+        "{}",
+        stderr(&two)
+    );
+    let isolated = gpulint(
+        &["check", "--isolated", "--config", "a.toml", "hazard.py"],
+        dir.path(),
+    );
+    assert_eq!(isolated.status.code(), Some(2));
+    assert!(
+        stderr(&isolated).contains("--isolated reads no configuration file"),
+        "{}",
+        stderr(&isolated)
+    );
+}

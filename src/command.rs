@@ -163,6 +163,7 @@ fn report(
         quiet: args.quiet,
         statistics: args.statistics,
         paths: args.paths.clone(),
+        unsafe_fixes: args.unsafe_fixes,
     };
     match &args.output_file {
         Some(path) => {

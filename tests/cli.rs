@@ -101,22 +101,24 @@ fn bad_files_get_gpu999_and_the_other_files_are_still_checked() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
-        text.contains("a_syntax.py:2:12: GPU999 Syntax error:"),
+        text.contains("a_syntax.py:2:12: GPU999 [error] Syntax error:"),
         "{text}"
     );
     assert!(!text.contains("f_plain_syntax.py"), "{text}");
     assert!(
-        text.contains("b_latin1.py:2:6: GPU999 Unreadable file: the file is not valid UTF-8"),
+        text.contains(
+            "b_latin1.py:2:6: GPU999 [error] Unreadable file: the file is not valid UTF-8"
+        ),
         "{text}"
     );
     assert!(
-        text.contains("c_nul.py:2:1: GPU999 Unreadable file: the file contains a NUL byte"),
+        text.contains("c_nul.py:2:1: GPU999 [error] Unreadable file: the file contains a NUL byte"),
         "{text}"
     );
     assert!(text.contains("d_hazard.py:8:6: GPU001"), "{text}");
     #[cfg(unix)]
     assert!(
-        text.contains("e_broken_link.py:1:1: GPU999 Unreadable file:"),
+        text.contains("e_broken_link.py:1:1: GPU999 [error] Unreadable file:"),
         "{text}"
     );
 
@@ -124,7 +126,7 @@ fn bad_files_get_gpu999_and_the_other_files_are_still_checked() {
         &["check", "--output-format", "concise", "nope.py"],
         dir.path(),
     );
-    assert!(stdout(&missing).contains("nope.py:1:1: GPU999 Unreadable file:"));
+    assert!(stdout(&missing).contains("nope.py:1:1: GPU999 [error] Unreadable file:"));
 }
 
 #[test]
@@ -867,11 +869,11 @@ fn report_unused_noqa_names_gpulint_codes_that_suppress_nothing() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     // GPU001 was used; GPU003 was not; E501 and the bare `# noqa` belong to other tools.
     assert!(
-        text.contains("hazard.py:8:27: GPU900 Unused `noqa` for GPU003"),
+        text.contains("hazard.py:8:27: GPU900 [warning] Unused `noqa` for GPU003"),
         "{text}"
     );
     assert!(
-        text.contains("clean.py:1:1: GPU900 Unused file-level suppression"),
+        text.contains("clean.py:1:1: GPU900 [warning] Unused file-level suppression"),
         "{text}"
     );
     assert_eq!(text.matches("GPU900").count(), 2, "{text}");

@@ -1,5 +1,5 @@
-//! Command-line options users meet first: `--exclude` and `--extend-exclude`, and `--config KEY =
-//! VALUE`.
+//! Command-line options and output details users meet first: `--exclude` and `--extend-exclude`,
+//! `--config KEY = VALUE`, and the severity and the fixable mark in the human formats.
 
 mod common;
 
@@ -18,6 +18,14 @@ fn stderr(output: &std::process::Output) -> String {
 
 /// A fork after CUDA was initialised: one GPU001 (an error, with no fix) on line 8.
 const HAZARD: &str = "import torch\nimport multiprocessing as mp\n\ndef work(x):\n    return x.cuda()\n\nmodel = torch.nn.Linear(2, 2).cuda()\nwith mp.Pool(2) as pool:\n    pool.map(work, [torch.ones(2)])\n";
+
+/// The device bound right after the process group: one GPU015 (an info, with a safe fix).
+const INFO: &str = "import os\nimport torch\nimport torch.distributed as dist\n\n\ndef main():\n    local_rank = int(os.environ[\"LOCAL_RANK\"])\n    dist.init_process_group(backend=\"nccl\")\n    torch.cuda.set_device(local_rank)\n    x = torch.ones(2, device=\"cuda\")\n    dist.all_reduce(x)\n\n\nif __name__ == \"__main__\":\n    main()\n";
+
+/// A corpus case whose GPU001 has an unsafe fix (a DataLoader started by spawn instead).
+fn unsafe_fix_case() -> String {
+    fs::read_to_string(root().join("corpus/gpu001/pos_collate_fn_cuda.py")).unwrap()
+}
 
 /// The files a `--show-files` run in `dir` lists.
 fn shown_files(args: &[&str], dir: &Path) -> Vec<String> {
@@ -395,4 +403,84 @@ fn a_config_value_that_is_neither_a_file_nor_a_setting_is_named() {
         "{}",
         stderr(&isolated)
     );
+}
+
+#[test]
+fn concise_output_shows_each_findings_severity_and_fixable_mark() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
+    fs::write(dir.path().join("loader.py"), unsafe_fix_case()).unwrap();
+    fs::write(dir.path().join("ranks.py"), INFO).unwrap();
+    let out = gpulint(&["check", "--output-format", "concise", "."], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("hazard.py:8:6: GPU001 [error] This pool starts"),
+        "{text}"
+    );
+    // An unsafe fix is not marked: `--fix` alone does not apply it.
+    assert!(lines[1].contains(": GPU001 [error] This "), "{text}");
+    // A safe fix: `--fix` applies it.
+    assert!(
+        lines[2].starts_with("ranks.py:8:5: GPU015 [info] [*] "),
+        "{text}"
+    );
+    // An info alone does not fail the run, and says so by its severity.
+    let info = gpulint(
+        &["check", "--output-format", "concise", "ranks.py"],
+        dir.path(),
+    );
+    assert_eq!(info.status.code(), Some(0));
+    assert!(
+        stdout(&info).contains(" GPU015 [info] "),
+        "{}",
+        stdout(&info)
+    );
+    // An unsafe fix is marked once `--unsafe-fixes` makes `--fix` apply it.
+    let unsafe_ = stdout(&gpulint(
+        &[
+            "check",
+            "--output-format",
+            "concise",
+            "--unsafe-fixes",
+            "loader.py",
+        ],
+        dir.path(),
+    ));
+    assert!(unsafe_.contains(" GPU001 [error] [*] "), "{unsafe_}");
+}
+
+#[test]
+fn full_output_marks_fixable_findings_and_counts_them() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("loader.py"), unsafe_fix_case()).unwrap();
+    fs::write(dir.path().join("ranks.py"), INFO).unwrap();
+    let text = stdout(&gpulint(&["check", "."], dir.path()));
+    assert!(
+        text.contains("[GPU015 set-device-after-process-group] Advice: [*] "),
+        "{text}"
+    );
+    assert!(
+        text.contains("[GPU001 fork-after-cuda-init] Error: This "),
+        "the unsafe fix is not marked: {text}"
+    );
+    assert!(
+        text.contains("[*] 1 fixable with the `--fix` option.\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1 more fixable with `--fix --unsafe-fixes`"),
+        "{text}"
+    );
+    let both = stdout(&gpulint(&["check", "--unsafe-fixes", "."], dir.path()));
+    assert!(
+        both.contains("[GPU001 fork-after-cuda-init] Error: [*] This "),
+        "{both}"
+    );
+    assert!(
+        both.contains("[*] 2 fixable with the `--fix` option.\n"),
+        "{both}"
+    );
+    assert!(!both.contains("more fixable"), "{both}");
 }

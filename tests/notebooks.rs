@@ -422,12 +422,12 @@ fn bad_notebooks_are_reported_by_name_and_the_run_goes_on() {
     ] {
         let line = text
             .lines()
-            .find(|l| l.starts_with(&format!("{file}:1:1: GPU999 ")))
+            .find(|l| l.starts_with(&format!("{file}:1:1: GPU999 [error] ")))
             .unwrap_or_else(|| panic!("{file}: {text}"));
         assert!(line.contains(reason), "{line}");
     }
     assert!(
-        text.contains("syntax.ipynb:cell 3:1:12: GPU999 Syntax error"),
+        text.contains("syntax.ipynb:cell 3:1:12: GPU999 [error] Syntax error"),
         "{text}"
     );
     assert!(text.contains("hazard.ipynb:cell 4:3:6: GPU001 "), "{text}");

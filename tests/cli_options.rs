@@ -1,5 +1,6 @@
 //! Command-line options and output details users meet first: `--exclude` and `--extend-exclude`,
-//! `--config KEY = VALUE`, and the severity and the fixable mark in the human formats.
+//! `--config KEY = VALUE`, the severity and the fixable mark in the human formats, and `cell` and
+//! `url` in JSON.
 
 mod common;
 
@@ -483,4 +484,29 @@ fn full_output_marks_fixable_findings_and_counts_them() {
         "{both}"
     );
     assert!(!both.contains("more fixable"), "{both}");
+}
+
+#[test]
+fn json_writes_cell_null_for_scripts_and_no_relative_url() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("hazard.py"), HAZARD).unwrap();
+    let out = gpulint(&["check", "--output-format", "json", "."], dir.path());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = json[0].as_object().unwrap();
+    assert!(d["cell"].is_null(), "{d:?}");
+    for related in d["related"].as_array().unwrap() {
+        assert!(related.as_object().unwrap()["cell"].is_null(), "{related}");
+    }
+    // The rule's documentation as an absolute address, or null while the project names no
+    // repository to link to: never a path that means nothing where the report is read.
+    match &d["url"] {
+        serde_json::Value::Null => {}
+        serde_json::Value::String(url) => assert!(url.starts_with("https://"), "{url}"),
+        other => panic!("url: {other}"),
+    }
+    // The same in JSON lines.
+    let lines = gpulint(&["check", "--output-format", "json-lines", "."], dir.path());
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&lines).lines().next().unwrap()).unwrap();
+    assert!(first.as_object().unwrap()["cell"].is_null(), "{first}");
 }

@@ -177,18 +177,19 @@ fn path(program: &Program, span: Span) -> String {
 /// The repository named in Cargo.toml's `repository`, empty while it names none.
 const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
 
-/// Where a rule is documented: its section of docs/rules.md.
-pub(crate) fn rule_url(code: &str) -> String {
+/// Where a rule is documented, as an absolute address: its section of docs/rules.md in the
+/// repository Cargo.toml names; `None` while it names none (a path in gpulint's own tree means
+/// nothing where the report is read, and `gpulint rule CODE` prints the same text).
+pub(crate) fn rule_url(code: &str) -> Option<String> {
     docs_url(REPOSITORY, code)
 }
 
-/// The rule's section of docs/rules.md in `repository`; with no repository, the path in this
-/// project's tree (relative: not where the checked project keeps anything).
-fn docs_url(repository: &str, code: &str) -> String {
+/// The rule's section of docs/rules.md in `repository`, if one is named.
+fn docs_url(repository: &str, code: &str) -> Option<String> {
     let anchor = code.to_ascii_lowercase();
     match repository.trim_end_matches('/') {
-        "" => format!("docs/rules.md#{anchor}"),
-        repo => format!("{repo}/blob/main/docs/rules.md#{anchor}"),
+        "" => None,
+        repo => Some(format!("{repo}/blob/main/docs/rules.md#{anchor}")),
     }
 }
 
@@ -276,10 +277,10 @@ mod tests {
 
     #[test]
     fn docs_urls_point_at_the_rules_section() {
-        assert_eq!(docs_url("", "GPU001"), "docs/rules.md#gpu001");
+        assert_eq!(docs_url("", "GPU001"), None);
         assert_eq!(
-            docs_url("https://github.com/o/gpulint/", "GPU015"),
-            "https://github.com/o/gpulint/blob/main/docs/rules.md#gpu015"
+            docs_url("https://github.com/o/gpulint/", "GPU015").as_deref(),
+            Some("https://github.com/o/gpulint/blob/main/docs/rules.md#gpu015")
         );
     }
 }

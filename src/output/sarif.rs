@@ -55,9 +55,8 @@ pub fn write(
                         .build(),
                 )
                 .build();
-            // SARIF wants an absolute URI here; the relative form is left out.
-            let url = super::rule_url(r.code);
-            rule.help_uri = url.contains("://").then_some(url);
+            // SARIF wants an absolute URI here: given once the repository is named.
+            rule.help_uri = super::rule_url(r.code);
             rule
         })
         .collect();

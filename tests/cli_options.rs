@@ -1,6 +1,6 @@
 //! Command-line options and output details users meet first: `--exclude` and `--extend-exclude`,
-//! `--config KEY = VALUE`, the severity and the fixable mark in the human formats, and `cell` and
-//! `url` in JSON.
+//! `--config KEY = VALUE`, the severity and the fixable mark in the human formats, `cell` and
+//! `url` in JSON, and notebook findings located in the `.ipynb` file for annotations.
 
 mod common;
 
@@ -509,4 +509,129 @@ fn json_writes_cell_null_for_scripts_and_no_relative_url() {
     let first: serde_json::Value =
         serde_json::from_str(stdout(&lines).lines().next().unwrap()).unwrap();
     assert!(first.as_object().unwrap()["cell"].is_null(), "{first}");
+}
+
+/// The 1-based line and column of the `.ipynb` file where `needle` is written.
+fn line_col_in(raw: &str, needle: &str) -> (u64, u64) {
+    let at = raw.find(needle).unwrap_or_else(|| panic!("{needle:?}"));
+    let line = raw[..at].matches('\n').count() as u64 + 1;
+    let start = raw[..at].rfind('\n').map_or(0, |i| i + 1);
+    (line, raw[start..at].chars().count() as u64 + 1)
+}
+
+/// The `key=value` properties of a GitHub workflow command line.
+fn property<'a>(command: &'a str, key: &str) -> &'a str {
+    let props = command.split("::").nth(1).unwrap();
+    props
+        .split(',')
+        .find_map(|p| p.strip_prefix(&format!("{key}=")))
+        .unwrap_or_else(|| panic!("{key} in {command}"))
+}
+
+#[test]
+fn notebook_annotations_point_at_the_line_of_the_ipynb_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = "gpu001/pos_notebook_model_cuda_then_pool.ipynb";
+    let raw = fs::read_to_string(root().join("corpus").join(fixture)).unwrap();
+    fs::write(dir.path().join("pool.ipynb"), &raw).unwrap();
+    // The fork is `mp.Pool(4)` on line 2 of cell 5; the file writes it on a line of its own.
+    let (line, column) = line_col_in(&raw, "mp.Pool(4)");
+    assert!(
+        line > 50,
+        "the fixture's cell 5 is far down the file: {line}"
+    );
+    let (end_line, end_column) = line_col_in(&raw, " as pool:");
+
+    let github = stdout(&gpulint(
+        &["check", "--output-format", "github", "pool.ipynb"],
+        dir.path(),
+    ));
+    let command = github.lines().next().unwrap();
+    assert!(command.starts_with("::error file=pool.ipynb,"), "{github}");
+    assert_eq!(property(command, "line"), line.to_string(), "{command}");
+    assert_eq!(property(command, "col"), column.to_string(), "{command}");
+    assert_eq!(property(command, "endLine"), end_line.to_string());
+    assert_eq!(property(command, "endColumn"), end_column.to_string());
+    // The message still says where in the notebook, as users count it.
+    assert!(
+        command.contains("::pool.ipynb:cell 5:2:6: GPU001 "),
+        "{command}"
+    );
+
+    let sarif: serde_json::Value = serde_json::from_slice(
+        &gpulint(
+            &["check", "--output-format", "sarif", "pool.ipynb"],
+            dir.path(),
+        )
+        .stdout,
+    )
+    .unwrap();
+    let result = &sarif["runs"][0]["results"][0];
+    let region = &result["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], line);
+    assert_eq!(region["startColumn"], column);
+    assert_eq!(region["endLine"], end_line);
+    assert_eq!(
+        region["properties"],
+        serde_json::json!({"cell": 5, "cellLine": 2, "cellColumn": 6})
+    );
+    // Related locations too: CUDA was initialised in cell 3 (`.cuda()` on its first line).
+    let related = &result["relatedLocations"];
+    let init = related
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["physicalLocation"]["region"])
+        .find(|r| r["properties"]["cell"] == 3)
+        .expect("a related location in cell 3");
+    let (init_line, _) = line_col_in(&raw, "encoder = torch.nn.Linear(64, 16).cuda()");
+    assert_eq!(init["startLine"], init_line);
+
+    let gitlab: serde_json::Value = serde_json::from_slice(
+        &gpulint(
+            &["check", "--output-format", "gitlab", "pool.ipynb"],
+            dir.path(),
+        )
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(gitlab[0]["location"]["lines"]["begin"], line);
+    assert!(
+        gitlab[0]["description"]
+            .as_str()
+            .unwrap()
+            .ends_with("(cell 5, line 2)"),
+        "{gitlab}"
+    );
+}
+
+#[test]
+fn a_notebook_whose_source_is_one_string_is_located_on_that_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": "# Notes é"},
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null,
+             "source": "import multiprocessing as mp\nimport torch\n\ndef work(x):\n    return x.cuda()\n"},
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null,
+             "source": "model = torch.nn.Linear(2, 2).cuda()\nwith mp.Pool(2) as pool:\n    pool.map(work, [torch.ones(2)])\n"},
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5
+    });
+    let raw = serde_json::to_string_pretty(&notebook).unwrap();
+    fs::write(dir.path().join("one.ipynb"), &raw).unwrap();
+    let github = stdout(&gpulint(
+        &["check", "--output-format", "github", "one.ipynb"],
+        dir.path(),
+    ));
+    let command = github.lines().next().unwrap();
+    let (line, column) = line_col_in(&raw, "mp.Pool(2)");
+    assert_eq!(property(command, "line"), line.to_string(), "{command}");
+    assert_eq!(property(command, "col"), column.to_string(), "{command}");
+    assert!(
+        command.contains("one.ipynb:cell 3:2:6: GPU001"),
+        "{command}"
+    );
 }

@@ -21,7 +21,7 @@ use crate::lower::{self, SyntaxError};
 use crate::model::{Module, Stmt, StmtKind};
 use crate::notebook::{self, Notebook};
 use crate::prefilter;
-use crate::source::{Cells, FileId, LineIndex, Location, Span};
+use crate::source::{Cells, FileId, LineCol, LineIndex, Location, Span};
 use crate::text::Text;
 
 /// A module of the program as imports see it: a `.py` file, a package (its `__init__.py`), or a
@@ -127,6 +127,16 @@ impl SourceFile {
 
     pub fn location(&self, offset: u32) -> Location {
         Location::of(&self.text, self.lines(), self.cells.as_ref(), offset)
+    }
+
+    /// Where byte `offset` of the text is in the file as stored: its line and column there. For a
+    /// script, [`SourceFile::location`]'s; for a notebook, the line of the `.ipynb` file's JSON
+    /// where that character of its cell's `source` is written (what annotations on the file need).
+    pub fn stored_line_col(&self, offset: u32) -> LineCol {
+        self.notebook
+            .as_ref()
+            .and_then(|n| n.json_line_col(&self.text, self.lines(), offset))
+            .unwrap_or_else(|| self.lines().line_col(&self.text, offset))
     }
 
     /// For a notebook, the cell holding byte `offset` of the text: its number and its bytes.

@@ -199,6 +199,12 @@ fn location(program: &Program, span: Span, offset: u32) -> Location {
     program.file(span.file).location(offset)
 }
 
+/// Where `offset` of the span's file is in the file as stored: a notebook's in its `.ipynb`
+/// JSON, for the formats whose viewers annotate the file itself (`github`, `sarif`, `gitlab`).
+fn stored(program: &Program, span: Span, offset: u32) -> LineCol {
+    program.file(span.file).stored_line_col(offset)
+}
+
 /// Where a span starts in its file's text (for ordering; notebooks' cells are in order).
 fn at(program: &Program, span: Span) -> LineCol {
     let file = program.file(span.file);

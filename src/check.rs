@@ -176,6 +176,13 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     if timings {
         let imported = program.files().filter(|(_, f)| !f.checked).count();
         eprintln!("gpulint: {leaf_count} files parsed when analysed");
+        let syntax_only = program
+            .files()
+            .filter(|(id, _)| program.checked_for_syntax_only(*id))
+            .count();
+        eprintln!(
+            "gpulint: {syntax_only} files (reaching no GPU library) parsed for their syntax only"
+        );
         eprintln!(
             "gpulint: {} checked + {imported} imported files; read and parsed in {built:.2?}, imports run in {frozen:.2?}, analysed in {:.2?}",
             results.len(),
@@ -288,6 +295,9 @@ fn check_file(
     Vec<Span>,
 ) {
     let file = program.file(id);
+    if let Some(error) = program.syntax_error(id) {
+        return (Ok(file_error_findings(id, &error)), None, Vec::new());
+    }
     let (leaf, parse) = match program.parse_leaf(id) {
         Some(Err(error)) => return (Ok(file_error_findings(id, &error)), None, Vec::new()),
         Some(Ok(lower::Lowered { module, comments })) => (Some(module), Some(comments)),

@@ -1,6 +1,7 @@
 //! Command-line options and output details users meet first: `--exclude` and `--extend-exclude`,
 //! `--config KEY = VALUE`, the severity and the fixable mark in the human formats, `cell` and
-//! `url` in JSON, and notebook findings located in the `.ipynb` file for annotations.
+//! `url` in JSON, notebook findings located in the `.ipynb` file for annotations, and syntax errors
+//! in files that reach no GPU library.
 
 mod common;
 
@@ -633,5 +634,62 @@ fn a_notebook_whose_source_is_one_string_is_located_on_that_line() {
     assert!(
         command.contains("one.ipynb:cell 3:2:6: GPU001"),
         "{command}"
+    );
+}
+
+#[test]
+fn syntax_errors_are_reported_in_files_that_reach_no_gpu_library() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("plain.py"),
+        "import os\n\ndef broken(:\n    pass\n",
+    )
+    .unwrap();
+    fs::write(dir.path().join("fine.py"), "import os\nprint(os.sep)\n").unwrap();
+    let notebook = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null,
+             "source": ["x = 1\n"]},
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null,
+             "source": ["%time y = 2\n", "print(x +)\n"]},
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5
+    });
+    fs::write(dir.path().join("notes.ipynb"), notebook.to_string()).unwrap();
+    let out = gpulint(&["check", "--output-format", "concise", "."], dir.path());
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("plain.py:3:12: GPU999 [error] Syntax error:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("notes.ipynb:cell 2:2:10: GPU999 [error] Syntax error:"),
+        "{text}"
+    );
+    assert!(!text.contains("fine.py"), "{text}");
+    assert!(
+        text.contains("Found 2 findings (2 errors, 0 warnings)"),
+        "{text}"
+    );
+    // Standard input too.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpulint"))
+        .args(["check", "--output-format", "concise", "-"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"x = (1,\n").unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert_eq!(piped.status.code(), Some(1));
+    assert!(stdout(&piped).starts_with("-:"), "{}", stdout(&piped));
+    assert!(
+        stdout(&piped).contains(" GPU999 [error] "),
+        "{}",
+        stdout(&piped)
     );
 }

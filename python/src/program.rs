@@ -86,6 +86,9 @@ pub struct SourceFile {
     /// it is parsed there, once ([`Program::parse_leaf`]); until then its imports are those the
     /// scan read from its text.
     lazy: bool,
+    /// Only scanned for imports, never parsed: it can reach no GPU library (its module is empty).
+    /// A checked one is parsed for its syntax errors alone ([`Program::syntax_error`]).
+    scanned_only: bool,
     /// The file, or a first-party module it imports, imports a GPU library.
     relevant: bool,
     /// Its text is its file's (not standard input's, an editor's buffer's, or a notebook's cells'),
@@ -113,6 +116,7 @@ impl SourceFile {
             runs_at_import: Vec::new(),
             gpu: false,
             lazy: false,
+            scanned_only: false,
             relevant: false,
             read_from_disk: false,
             stamp: None,
@@ -495,6 +499,25 @@ impl Program {
         })
     }
 
+    /// The syntax error of a checked file that was only scanned (it can reach no GPU library, so
+    /// nothing else is looked for in it), parsed now and its tree dropped; `None` for every other
+    /// file, whose parse (while loading, or [`Program::parse_leaf`]) reports its own.
+    pub fn syntax_error(&self, id: FileId) -> Option<FileError> {
+        if !self.checked_for_syntax_only(id) {
+            return None;
+        }
+        let file = &self.files[id.0 as usize];
+        lower::syntax_error(&file.text.unpacked(), id).map(FileError::Syntax)
+    }
+
+    /// Whether `id` is a checked file that was only scanned: its check parses it for its syntax
+    /// alone ([`Program::syntax_error`]).
+    pub fn checked_for_syntax_only(&self, id: FileId) -> bool {
+        self.files.get(id.0 as usize).is_some_and(|file| {
+            file.checked && file.scanned_only && !file.lazy && file.module.is_ok()
+        })
+    }
+
     /// Whether analysing a leaf can find anything, judged from its model: [`Program::is_relevant`]
     /// judged it from the imports the scan read, which may be more than it has.
     pub fn leaf_is_relevant(&self, id: FileId, module: &Module) -> bool {
@@ -869,6 +892,7 @@ impl Builder {
         let file = &mut self.program.files[id.0 as usize];
         file.gpu = loaded.gpu || imports_native;
         file.lazy = false;
+        file.scanned_only = loaded.scanned;
         if loaded.scanned {
             scanned.push(id);
         }

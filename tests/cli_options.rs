@@ -1,7 +1,7 @@
 //! Command-line options and output details users meet first: `--exclude` and `--extend-exclude`,
 //! `--config KEY = VALUE`, the severity and the fixable mark in the human formats, `cell` and
-//! `url` in JSON, notebook findings located in the `.ipynb` file for annotations, and syntax errors
-//! in files that reach no GPU library.
+//! `url` in JSON, notebook findings located in the `.ipynb` file for annotations, syntax errors in
+//! files that reach no GPU library, and the toolchain the build needs.
 
 mod common;
 
@@ -691,5 +691,41 @@ fn syntax_errors_are_reported_in_files_that_reach_no_gpu_library() {
         stdout(&piped).contains(" GPU999 [error] "),
         "{}",
         stdout(&piped)
+    );
+}
+
+#[test]
+fn the_readme_names_the_rust_version_every_crate_declares() {
+    let manifest: toml::Table = fs::read_to_string(root().join("Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let version = manifest["workspace"]["package"]["rust-version"]
+        .as_str()
+        .expect("the workspace declares its rust-version");
+    let members = manifest["workspace"]["members"].as_array().unwrap();
+    for member in members.iter().map(|m| m.as_str().unwrap()) {
+        let crate_manifest: toml::Table =
+            fs::read_to_string(root().join(member).join("Cargo.toml"))
+                .unwrap()
+                .parse()
+                .unwrap();
+        let declared = crate_manifest["package"].get("rust-version");
+        assert_eq!(
+            declared
+                .and_then(|v| v.get("workspace"))
+                .and_then(|w| w.as_bool()),
+            Some(true),
+            "{member}: rust-version.workspace = true"
+        );
+    }
+    assert_eq!(
+        manifest["package"]["rust-version"]["workspace"].as_bool(),
+        Some(true)
+    );
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("Rust {version} or later")),
+        "README names the toolchain the build needs ({version})"
     );
 }

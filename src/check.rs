@@ -110,7 +110,7 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
         // Excluded files reach this only when named, or imported and unparsable (checked so that
         // their error is said): the configuration's word wins over the second.
         let path = normalize(&file.path);
-        if !named.contains(&path) && resolver.config_for(&path)?.excludes(&path) {
+        if !named.contains(&path) && resolver.excludes(&path)? {
             continue;
         }
         checked.push((id, resolver.settings_for(&file.path)?));
@@ -176,6 +176,13 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     if timings {
         let imported = program.files().filter(|(_, f)| !f.checked).count();
         eprintln!("gpulint: {leaf_count} files parsed when analysed");
+        let syntax_only = program
+            .files()
+            .filter(|(id, _)| program.checked_for_syntax_only(*id))
+            .count();
+        eprintln!(
+            "gpulint: {syntax_only} files (reaching no GPU library) parsed for their syntax only"
+        );
         eprintln!(
             "gpulint: {} checked + {imported} imported files; read and parsed in {built:.2?}, imports run in {frozen:.2?}, analysed in {:.2?}",
             results.len(),
@@ -246,7 +253,7 @@ fn drop_fixes_cells_refuse(program: &Program, diagnostics: &mut [Diagnostic]) {
 pub fn inputs(request: Request, resolver: &mut Resolver) -> anyhow::Result<Vec<Input>> {
     let mut excluded = |path: &PathBuf| -> anyhow::Result<bool> {
         let named = request.named.contains(path) && !request.force_exclude;
-        Ok(!named && resolver.config_for(path)?.excludes(&normalize(path)))
+        Ok(!named && resolver.excludes(path)?)
     };
     let mut inputs = Vec::new();
     if let Some((path, bytes)) = request.stdin {
@@ -288,6 +295,9 @@ fn check_file(
     Vec<Span>,
 ) {
     let file = program.file(id);
+    if let Some(error) = program.syntax_error(id) {
+        return (Ok(file_error_findings(id, &error)), None, Vec::new());
+    }
     let (leaf, parse) = match program.parse_leaf(id) {
         Some(Err(error)) => return (Ok(file_error_findings(id, &error)), None, Vec::new()),
         Some(Ok(lower::Lowered { module, comments })) => (Some(module), Some(comments)),

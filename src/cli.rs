@@ -92,11 +92,14 @@ pub struct CheckArgs {
     /// hooks); the path's folder decides the configuration and how its imports resolve.
     #[arg(long, value_name = "PATH")]
     pub stdin_filename: Option<PathBuf>,
-    /// Use this configuration file for every checked file (instead of the nearest one).
-    #[arg(long, value_name = "PATH")]
-    pub config: Option<PathBuf>,
-    /// Read no configuration file.
-    #[arg(long, conflicts_with = "config")]
+    /// A configuration file to use for every checked file (instead of the nearest one), or a TOML
+    /// `KEY = VALUE` setting of `gpulint.toml` (`"fail-on = 'error'"`, `"severity.GPU015 =
+    /// 'error'"`) laid over whichever configuration applies. Repeatable: one file at most, any
+    /// number of settings, the later winning.
+    #[arg(long, value_name = "PATH | KEY=VALUE")]
+    pub config: Vec<String>,
+    /// Read no configuration file (`--config KEY = VALUE` settings still apply).
+    #[arg(long)]
     pub isolated: bool,
     /// Write the report to this file instead of standard output.
     #[arg(long, short = 'o')]
@@ -144,6 +147,15 @@ pub struct CheckArgs {
     /// working directory.
     #[arg(long, value_name = "GLOB:CODES")]
     pub per_file_ignores: Vec<String>,
+    /// Files and folders not to check (globs; repeatable, or comma-separated), replacing the
+    /// configuration's `exclude`. A bare name (`build`) matches anywhere; a pattern with a `/` is
+    /// relative to the working directory.
+    #[arg(long, value_delimiter = ',', value_name = "PATTERN")]
+    pub exclude: Option<Vec<String>>,
+    /// Files and folders not to check, on top of the configuration's `exclude` and
+    /// `extend-exclude` (globs; repeatable, or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "PATTERN")]
+    pub extend_exclude: Vec<String>,
     /// Apply `exclude` and `extend-exclude` to files named on the command line too (pre-commit
     /// names every staged file).
     #[arg(long)]

@@ -163,6 +163,7 @@ fn report(
         quiet: args.quiet,
         statistics: args.statistics,
         paths: args.paths.clone(),
+        unsafe_fixes: args.unsafe_fixes,
     };
     match &args.output_file {
         Some(path) => {
@@ -218,11 +219,30 @@ fn read_stdin(args: &CheckArgs) -> anyhow::Result<Stdin> {
 
 /// What the command line sets over each file's configuration.
 fn overrides(args: &CheckArgs) -> anyhow::Result<config::Overrides> {
+    let (file, settings) = config_arguments(&args.config)?;
+    if let (Some(file), true) = (&file, args.isolated) {
+        anyhow::bail!(
+            "--isolated reads no configuration file: it cannot be used with --config {}",
+            file.display()
+        );
+    }
+    let excludes = |flag: &str, values: &[String]| {
+        config::Excludes::parse(flag, values).map_err(anyhow::Error::msg)
+    };
     Ok(config::Overrides {
         target_version: args.target_version,
         platform: args.platform.map(Into::into),
-        config: args.config.clone(),
+        config: file,
+        settings: config::parse_settings(&settings)?.map(std::sync::Arc::new),
         isolated: args.isolated,
+        exclude: match &args.exclude {
+            Some(values) => Some(excludes("--exclude", values)?),
+            None => None,
+        },
+        extend_exclude: match args.extend_exclude.as_slice() {
+            [] => None,
+            values => Some(excludes("--extend-exclude", values)?),
+        },
         fail_on: args.fail_on.map(Into::into),
         selection: selection::Selection {
             select: args.select.clone(),
@@ -238,6 +258,41 @@ fn overrides(args: &CheckArgs) -> anyhow::Result<config::Overrides> {
         },
         baseline: args.baseline.clone(),
     })
+}
+
+/// The `--config` values, as ruff reads them: one that names an existing path is a configuration
+/// file (read later, where a FIFO or a device is refused by name); any other must be a TOML
+/// `KEY = VALUE` setting. Returns the file, and the settings in order.
+fn config_arguments(values: &[String]) -> anyhow::Result<(Option<PathBuf>, Vec<String>)> {
+    let mut file: Option<PathBuf> = None;
+    let mut settings = Vec::new();
+    for value in values {
+        if std::fs::symlink_metadata(value).is_ok() {
+            if let Some(first) = &file {
+                anyhow::bail!(
+                    "--config names two configuration files ({} and {value}): give one, and any \
+                     number of KEY = VALUE settings",
+                    first.display()
+                );
+            }
+            file = Some(PathBuf::from(value));
+            continue;
+        }
+        if let Err(why) = config::is_setting(value) {
+            anyhow::bail!(
+                "--config {}: neither a file nor a valid `KEY = VALUE` TOML setting (no such \
+                 file; as TOML: {why})",
+                quoted(value)
+            );
+        }
+        settings.push(value.clone());
+    }
+    Ok((file, settings))
+}
+
+/// A command-line value as it could be typed again: in single quotes, each quote escaped.
+fn quoted(value: &str) -> String {
+    format!("'{}'", value.replace('\'', "'\\''"))
 }
 
 /// An error where `path` (a report, a baseline) names a file the run read as a source: writing it

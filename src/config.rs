@@ -1,8 +1,9 @@
 //! Configuration: `[tool.gpulint]` in `pyproject.toml`, or the top level of `gpulint.toml` /
 //! `.gpulint.toml`. As in ruff, the nearest configuration file above a checked file applies to it
 //! (`.gpulint.toml`, then `gpulint.toml`, then a `pyproject.toml` with a `[tool.gpulint]` table);
-//! `--config PATH` applies one file to every checked file; `--isolated` reads none. An unknown key or
-//! a bad value is an error that shows the file, line and key.
+//! `--config PATH` applies one file to every checked file; `--isolated` reads none; `--config "KEY =
+//! VALUE"` sets one key over whichever configuration applies. An unknown key or a bad value is an
+//! error that shows the file (or the `--config` setting), line and key.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
@@ -120,16 +121,20 @@ impl Pattern {
     }
 }
 
-/// The settings one configuration file (or none) gives the files under it.
-#[derive(Debug, Default)]
+/// The settings one configuration file (or none) gives the files under it, with the command
+/// line's `--config KEY = VALUE` settings laid over them ([`Config::overlay`]).
+#[derive(Clone, Debug, Default)]
 pub struct Config {
     /// The file it was read from.
     source: Option<PathBuf>,
-    /// The folder patterns are relative to.
-    root: PathBuf,
-    selection: Selection,
-    per_file_ignores: Vec<(Pattern, Vec<String>)>,
-    exclude: Excludes,
+    /// `select`, `extend-select` and `ignore`: the file's layer, then each `--config` setting's.
+    selection: Vec<Selection>,
+    /// `None`: the key is not given (a setting that gives it replaces the file's table).
+    per_file_ignores: Option<FileIgnores>,
+    /// `exclude`, which a later setting (or `--exclude`) replaces.
+    exclude: Option<Excludes>,
+    /// `extend-exclude`: each setting's patterns are added to those before.
+    extend_exclude: Vec<Excludes>,
     target_version: Option<PythonVersion>,
     platform: Option<Platform>,
     severity: HashMap<String, Severity>,
@@ -152,19 +157,41 @@ impl Pattern {
 /// its part of a compiled regular expression, and nobody lists more than a few hundred by hand.
 const MAX_PATTERNS: usize = 10_000;
 
-/// `exclude` and `extend-exclude`, each kind compiled into one set: a million patterns cost
-/// megabytes, not the gigabytes a matcher each took.
-#[derive(Debug, Default)]
-struct Excludes {
-    /// Patterns with a `/`: matched against the path relative to the configuration's folder.
+/// The patterns of one `exclude` or `extend-exclude` list (a file's key, or `--exclude`), each kind
+/// compiled into one set: a million patterns cost megabytes, not the gigabytes a matcher each took.
+#[derive(Clone, Debug, Default)]
+pub struct Excludes {
+    /// The folder the patterns are relative to: the configuration file's, or the working
+    /// directory for the command line's.
+    root: PathBuf,
+    /// Patterns with a `/`: matched against the path relative to `root`.
     anchored: Option<GlobSet>,
     /// Bare names: matched against each component.
     names: Option<GlobSet>,
 }
 
 impl Excludes {
+    /// The command line's `--exclude` or `--extend-exclude` patterns (`flag` names it in errors),
+    /// relative to the working directory.
+    pub fn parse(flag: &str, values: &[String]) -> Result<Excludes, String> {
+        if values.len() > MAX_PATTERNS {
+            return Err(format!(
+                "{flag}: {} patterns: at most {MAX_PATTERNS} are read",
+                values.len()
+            ));
+        }
+        let mut globs = Vec::with_capacity(values.len());
+        for value in values.iter().map(|v| v.trim()) {
+            let glob =
+                Glob::new(value).map_err(|e| format!("{flag}: `{value}` is not a glob: {e}"))?;
+            globs.push(glob);
+        }
+        Excludes::build(crate::paths::working_dir(), globs)
+            .map_err(|e| format!("{flag}: the patterns cannot be compiled: {e}"))
+    }
+
     /// Compiles the globs, each already checked by [`Glob::new`].
-    fn build(globs: Vec<Glob>) -> Result<Excludes, globset::Error> {
+    fn build(root: PathBuf, globs: Vec<Glob>) -> Result<Excludes, globset::Error> {
         let (anchored, names): (Vec<Glob>, Vec<Glob>) =
             globs.into_iter().partition(|g| g.glob().contains('/'));
         let set = |globs: Vec<Glob>| -> Result<Option<GlobSet>, globset::Error> {
@@ -178,13 +205,14 @@ impl Excludes {
             builder.build().map(Some)
         };
         Ok(Excludes {
+            root,
             anchored: set(anchored)?,
             names: set(names)?,
         })
     }
 
-    fn matches(&self, root: &Path, path: &Path) -> bool {
-        let rel = path.strip_prefix(root);
+    fn matches(&self, path: &Path) -> bool {
+        let rel = path.strip_prefix(&self.root);
         if let (Some(set), Ok(rel)) = (&self.anchored, &rel) {
             if set.is_match(rel) {
                 return true;
@@ -199,7 +227,8 @@ impl Excludes {
     }
 }
 
-/// The command line's `--per-file-ignores`: patterns relative to the working directory.
+/// A `per-file-ignores` table: the patterns (relative to `root`: the configuration file's folder,
+/// or the working directory for the command line's) and the rules each ignores.
 #[derive(Clone, Debug)]
 pub struct FileIgnores {
     root: PathBuf,
@@ -218,31 +247,72 @@ impl FileIgnores {
             patterns,
         })
     }
-}
 
-fn ignored_by(root: &Path, patterns: &[(Pattern, Vec<String>)], path: &Path, code: &str) -> bool {
-    patterns.iter().any(|(pattern, codes)| {
-        pattern.matches(root, path) && codes.iter().any(|x| selects(x, code))
-    })
+    fn ignores(&self, path: &Path, code: &str) -> bool {
+        self.patterns.iter().any(|(pattern, codes)| {
+            pattern.matches(&self.root, path) && codes.iter().any(|x| selects(x, code))
+        })
+    }
 }
 
 impl Config {
-    /// Whether findings of `code` in `path` are reported: this file's selection, then the
-    /// command line's; its per-file ignores, or the command line's instead.
+    /// Whether findings of `code` in `path` are reported: this file's selection (and the
+    /// `--config` settings'), then the command line's; its per-file ignores, or the command
+    /// line's instead.
     pub fn reports(&self, path: &Path, code: &str, overrides: &Overrides) -> bool {
-        let ignored = match &overrides.per_file_ignores {
-            Some(cli) => ignored_by(&cli.root, &cli.patterns, path, code),
-            None => ignored_by(&self.root, &self.per_file_ignores, path, code),
+        let ignored = match (&overrides.per_file_ignores, &self.per_file_ignores) {
+            (Some(table), _) | (None, Some(table)) => table.ignores(path, code),
+            (None, None) => false,
         };
-        selection::selected(&[&self.selection, &overrides.selection], code) && !ignored
+        let layers: Vec<&Selection> = self
+            .selection
+            .iter()
+            .chain([&overrides.selection])
+            .collect();
+        selection::selected(&layers, code) && !ignored
     }
 
     pub fn severity(&self, code: &str, default: Severity) -> Severity {
         self.severity.get(code).copied().unwrap_or(default)
     }
 
-    pub fn excludes(&self, path: &Path) -> bool {
-        self.exclude.matches(&self.root, path)
+    /// Whether `path` is excluded: by `exclude` (or `--exclude`, which replaces it), or by any
+    /// `extend-exclude` (the file's, the `--config` settings', `--extend-exclude`).
+    pub fn excludes(&self, path: &Path, overrides: &Overrides) -> bool {
+        let base = match (&overrides.exclude, &self.exclude) {
+            (Some(list), _) | (None, Some(list)) => list.matches(path),
+            (None, None) => false,
+        };
+        base || self
+            .extend_exclude
+            .iter()
+            .chain(&overrides.extend_exclude)
+            .any(|list| list.matches(path))
+    }
+
+    /// This configuration with `over`'s keys laid over it (a `--config KEY = VALUE` setting): a
+    /// key `over` gives replaces this one's, except that `extend-exclude` patterns add up,
+    /// `severity` is replaced rule by rule, and `select`/`extend-select`/`ignore` are one more
+    /// layer (as the command line's flags are).
+    fn overlay(mut self, over: &Config) -> Config {
+        self.selection.extend(over.selection.iter().cloned());
+        if over.per_file_ignores.is_some() {
+            self.per_file_ignores.clone_from(&over.per_file_ignores);
+        }
+        if over.exclude.is_some() {
+            self.exclude.clone_from(&over.exclude);
+        }
+        self.extend_exclude
+            .extend(over.extend_exclude.iter().cloned());
+        self.target_version = over.target_version.or(self.target_version);
+        self.platform = over.platform.or(self.platform);
+        self.severity
+            .extend(over.severity.iter().map(|(code, s)| (code.clone(), *s)));
+        self.fail_on = over.fail_on.or(self.fail_on);
+        if over.baseline.is_some() {
+            self.baseline.clone_from(&over.baseline);
+        }
+        self
     }
 }
 
@@ -261,6 +331,13 @@ pub struct Overrides {
     pub selection: Selection,
     /// `--per-file-ignores`: replaces the configuration's table.
     pub per_file_ignores: Option<FileIgnores>,
+    /// `--exclude`: replaces the configuration's `exclude`.
+    pub exclude: Option<Excludes>,
+    /// `--extend-exclude`: added to the configuration's patterns.
+    pub extend_exclude: Option<Excludes>,
+    /// `--config KEY = VALUE` settings, in order, laid over every configuration (also under
+    /// `--isolated`, as ruff does).
+    pub settings: Option<Arc<Config>>,
     /// `--baseline`.
     pub baseline: Option<PathBuf>,
 }
@@ -296,14 +373,15 @@ pub struct Resolver {
 impl Resolver {
     pub fn new(overrides: Overrides) -> Result<Self, ConfigError> {
         let fixed = match (&overrides.config, overrides.isolated) {
-            (_, true) => Some(Arc::new(Config::default())),
+            (_, true) => Some(Config::default()),
             (Some(path), false) => {
                 let path = normalize(path);
                 let text = read(&path)?;
-                Some(Arc::new(parse_config(&path, &text)?.unwrap_or_default()))
+                Some(parse_config(&path, &text)?.unwrap_or_default())
             }
             (None, false) => None,
         };
+        let fixed = fixed.map(|config| with_settings(config, &overrides));
         Ok(Resolver {
             overrides,
             fixed,
@@ -354,7 +432,7 @@ impl Resolver {
             }
             let text = read(&path)?;
             if let Some(config) = parse_config(&path, &text)? {
-                found = Some(Arc::new(config));
+                found = Some(with_settings(config, &self.overrides));
                 break;
             }
         }
@@ -362,11 +440,17 @@ impl Resolver {
             Some(c) => c,
             None => match dir.parent() {
                 Some(parent) => self.config_in(parent)?,
-                None => Arc::new(Config::default()),
+                None => with_settings(Config::default(), &self.overrides),
             },
         };
         self.by_dir.insert(dir.to_path_buf(), Arc::clone(&config));
         Ok(config)
+    }
+
+    /// Whether the settings that apply to `file` exclude it (see [`Config::excludes`]).
+    pub fn excludes(&mut self, file: &Path) -> Result<bool, ConfigError> {
+        let config = self.config_for(file)?;
+        Ok(config.excludes(&normalize(file), &self.overrides))
     }
 
     /// The least severity of a finding in `file` that makes the run fail: the command line, else
@@ -414,8 +498,14 @@ impl Resolver {
             (false, Some(dir)) => self.requires_python_in(dir),
             _ => None,
         };
+        let set_inline = self
+            .overrides
+            .settings
+            .as_ref()
+            .and_then(|s| s.target_version);
         let version = [
             (self.overrides.target_version, "--target-version"),
+            (set_inline, "--config"),
             (config.target_version, "target-version"),
             (requires, "requires-python"),
         ]
@@ -447,7 +537,7 @@ impl Resolver {
             platform,
             start_method: default_start_method(version, platform),
             fail_on: self.fail_on_for(file)?,
-            excluded: config.excludes(&path),
+            excluded: config.excludes(&path, &self.overrides),
             baseline: self.baseline_for(file)?,
             rules,
         })
@@ -518,8 +608,85 @@ fn read(path: &Path) -> Result<String, ConfigError> {
     })
 }
 
+/// `config` with the `--config KEY = VALUE` settings laid over it.
+fn with_settings(config: Config, overrides: &Overrides) -> Arc<Config> {
+    Arc::new(match &overrides.settings {
+        Some(settings) => config.overlay(settings),
+        None => config,
+    })
+}
+
+/// How a `--config` setting is named in its errors.
+const SETTING: &str = "--config";
+
+/// The `--config KEY = VALUE` settings (each a TOML document with keys of `gpulint.toml`), laid
+/// over one another in order; paths and patterns in them are relative to the working directory.
+/// `None` when there are none.
+pub fn parse_settings(settings: &[String]) -> Result<Option<Config>, ConfigError> {
+    let mut merged: Option<Config> = None;
+    for text in settings {
+        let raw = toml::from_str::<RawConfig>(text).map_err(|e| ConfigError {
+            path: PathBuf::from(SETTING),
+            text: text.clone(),
+            span: e.span().unwrap_or(0..0),
+            message: e.message().to_string(),
+        })?;
+        let config = build(
+            Path::new(SETTING),
+            text,
+            None,
+            crate::paths::working_dir(),
+            raw,
+        )?;
+        merged = Some(match merged {
+            Some(before) => before.overlay(&config),
+            None => config,
+        });
+    }
+    Ok(merged)
+}
+
+/// Whether `text` is a TOML document that sets at least one key: a `--config` value that is no
+/// file must be one. The error says why not.
+pub fn is_setting(text: &str) -> Result<(), String> {
+    match toml::from_str::<toml::Table>(text) {
+        Ok(table) if table.is_empty() => Err("it sets no key".into()),
+        Ok(_) => Ok(()),
+        Err(e) => Err(e.message().to_string()),
+    }
+}
+
 /// The configuration in `path`; `None` for a `pyproject.toml` without `[tool.gpulint]`.
 fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> {
+    let toml_error = |e: toml::de::Error| ConfigError {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        span: e.span().unwrap_or(0..0),
+        message: e.message().to_string(),
+    };
+    let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
+    let raw = if is_pyproject {
+        let project: PyProject = toml::from_str(text).map_err(toml_error)?;
+        match project.tool.and_then(|t| t.gpulint) {
+            Some(raw) => raw,
+            None => return Ok(None),
+        }
+    } else {
+        toml::from_str::<RawConfig>(text).map_err(toml_error)?
+    };
+    let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    build(path, text, Some(path.to_path_buf()), root, raw).map(Some)
+}
+
+/// The settings `raw` gives, read from `text` (errors point into it, named `path`); patterns and
+/// the baseline are relative to `root`.
+fn build(
+    path: &Path,
+    text: &str,
+    source: Option<PathBuf>,
+    root: PathBuf,
+    raw: RawConfig,
+) -> Result<Config, ConfigError> {
     let error = |span: Range<usize>, message: String| ConfigError {
         path: path.to_path_buf(),
         text: text.to_string(),
@@ -535,18 +702,6 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
             )
         })
     };
-    let toml_error = |e: toml::de::Error| error(e.span().unwrap_or(0..0), e.message().to_string());
-    let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
-    let raw = if is_pyproject {
-        let project: PyProject = toml::from_str(text).map_err(toml_error)?;
-        match project.tool.and_then(|t| t.gpulint) {
-            Some(raw) => raw,
-            None => return Ok(None),
-        }
-    } else {
-        toml::from_str::<RawConfig>(text).map_err(toml_error)?
-    };
-    let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let selectors = |list: Option<Vec<Spanned<String>>>| -> Result<Vec<String>, ConfigError> {
         let mut out = Vec::new();
         for s in list.unwrap_or_default() {
@@ -567,56 +722,72 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
         Pattern::new(s.get_ref()).map_err(|message| error(s.span(), message))
     };
     let mut config = Config {
-        source: Some(path.to_path_buf()),
-        root,
-        selection: Selection {
+        source,
+        selection: vec![Selection {
             select: match raw.select {
                 Some(list) => Some(selectors(Some(list))?),
                 None => None,
             },
             extend_select: selectors(raw.extend_select)?,
             ignore: selectors(raw.ignore)?,
-        },
+        }],
         ..Config::default()
     };
-    for (glob, codes) in raw.per_file_ignores.unwrap_or_default() {
-        let span = codes.span();
-        let spanned_glob = Spanned::new(span.clone(), glob);
-        let codes = selectors(Some(codes.into_inner()))?;
-        config
-            .per_file_ignores
-            .push((pattern(&spanned_glob)?, codes));
+    if let Some(table) = raw.per_file_ignores {
+        let mut patterns = Vec::with_capacity(table.len());
+        for (glob, codes) in table {
+            let span = codes.span();
+            let spanned_glob = Spanned::new(span.clone(), glob);
+            let codes = selectors(Some(codes.into_inner()))?;
+            patterns.push((pattern(&spanned_glob)?, codes));
+        }
+        config.per_file_ignores = Some(FileIgnores {
+            root: root.clone(),
+            patterns,
+        });
     }
-    let excludes: Vec<Spanned<String>> = raw
+    let count = raw
         .exclude
-        .unwrap_or_default()
-        .into_iter()
-        .chain(raw.extend_exclude.unwrap_or_default())
-        .collect();
-    if excludes.len() > MAX_PATTERNS {
-        let span = excludes.first().map_or(0..0, |s| s.span());
+        .iter()
+        .chain(&raw.extend_exclude)
+        .map(Vec::len)
+        .sum::<usize>();
+    if count > MAX_PATTERNS {
+        let first = raw
+            .exclude
+            .iter()
+            .chain(&raw.extend_exclude)
+            .flatten()
+            .next();
         return Err(error(
-            span,
+            first.map_or(0..0, |s| s.span()),
             format!(
-                "{} exclude patterns: at most {MAX_PATTERNS} are read (name folders, or use wider globs)",
-                excludes.len()
+                "{count} exclude patterns: at most {MAX_PATTERNS} are read (name folders, or use wider globs)"
             ),
         ));
     }
-    let mut globs = Vec::with_capacity(excludes.len());
-    for s in &excludes {
-        globs.push(
-            Glob::new(s.get_ref())
-                .map_err(|e| error(s.span(), format!("`{}` is not a glob: {e}", s.get_ref())))?,
-        );
+    let excludes =
+        |list: Vec<Spanned<String>>| -> Result<Excludes, ConfigError> {
+            let mut globs = Vec::with_capacity(list.len());
+            for s in &list {
+                globs.push(Glob::new(s.get_ref()).map_err(|e| {
+                    error(s.span(), format!("`{}` is not a glob: {e}", s.get_ref()))
+                })?);
+            }
+            Excludes::build(root.clone(), globs).map_err(|e| {
+                let span = list.first().map_or(0..0, |s| s.span());
+                error(
+                    span,
+                    format!("the exclude patterns cannot be compiled: {e}"),
+                )
+            })
+        };
+    if let Some(list) = raw.exclude {
+        config.exclude = Some(excludes(list)?);
     }
-    config.exclude = Excludes::build(globs).map_err(|e| {
-        let span = excludes.first().map_or(0..0, |s| s.span());
-        error(
-            span,
-            format!("the exclude patterns cannot be compiled: {e}"),
-        )
-    })?;
+    if let Some(list) = raw.extend_exclude {
+        config.extend_exclude.push(excludes(list)?);
+    }
     if let Some(v) = raw.target_version {
         config.target_version = Some(PythonVersion::parse(v.get_ref()).ok_or_else(|| {
             error(
@@ -651,14 +822,12 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
             .severity
             .insert(rule.code.to_string(), severity_of(&level, named)?);
     }
-    config.baseline = raw
-        .baseline
-        .map(|b| normalize(&config.root.join(b.into_inner())));
+    config.baseline = raw.baseline.map(|b| normalize(&root.join(b.into_inner())));
     if let Some(level) = raw.fail_on {
         let named = format!("fail-on `{}`", level.get_ref());
         config.fail_on = Some(severity_of(&level, named)?);
     }
-    Ok(Some(config))
+    Ok(config)
 }
 
 fn parse_severity(text: &str) -> Option<Severity> {
@@ -697,9 +866,10 @@ mod tests {
     #[test]
     fn exclude_matches_names_anywhere_and_anchored_paths() {
         let c = config("exclude = [\"build\", \"gen/*_pb2.py\"]\n").unwrap();
-        assert!(c.excludes(Path::new("/p/a/build/x.py")));
-        assert!(c.excludes(Path::new("/p/gen/api_pb2.py")));
-        assert!(!c.excludes(Path::new("/p/other/gen/api_pb2.py")));
+        let cli = Overrides::default();
+        assert!(c.excludes(Path::new("/p/a/build/x.py"), &cli));
+        assert!(c.excludes(Path::new("/p/gen/api_pb2.py"), &cli));
+        assert!(!c.excludes(Path::new("/p/other/gen/api_pb2.py"), &cli));
     }
 
     #[test]

@@ -265,8 +265,15 @@ fn a_notebook_is_found_walked_and_located_in_its_cells() {
     .unwrap();
     let result = &sarif["runs"][0]["results"][0];
     let region = &result["locations"][0]["physicalLocation"]["region"];
-    assert_eq!(region["startLine"], 3);
+    // The line of the `.ipynb` file where cell 4's third line is written.
+    let raw = notebook(&HAZARD_CELLS);
+    let written = raw.find("with mp.Pool(2) as pool:").unwrap();
+    assert_eq!(
+        region["startLine"],
+        raw[..written].matches('\n').count() + 1
+    );
     assert_eq!(region["properties"]["cell"], 4);
+    assert_eq!(region["properties"]["cellLine"], 3);
     let related = &result["relatedLocations"][1]["physicalLocation"]["region"];
     assert_eq!(related["properties"]["cell"], 3);
     let schema: serde_json::Value = serde_json::from_str(
@@ -422,12 +429,12 @@ fn bad_notebooks_are_reported_by_name_and_the_run_goes_on() {
     ] {
         let line = text
             .lines()
-            .find(|l| l.starts_with(&format!("{file}:1:1: GPU999 ")))
+            .find(|l| l.starts_with(&format!("{file}:1:1: GPU999 [error] ")))
             .unwrap_or_else(|| panic!("{file}: {text}"));
         assert!(line.contains(reason), "{line}");
     }
     assert!(
-        text.contains("syntax.ipynb:cell 3:1:12: GPU999 Syntax error"),
+        text.contains("syntax.ipynb:cell 3:1:12: GPU999 [error] Syntax error"),
         "{text}"
     );
     assert!(text.contains("hazard.ipynb:cell 4:3:6: GPU001 "), "{text}");

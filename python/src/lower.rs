@@ -98,6 +98,29 @@ fn too_deeply_nested(source: &str) -> Option<u32> {
     None
 }
 
+/// The parser's tree of `source`, or its first error (the nesting Python refuses first).
+fn parse_only(
+    source: &str,
+    file: FileId,
+) -> Result<ruff_python_parser::Parsed<ast::ModModule>, SyntaxError> {
+    if let Some(at) = too_deeply_nested(source) {
+        return Err(SyntaxError {
+            message: format!("too many nested brackets (Python allows {MAX_NESTING})"),
+            span: Span::new(file, at, at + 1),
+        });
+    }
+    ruff_python_parser::parse_module(source).map_err(|e| SyntaxError {
+        message: e.error.to_string(),
+        span: Span::new(file, e.location.start().to_u32(), e.location.end().to_u32()),
+    })
+}
+
+/// The syntax error in `source`, if it has one: the parse of a file that is checked for syntax
+/// only (it can reach no GPU library), its tree dropped unlowered.
+pub fn syntax_error(source: &str, file: FileId) -> Option<SyntaxError> {
+    parse_only(source, file).err()
+}
+
 /// A lowered module with the spans of its comments.
 pub struct Lowered {
     pub module: Module,
@@ -111,17 +134,8 @@ const MAX_STRING: usize = 256;
 const MAX_DEPTH: u32 = 200;
 
 pub fn parse(source: &str, file: FileId) -> Result<Lowered, SyntaxError> {
-    if let Some(at) = too_deeply_nested(source) {
-        return Err(SyntaxError {
-            message: format!("too many nested brackets (Python allows {MAX_NESTING})"),
-            span: Span::new(file, at, at + 1),
-        });
-    }
     let span = |range: TextRange| Span::new(file, range.start().to_u32(), range.end().to_u32());
-    let parsed = ruff_python_parser::parse_module(source).map_err(|e| SyntaxError {
-        message: e.error.to_string(),
-        span: span(e.location),
-    })?;
+    let parsed = parse_only(source, file)?;
     let comments = parsed
         .tokens()
         .iter()

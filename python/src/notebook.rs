@@ -4,18 +4,21 @@
 //! stays byte for byte as it was.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use gpulint_core::diagnostic::Edit;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::source::{Cells, LineIndex};
+use crate::source::{Cells, LineCol, LineIndex};
 
 /// A notebook as read: its JSON, and where each code cell's source sits in it.
 #[derive(Debug)]
 pub struct Notebook {
     json: String,
     cells: Vec<CodeCell>,
+    /// The JSON's lines, built on first use (a finding located in the file as stored).
+    json_lines: OnceLock<LineIndex>,
 }
 
 #[derive(Debug)]
@@ -123,7 +126,11 @@ pub fn read(json: String) -> Result<Read, String> {
     Ok(Read {
         text,
         cells: index,
-        notebook: Notebook { json, cells: code },
+        notebook: Notebook {
+            json,
+            cells: code,
+            json_lines: OnceLock::new(),
+        },
     })
 }
 
@@ -131,6 +138,59 @@ pub fn read(json: String) -> Result<Read, String> {
 fn offset_in(whole: &str, part: &str) -> Range<usize> {
     let start = part.as_ptr() as usize - whole.as_ptr() as usize;
     start..start + part.len()
+}
+
+/// Where byte `target` of the text a `source` value decodes to (its one string, or its list's
+/// strings joined) is written in `raw`, that value's JSON: the offset in `raw` of the escape or
+/// character that gives it; the end of the last string for the end of the text.
+fn json_offset(raw: &str, target: usize) -> usize {
+    let bytes = raw.as_bytes();
+    let mut decoded = 0;
+    let mut in_string = false;
+    let mut last_end = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !in_string {
+            in_string = b == b'"';
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = false;
+            last_end = i;
+            i += 1;
+            continue;
+        }
+        if decoded >= target {
+            return i;
+        }
+        // How many bytes this piece of JSON is, and how many of the text it gives.
+        let (width, gives) = match b {
+            b'\\' => match bytes.get(i + 1) {
+                Some(b'u') => {
+                    let unit = |at: usize| {
+                        raw.get(at..at + 4)
+                            .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    };
+                    match (unit(i + 2), raw.get(i + 6..i + 8), unit(i + 8)) {
+                        // A surrogate pair: one character of four bytes.
+                        (Some(0xD800..=0xDBFF), Some("\\u"), Some(0xDC00..=0xDFFF)) => (12, 4),
+                        (Some(code), _, _) => (6, char::from_u32(code).map_or(3, char::len_utf8)),
+                        (None, _, _) => (2, 1),
+                    }
+                }
+                _ => (2, 1),
+            },
+            _ => {
+                let len = raw[i..].chars().next().map_or(1, char::len_utf8);
+                (len, len)
+            }
+        };
+        decoded += gives;
+        i += width;
+    }
+    last_end
 }
 
 /// The raw JSON of each item of a JSON array.
@@ -307,6 +367,43 @@ impl Notebook {
         })
     }
 
+    /// Where byte `offset` of the module `text` (indexed by `lines`) is in the `.ipynb` file as
+    /// read: the 1-based line and column (in characters) of the JSON text where the character it
+    /// comes from is written, inside its cell's `source` string. This is what a viewer of the file
+    /// itself (a pull request's diff) shows. A blanked magic line maps to its start; `None` before
+    /// the first code cell.
+    pub fn json_line_col(&self, text: &str, lines: &LineIndex, offset: u32) -> Option<LineCol> {
+        let line = lines.line_col(text, offset).line;
+        let i = self
+            .cells
+            .partition_point(|c| c.first_line <= line)
+            .checked_sub(1)?;
+        let cell = &self.cells[i];
+        let line_start = lines.line_start(line).unwrap_or(text.len() as u32);
+        let column = offset.saturating_sub(line_start) as usize;
+        let in_cell = (line - cell.first_line) as usize;
+        let before: usize = cell.lines.iter().take(in_cell).map(String::len).sum();
+        let in_source = match cell.lines.get(in_cell) {
+            Some(written) => {
+                // The module's line is the written one unless a magic was blanked.
+                let rest = text.get(line_start as usize..).unwrap_or_default();
+                let module_line = rest.split_inclusive('\n').next().unwrap_or_default();
+                let same = module_line.trim_end_matches(['\n', '\r'])
+                    == written.trim_end_matches(['\n', '\r']);
+                let mut at = if same { column.min(written.len()) } else { 0 };
+                while !written.is_char_boundary(at) {
+                    at -= 1;
+                }
+                before + at
+            }
+            // The line end added after a cell's last line.
+            None => before,
+        };
+        let raw = cell.raw.start + json_offset(&self.json[cell.raw.clone()], in_source);
+        let json_lines = self.json_lines.get_or_init(|| LineIndex::new(&self.json));
+        Some(json_lines.line_col(&self.json, raw as u32))
+    }
+
     /// The cell (index into `self.cells`) holding byte `offset` of the module, and the byte
     /// offset in that cell's source.
     fn position(
@@ -468,6 +565,60 @@ mod tests {
         assert_eq!(
             read.cells.locate(lines.line_col(&read.text, b).line),
             (2, 2)
+        );
+    }
+
+    /// The JSON line and column (1-based, in characters) where `needle` is written in `json`.
+    fn written_at(json: &str, needle: &str) -> LineCol {
+        let at = json.find(needle).unwrap();
+        let line = json[..at].matches('\n').count() as u32 + 1;
+        let start = json[..at].rfind('\n').map_or(0, |i| i + 1);
+        LineCol {
+            line,
+            column: json[start..at].chars().count() as u32 + 1,
+        }
+    }
+
+    #[test]
+    fn a_position_in_a_cell_maps_to_where_the_json_writes_it() {
+        let read = read(NOTEBOOK.to_string()).unwrap();
+        let lines = LineIndex::new(&read.text);
+        let json_at = |find: &str| {
+            let at = read.text.find(find).unwrap() as u32;
+            read.notebook.json_line_col(&read.text, &lines, at).unwrap()
+        };
+        // A list source: each line is an item on a line of its own.
+        assert_eq!(
+            json_at("import torch"),
+            written_at(NOTEBOOK, "import torch")
+        );
+        assert_eq!(json_at(".cuda()"), written_at(NOTEBOOK, ".cuda()"));
+        // One string: every line of the cell sits on the `source` line, after the escapes.
+        assert_eq!(json_at("model(torch"), written_at(NOTEBOOK, "model(torch"));
+        // A blanked magic line maps to its start.
+        assert!(read.text.starts_with("\nimport torch"));
+        assert_eq!(
+            read.notebook.json_line_col(&read.text, &lines, 0),
+            Some(written_at(NOTEBOOK, "%matplotlib"))
+        );
+
+        // Escapes and characters of several bytes count as what they give; the JSON's columns
+        // count characters.
+        let json = "{\"nbformat\": 4, \"cells\": [{\"cell_type\": \"code\", \"source\": [\n  \"s = \\\"\\u00e9\\ud83d\\ude00\\t\\\"; x = 1\\n\",\n  \"é = 2\"]}]}";
+        let read = super::read(json.to_string()).unwrap();
+        let lines = LineIndex::new(&read.text);
+        let at = |find: &str| {
+            let at = read.text.find(find).unwrap() as u32;
+            read.notebook.json_line_col(&read.text, &lines, at).unwrap()
+        };
+        assert_eq!(at("x = 1"), written_at(json, "x = 1"));
+        assert_eq!(at("é = 2"), written_at(json, "é = 2"));
+        // The end of the text: after the last character of the last string.
+        let end = read.text.len() as u32;
+        let after = written_at(json, "\"]}]}");
+        assert_eq!(
+            read.notebook.json_line_col(&read.text, &lines, end),
+            Some(after)
         );
     }
 

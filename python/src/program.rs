@@ -21,7 +21,7 @@ use crate::lower::{self, SyntaxError};
 use crate::model::{Module, Stmt, StmtKind};
 use crate::notebook::{self, Notebook};
 use crate::prefilter;
-use crate::source::{Cells, FileId, LineIndex, Location, Span};
+use crate::source::{Cells, FileId, LineCol, LineIndex, Location, Span};
 use crate::text::Text;
 
 /// A module of the program as imports see it: a `.py` file, a package (its `__init__.py`), or a
@@ -86,6 +86,9 @@ pub struct SourceFile {
     /// it is parsed there, once ([`Program::parse_leaf`]); until then its imports are those the
     /// scan read from its text.
     lazy: bool,
+    /// Only scanned for imports, never parsed: it can reach no GPU library (its module is empty).
+    /// A checked one is parsed for its syntax errors alone ([`Program::syntax_error`]).
+    scanned_only: bool,
     /// The file, or a first-party module it imports, imports a GPU library.
     relevant: bool,
     /// Its text is its file's (not standard input's, an editor's buffer's, or a notebook's cells'),
@@ -113,6 +116,7 @@ impl SourceFile {
             runs_at_import: Vec::new(),
             gpu: false,
             lazy: false,
+            scanned_only: false,
             relevant: false,
             read_from_disk: false,
             stamp: None,
@@ -127,6 +131,16 @@ impl SourceFile {
 
     pub fn location(&self, offset: u32) -> Location {
         Location::of(&self.text, self.lines(), self.cells.as_ref(), offset)
+    }
+
+    /// Where byte `offset` of the text is in the file as stored: its line and column there. For a
+    /// script, [`SourceFile::location`]'s; for a notebook, the line of the `.ipynb` file's JSON
+    /// where that character of its cell's `source` is written (what annotations on the file need).
+    pub fn stored_line_col(&self, offset: u32) -> LineCol {
+        self.notebook
+            .as_ref()
+            .and_then(|n| n.json_line_col(&self.text, self.lines(), offset))
+            .unwrap_or_else(|| self.lines().line_col(&self.text, offset))
     }
 
     /// For a notebook, the cell holding byte `offset` of the text: its number and its bytes.
@@ -482,6 +496,25 @@ impl Program {
         Some(match read_text(&file.path) {
             Ok(text) => lower::parse(&text, id).map_err(FileError::Syntax),
             Err((_, error)) => Err(error),
+        })
+    }
+
+    /// The syntax error of a checked file that was only scanned (it can reach no GPU library, so
+    /// nothing else is looked for in it), parsed now and its tree dropped; `None` for every other
+    /// file, whose parse (while loading, or [`Program::parse_leaf`]) reports its own.
+    pub fn syntax_error(&self, id: FileId) -> Option<FileError> {
+        if !self.checked_for_syntax_only(id) {
+            return None;
+        }
+        let file = &self.files[id.0 as usize];
+        lower::syntax_error(&file.text.unpacked(), id).map(FileError::Syntax)
+    }
+
+    /// Whether `id` is a checked file that was only scanned: its check parses it for its syntax
+    /// alone ([`Program::syntax_error`]).
+    pub fn checked_for_syntax_only(&self, id: FileId) -> bool {
+        self.files.get(id.0 as usize).is_some_and(|file| {
+            file.checked && file.scanned_only && !file.lazy && file.module.is_ok()
         })
     }
 
@@ -859,6 +892,7 @@ impl Builder {
         let file = &mut self.program.files[id.0 as usize];
         file.gpu = loaded.gpu || imports_native;
         file.lazy = false;
+        file.scanned_only = loaded.scanned;
         if loaded.scanned {
             scanned.push(id);
         }

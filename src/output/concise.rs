@@ -1,4 +1,5 @@
-//! `path:line:col: CODE message`, one line per finding (`path:cell N:line:col:` in a notebook).
+//! `path:line:col: CODE [severity] message`, one line per finding (`path:cell N:line:col:` in a
+//! notebook), with `[*]` after the severity where `--fix` would fix it, as ruff marks it.
 
 use std::io::Write;
 
@@ -9,14 +10,17 @@ pub fn write(
     out: &mut impl Write,
     program: &Program,
     ordered: &[&Diagnostic],
+    unsafe_fixes: bool,
 ) -> std::io::Result<()> {
     for d in ordered {
         writeln!(
             out,
-            "{}:{}: {} {}",
+            "{}:{}: {} [{}] {}{}",
             super::path(program, d.span),
             super::location(program, d.span, d.span.start),
             d.code,
+            d.severity.as_str(),
+            super::fixable_mark(d, unsafe_fixes),
             d.message
         )?;
     }

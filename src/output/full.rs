@@ -14,6 +14,7 @@ pub fn write(
     program: &Program,
     ordered: &[&Diagnostic],
     color: bool,
+    unsafe_fixes: bool,
 ) -> std::io::Result<()> {
     // The text a span is shown in: its file's, or its notebook cell's (from `base`).
     let part = |span: Span| -> (String, &str, usize) {
@@ -40,6 +41,8 @@ pub fn write(
             Severity::Warning => (ReportKind::Warning, Color::Yellow),
             Severity::Info => (ReportKind::Advice, Color::Blue),
         };
+        // `[*]`: `--fix` fixes it (ruff's mark).
+        let message = format!("{}{}", super::fixable_mark(d, unsafe_fixes), d.message);
         let mut builder = Report::build(kind, (name(d.span), range(d.span)))
             .with_config(
                 Config::default()
@@ -47,7 +50,7 @@ pub fn write(
                     .with_index_type(IndexType::Byte),
             )
             .with_code(format!("{} {}", d.code, d.name))
-            .with_message(&d.message)
+            .with_message(message)
             .with_label(
                 Label::new((name(d.span), range(d.span)))
                     .with_message(&d.label)

@@ -1,5 +1,7 @@
 //! GitHub Actions workflow commands: `::error file=...,line=...::message`, one per finding, which the
-//! runner turns into annotations on the pull request.
+//! runner turns into annotations on the pull request. Lines and columns are the file's as stored:
+//! in a notebook, those of the `.ipynb` JSON where the cell's source line is written (the message
+//! names the cell and the line in it).
 
 use std::io::Write;
 
@@ -13,8 +15,10 @@ pub fn write(
 ) -> std::io::Result<()> {
     for d in ordered {
         let path = super::path(program, d.span);
-        let start = super::location(program, d.span, d.span.start);
-        let end = super::location(program, d.span, d.span.end);
+        let start = super::stored(program, d.span, d.span.start);
+        let end = super::stored(program, d.span, d.span.end);
+        // As users count it, for the message: `cell N:line:col` in a notebook.
+        let shown = super::location(program, d.span, d.span.start);
         let command = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -29,7 +33,7 @@ pub fn write(
             end.line,
             end.column,
             property(&format!("gpulint ({} {})", d.code, d.name)),
-            data(&format!("{}:{start}: {} {}", path, d.code, d.message)),
+            data(&format!("{}:{shown}: {} {}", path, d.code, d.message)),
         )?;
     }
     Ok(())

@@ -40,12 +40,14 @@ pub fn write(
         .zip(fingerprints)
         .map(|(d, fingerprint)| {
             let file = program.file(d.span.file);
-            let start = super::location(program, d.span, d.span.start);
-            let end = super::location(program, d.span, d.span.end).line;
-            // Lines count in the cell for a notebook: the description names it.
-            let cell = start
+            // The file's lines as stored (a notebook's JSON lines): the merge request's diff shows
+            // them. The description names a notebook's cell and the line in it.
+            let begin = super::stored(program, d.span, d.span.start).line;
+            let end = super::stored(program, d.span, d.span.end).line;
+            let shown = super::location(program, d.span, d.span.start);
+            let cell = shown
                 .cell
-                .map(|n| format!(" (cell {n})"))
+                .map(|n| format!(" (cell {n}, line {})", shown.line))
                 .unwrap_or_default();
             Issue {
                 description: format!("{} {}{cell}", d.code, d.message),
@@ -58,10 +60,7 @@ pub fn write(
                 },
                 location: Location {
                     path: crate::paths::relative(&file.path),
-                    lines: Lines {
-                        begin: start.line,
-                        end,
-                    },
+                    lines: Lines { begin, end },
                 },
             }
         })

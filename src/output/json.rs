@@ -1,5 +1,7 @@
 //! A JSON array shaped like ruff's `--output-format json`, with `name`, `severity` and `related`.
-//! In a notebook, rows count in the cell, and `cell` (1-based) says which, as ruff writes it.
+//! In a notebook, rows count in the cell, and `cell` (1-based) says which, as ruff writes it; in a
+//! script `cell` is `null`, as in ruff's. `url` is the rule's documentation as an absolute address,
+//! or `null` while there is none (ruff's `null` for a rule without a page).
 
 use std::io::Write;
 
@@ -18,7 +20,6 @@ struct Location {
 #[derive(Serialize)]
 struct RelatedLocation {
     filename: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     cell: Option<u32>,
     location: Location,
     end_location: Location,
@@ -36,7 +37,6 @@ struct FixJson {
 #[derive(Serialize)]
 struct EditJson {
     content: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     cell: Option<u32>,
     location: Location,
     end_location: Location,
@@ -49,13 +49,12 @@ struct Message {
     severity: &'static str,
     message: String,
     filename: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     cell: Option<u32>,
     location: Location,
     end_location: Location,
     fix: Option<FixJson>,
     noqa_row: u32,
-    /// The rule's section of the rule reference.
+    /// The rule's section of the rule reference, where it has an absolute address.
     url: Option<String>,
     help: String,
     related: Vec<RelatedLocation>,
@@ -120,7 +119,7 @@ fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
                     })
                     .collect(),
             }),
-            url: Some(super::rule_url(d.code)),
+            url: super::rule_url(d.code),
             help: d.help.clone(),
             related: d
                 .related

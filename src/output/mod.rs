@@ -27,6 +27,8 @@ pub struct Options {
     pub statistics: bool,
     /// The paths searched, named when no file to check was found under them.
     pub paths: Vec<std::path::PathBuf>,
+    /// `--unsafe-fixes`: unsafe fixes count as fixable by `--fix` too.
+    pub unsafe_fixes: bool,
 }
 
 pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyhow::Result<()> {
@@ -35,6 +37,7 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         color,
         quiet,
         statistics,
+        unsafe_fixes,
         ..
     } = *options;
     let program = &checked.program;
@@ -50,8 +53,8 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         return write_statistics(out, &ordered, format);
     }
     match format {
-        OutputFormat::Full => full::write(out, program, &ordered, color)?,
-        OutputFormat::Concise => concise::write(out, program, &ordered)?,
+        OutputFormat::Full => full::write(out, program, &ordered, color, unsafe_fixes)?,
+        OutputFormat::Concise => concise::write(out, program, &ordered, unsafe_fixes)?,
         OutputFormat::Json => json::write(out, program, &ordered)?,
         OutputFormat::JsonLines => json::write_lines(out, program, &ordered)?,
         OutputFormat::Github => github::write(out, program, &ordered)?,
@@ -79,31 +82,45 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
     }
     if human {
         summary(out, program, &ordered, checked)?;
-        fix_summary(out, checked, &ordered)?;
+        fix_summary(out, checked, &ordered, unsafe_fixes)?;
     }
     Ok(())
 }
 
-/// What `--fix` did, and what it could do.
+/// Whether `--fix` (with `--unsafe-fixes` when `unsafe_fixes`) would fix `d`.
+fn fixable(d: &Diagnostic, unsafe_fixes: bool) -> bool {
+    d.fix
+        .as_ref()
+        .is_some_and(|f| f.applicability == gpulint_rules::Applicability::Safe || unsafe_fixes)
+}
+
+/// `[*] ` before the message of a finding `--fix` would fix (ruff's mark), else nothing.
+fn fixable_mark(d: &Diagnostic, unsafe_fixes: bool) -> &'static str {
+    match fixable(d, unsafe_fixes) {
+        true => "[*] ",
+        false => "",
+    }
+}
+
+/// What `--fix` did, and what it could do: the findings marked `[*]`, and those only
+/// `--unsafe-fixes` would add.
 fn fix_summary(
     out: &mut impl Write,
     checked: &Checked,
     ordered: &[&Diagnostic],
+    unsafe_fixes: bool,
 ) -> std::io::Result<()> {
-    use gpulint_rules::Applicability;
     if checked.fixed > 0 {
         let s = if checked.fixed == 1 { "" } else { "s" };
         writeln!(out, "Fixed {} finding{s}.", checked.fixed)?;
     }
-    let fixable = |a: Applicability| {
-        ordered
-            .iter()
-            .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == a))
-            .count()
-    };
-    let (safe, unsafe_) = (fixable(Applicability::Safe), fixable(Applicability::Unsafe));
-    if safe > 0 {
-        writeln!(out, "[*] {safe} fixable with `--fix`.")?;
+    let marked = ordered.iter().filter(|d| fixable(d, unsafe_fixes)).count();
+    let unsafe_ = ordered
+        .iter()
+        .filter(|d| d.fix.is_some() && !fixable(d, unsafe_fixes))
+        .count();
+    if marked > 0 {
+        writeln!(out, "[*] {marked} fixable with the `--fix` option.")?;
     }
     if unsafe_ > 0 {
         writeln!(
@@ -160,18 +177,19 @@ fn path(program: &Program, span: Span) -> String {
 /// The repository named in Cargo.toml's `repository`, empty while it names none.
 const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
 
-/// Where a rule is documented: its section of docs/rules.md.
-pub(crate) fn rule_url(code: &str) -> String {
+/// Where a rule is documented, as an absolute address: its section of docs/rules.md in the
+/// repository Cargo.toml names; `None` while it names none (a path in gpulint's own tree means
+/// nothing where the report is read, and `gpulint rule CODE` prints the same text).
+pub(crate) fn rule_url(code: &str) -> Option<String> {
     docs_url(REPOSITORY, code)
 }
 
-/// The rule's section of docs/rules.md in `repository`; with no repository, the path in this
-/// project's tree (relative: not where the checked project keeps anything).
-fn docs_url(repository: &str, code: &str) -> String {
+/// The rule's section of docs/rules.md in `repository`, if one is named.
+fn docs_url(repository: &str, code: &str) -> Option<String> {
     let anchor = code.to_ascii_lowercase();
     match repository.trim_end_matches('/') {
-        "" => format!("docs/rules.md#{anchor}"),
-        repo => format!("{repo}/blob/main/docs/rules.md#{anchor}"),
+        "" => None,
+        repo => Some(format!("{repo}/blob/main/docs/rules.md#{anchor}")),
     }
 }
 
@@ -179,6 +197,12 @@ fn docs_url(repository: &str, code: &str) -> String {
 /// place every format takes positions from.
 fn location(program: &Program, span: Span, offset: u32) -> Location {
     program.file(span.file).location(offset)
+}
+
+/// Where `offset` of the span's file is in the file as stored: a notebook's in its `.ipynb`
+/// JSON, for the formats whose viewers annotate the file itself (`github`, `sarif`, `gitlab`).
+fn stored(program: &Program, span: Span, offset: u32) -> LineCol {
+    program.file(span.file).stored_line_col(offset)
 }
 
 /// Where a span starts in its file's text (for ordering; notebooks' cells are in order).
@@ -259,10 +283,10 @@ mod tests {
 
     #[test]
     fn docs_urls_point_at_the_rules_section() {
-        assert_eq!(docs_url("", "GPU001"), "docs/rules.md#gpu001");
+        assert_eq!(docs_url("", "GPU001"), None);
         assert_eq!(
-            docs_url("https://github.com/o/gpulint/", "GPU015"),
-            "https://github.com/o/gpulint/blob/main/docs/rules.md#gpu015"
+            docs_url("https://github.com/o/gpulint/", "GPU015").as_deref(),
+            Some("https://github.com/o/gpulint/blob/main/docs/rules.md#gpu015")
         );
     }
 }

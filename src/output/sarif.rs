@@ -1,8 +1,9 @@
 //! SARIF 2.1.0 for GitHub code scanning and other viewers: every rule with its descriptions, help
 //! text and Markdown, and default level; every result with its level, a location relative to
 //! `%SRCROOT%` (the working directory), related locations, and partial fingerprints that survive
-//! unrelated edits. In a notebook, lines count in the cell, and each region's `properties` say
-//! which cell (`{"cell": N}`, 1-based).
+//! unrelated edits. In a notebook, regions are in the `.ipynb` file as stored (the JSON's lines
+//! where the cell's source is written, which code scanning shows), and each region's `properties`
+//! say which cell and where in it (`{"cell": N, "cellLine": L, "cellColumn": C}`, 1-based).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -55,29 +56,30 @@ pub fn write(
                         .build(),
                 )
                 .build();
-            // SARIF wants an absolute URI here; the relative form is left out.
-            let url = super::rule_url(r.code);
-            rule.help_uri = url.contains("://").then_some(url);
+            // SARIF wants an absolute URI here: given once the repository is named.
+            rule.help_uri = super::rule_url(r.code);
             rule
         })
         .collect();
     let location = |span: Span, message: Option<&str>| -> Location {
         let file = program.file(span.file);
-        let start = super::location(program, span, span.start);
-        let end = super::location(program, span, span.end);
+        let start = super::stored(program, span, span.start);
+        let end = super::stored(program, span, span.end);
         let region = Region::builder()
             .start_line(i64::from(start.line))
             .start_column(i64::from(start.column))
             .end_line(i64::from(end.line))
             .end_column(i64::from(end.column));
-        let region = match start.cell {
+        let shown = super::location(program, span, span.start);
+        let region = match shown.cell {
             Some(cell) => region
                 .properties(
                     PropertyBag::builder()
-                        .additional_properties(BTreeMap::from([(
-                            "cell".to_string(),
-                            serde_json::json!(cell),
-                        )]))
+                        .additional_properties(BTreeMap::from([
+                            ("cell".to_string(), serde_json::json!(cell)),
+                            ("cellLine".to_string(), serde_json::json!(shown.line)),
+                            ("cellColumn".to_string(), serde_json::json!(shown.column)),
+                        ]))
                         .build(),
                 )
                 .build(),

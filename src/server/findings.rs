@@ -99,10 +99,9 @@ fn finding(
             Severity::Info => DiagnosticSeverity::INFORMATION,
         }),
         code: Some(NumberOrString::String(d.code.to_string())),
-        // Only an absolute address: while the project names no repository, the rule reference is
-        // a path in gpulint's own tree, which an editor cannot open.
-        code_description: Url::parse(&crate::output::rule_url(d.code))
-            .ok()
+        // Only an absolute address, which there is once the project names its repository.
+        code_description: crate::output::rule_url(d.code)
+            .and_then(|url| Url::parse(&url).ok())
             .map(|href| CodeDescription { href }),
         source: Some("gpulint".to_string()),
         message,

@@ -165,11 +165,17 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         }
     }
 
-    /// `attr` of a project module that is a modelled library's, where a row names it.
+    /// `attr` of a project module that is a modelled library's, where a row names it. Not the
+    /// rows that start processes: the library's own launch code is analysed as the code it is
+    /// (its version and platform branches decide how it starts them, which a row cannot know).
     fn library_row(&self, node: NodeId, attr: &str) -> Option<Value> {
+        use crate::libraries::Behaviour;
         let module = self.library_modules.get(&node)?;
         let name = format!("{module}.{attr}");
-        crate::libraries::lookup(&name).map(|_| Value::Qualified(name.into()))
+        match crate::libraries::lookup(&name)? {
+            (Behaviour::ParallelEngine { .. } | Behaviour::StartsChildren { .. }, _) => None,
+            _ => Some(Value::Qualified(name.into())),
+        }
     }
 
     fn module_global(&self, node: NodeId, name: &str) -> Option<Value> {

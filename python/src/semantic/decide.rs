@@ -70,6 +70,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
             if let ExprKind::Name(name) = &t.kind {
                 if !frame.declared_global.contains(&**name) {
                     frame.exact.retain(|(n, _)| n != &**name);
+                    // Bounded: every write and snapshot walks or copies it (a function of
+                    // thousands of assignments must stay linear); the oldest go first.
+                    if frame.exact.len() >= MAX_EXACT {
+                        frame.exact.remove(0);
+                    }
                     frame.exact.push((Name::from(&**name), value.clone()));
                 }
             }
@@ -95,6 +100,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 }
+
+/// How many exact locals a frame keeps.
+pub(super) const MAX_EXACT: usize = 16;
 
 /// A literal constant: a number (negative ones in comparisons), a short string, a bool, `None`.
 pub(super) fn is_literal(e: &Expr) -> bool {

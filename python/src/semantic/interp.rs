@@ -1393,6 +1393,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             // A default the caller left (an entry's callers are unknown): exact if a literal.
             let defaulted = !passed && !entry && !matches!(v, Value::Unknown);
             if defaulted
+                && exact.len() < super::decide::MAX_EXACT
                 && param
                     .default
                     .as_ref()

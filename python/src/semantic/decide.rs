@@ -7,7 +7,7 @@
 
 use gpulint_core::analysis::Analysis;
 
-use super::one_rank::{compare, truth};
+use super::one_rank::{known_compare, truth};
 use super::value::{Name, Value};
 use super::Interp;
 use crate::model::{Expr, ExprKind};
@@ -36,10 +36,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             } => match (ops.as_slice(), comparators.as_slice()) {
                 ([op], [right]) if self.readable(left) && self.readable(right) => {
                     let (l, r) = (self.read(left), self.read(right));
-                    match compare(&l, std::slice::from_ref(op), &[r]) {
-                        Value::Bool(b) => Some(b),
-                        _ => None,
-                    }
+                    known_compare(&l, *op, &r)
                 }
                 _ => None,
             },
@@ -69,7 +66,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         for t in targets {
             if let ExprKind::Name(name) = &t.kind {
                 if !frame.declared_global.contains(&**name) {
-                    frame.exact.retain(|(n, _)| n != &**name);
+                    frame.forget_exact(name);
                     // Bounded: every write and snapshot walks or copies it (a function of
                     // thousands of assignments must stay linear); the oldest go first.
                     if frame.exact.len() >= MAX_EXACT {
@@ -84,7 +81,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// A write the interpreter does not model (`x += 1`): `x` is no longer exact.
     pub(super) fn forget_exact(&mut self, name: &str) {
         if let Some(frame) = self.frames.last_mut() {
-            frame.exact.retain(|(n, _)| n != name);
+            frame.forget_exact(name);
         }
     }
 
@@ -98,6 +95,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
             ExprKind::Name(name) => self.exact(name).cloned().unwrap_or_default(),
             _ => Value::Unknown,
         }
+    }
+}
+
+impl super::Frame {
+    /// `name` is no longer known to hold one literal on every path.
+    pub(super) fn forget_exact(&mut self, name: &str) {
+        self.exact.retain(|(n, _)| n != name);
     }
 }
 

@@ -639,9 +639,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             let Some(frame) = self.frames.last_mut() else {
                 return;
             };
-            if !frame.exact.is_empty() {
-                frame.exact.retain(|(n, _)| *n != name);
-            }
+            frame.forget_exact(&name);
             let old = Arc::make_mut(&mut frame.locals).insert(name, value);
             if let Some(name) = noted {
                 self.note_write(Place::Locals(self.frames.len()), name, old);

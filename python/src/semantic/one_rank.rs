@@ -30,7 +30,7 @@ pub(super) fn compare(left: &Value, ops: &[CmpOp], right: &[Value]) -> Value {
 }
 
 /// A comparison of values known here (`num_proc is None`, `world_size > 1` with a bound constant).
-fn known_compare(left: &Value, op: CmpOp, right: &Value) -> Option<bool> {
+pub(super) fn known_compare(left: &Value, op: CmpOp, right: &Value) -> Option<bool> {
     use std::cmp::Ordering;
     let order = match (left, right) {
         (Value::Int(a), Value::Int(b)) => Some(a.cmp(b)),

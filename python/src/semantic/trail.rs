@@ -131,7 +131,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 return;
             };
             // A join or an undo: the value is no longer one literal's on every path.
-            frame.exact.retain(|(n, _)| *n != name);
+            frame.forget_exact(&name);
             let locals = std::sync::Arc::make_mut(&mut frame.locals);
             match value {
                 Some(v) => locals.insert(name.clone(), v),
@@ -162,7 +162,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             };
             if local {
                 if let Some(frame) = self.frames.last_mut() {
-                    frame.exact.retain(|(n, _)| *n != e.name);
+                    frame.forget_exact(&e.name);
                     let locals = std::sync::Arc::make_mut(&mut frame.locals);
                     match e.old {
                         Some(v) => locals.insert(e.name, v),

@@ -244,6 +244,11 @@ impl Config {
     pub fn excludes(&self, path: &Path) -> bool {
         self.exclude.matches(&self.root, path)
     }
+
+    /// The file it was read from.
+    pub fn source(&self) -> Option<&Path> {
+        self.source.as_deref()
+    }
 }
 
 /// What the command line fixed.

@@ -102,7 +102,7 @@ impl Store {
     }
 
     /// Writes what this run found, whole or not at all; a failure only costs the next run time.
-    fn save(&self, head: &Head, known: &[(Digest, Known)]) {
+    fn save(&self, head: &Head, known: &[(Digest, impl Serialize)]) {
         let Some(folder) = self.file.parent() else {
             return;
         };
@@ -226,7 +226,7 @@ struct FileRecord {
     comments: Vec<(u32, u32)>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, Debug)]
 enum ProbeRecord {
     Listing(Vec<u8>, Option<State>, Digest),
     Unlistable(Vec<u8>),
@@ -416,10 +416,13 @@ impl Previous {
     /// file with the same bytes (by what the file system says of it, or else by its digest), every
     /// folder import resolution listed with the same entries, the same native modules. If so, the
     /// program's files as restored from the record.
-    pub fn unchanged(&mut self, inputs: &[Input], native: Digest) -> Option<Vec<Restored>> {
+    pub fn unchanged(&mut self, inputs: &[Input], native: Digest) -> Result<Vec<Restored>, String> {
         let head = &self.head;
-        if head.native != native || head.inputs != input_records(inputs) {
-            return None;
+        if head.native != native {
+            return Err("the native modules changed".into());
+        }
+        if head.inputs != input_records(inputs) {
+            return Err("the files to check changed".into());
         }
         let safe_before = head.started_ns - RACY_NS;
         // A file read from no disk (it could not be read) is checked again only where the walk
@@ -438,20 +441,21 @@ impl Previous {
             let path = path_of(&file.path);
             let mut stamp = None;
             if file.read.is_none() && !file.foreign && !unreadable.contains(file.path.as_slice()) {
-                return None;
+                return Err(format!("{} was not read", path.display()));
             }
             if let Some((state, digest)) = file.read {
                 let recorded = state_of(state);
-                let meta = std::fs::metadata(&path).ok()?;
+                let gone = |_| format!("{} is gone", path.display());
+                let meta = std::fs::metadata(&path).map_err(gone)?;
                 let now = FileState::of(&meta);
                 if now != recorded || recorded.latest_ns() >= safe_before {
                     let (bytes, meta) = gpulint_core::fsio::read_regular_state(
                         &path,
                         gpulint_python::program::MAX_FILE_BYTES,
                     )
-                    .ok()?;
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
                     if xxhash_rust::xxh3::xxh3_128(&bytes) != digest {
-                        return None;
+                        return Err(format!("{} changed", path.display()));
                     }
                     let seen = FileState::of(&meta);
                     if seen != recorded {
@@ -499,11 +503,11 @@ impl Previous {
                 }
             };
             if !same {
-                return None;
+                return Err(format!("{probe:?} changed"));
             }
         }
         self.refreshed = refreshed;
-        Some(restored)
+        Ok(restored)
     }
 
     /// The recorded findings of `mains` (the restored program's main programs, with their
@@ -747,26 +751,48 @@ impl Store {
                 unseen: unseen.iter().map(|s| span_record(*s)).collect(),
             });
         }
-        // What is known of each text this program holds: learned now, or kept from before.
-        let mut known: HashMap<Digest, Known> = HashMap::new();
-        for (digest, learned) in program.learned() {
-            known.entry(digest).or_default().merge(learned.clone());
-        }
-        for (digest, parsed) in outcome.leaves {
-            known.entry(digest).or_default().merge(Known {
-                scan: None,
-                parse: Some(parsed),
-            });
-        }
-        if let Some(previous) = &outcome.previous {
-            for (digest, entry) in known.iter_mut() {
-                if let Some(before) = previous.get(digest) {
-                    entry.merge(before.clone());
+        // What is known of each text this program holds: learned now, or kept from before (most,
+        // borrowed as they are).
+        let mut owned: Vec<(Digest, Known)> = Vec::new();
+        let mut leaves: HashMap<Digest, gpulint_python::known::Parsed> =
+            outcome.leaves.into_iter().collect();
+        let mut borrowed: Vec<(Digest, &Known)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for (_, file) in program.files() {
+            let Some(digest) = file.text_digest() else {
+                continue;
+            };
+            if !seen.insert(digest) {
+                continue;
+            }
+            let learned = file.learned();
+            let before = outcome.previous.as_ref().and_then(|p| p.get(&digest));
+            let leaf = leaves.remove(&digest);
+            let whole = |k: &Known| k.scan.is_some() && k.parse.is_some();
+            match (
+                learned.scan.is_some() || learned.parse.is_some(),
+                before,
+                leaf,
+            ) {
+                (false, Some(before), None) => borrowed.push((digest, before)),
+                (true, None, None) => borrowed.push((digest, learned)),
+                (_, before, leaf) => {
+                    let mut entry = learned.clone();
+                    if let Some(parsed) = leaf {
+                        entry.merge(Known {
+                            scan: None,
+                            parse: Some(parsed),
+                        });
+                    }
+                    if let Some(before) = before.filter(|_| !whole(&entry)) {
+                        entry.merge(before.clone());
+                    }
+                    owned.push((digest, entry));
                 }
             }
         }
-        let mut known: Vec<(Digest, Known)> = known.into_iter().collect();
-        known.sort_unstable_by_key(|(d, _)| *d);
+        borrowed.extend(owned.iter().map(|(d, k)| (*d, k)));
+        borrowed.sort_unstable_by_key(|(d, _)| *d);
         let head = Head {
             identity: self.identity.clone(),
             started_ns: self.started_ns,
@@ -776,7 +802,7 @@ impl Store {
             native: outcome.native,
             mains,
         };
-        self.save(&head, &known);
+        self.save(&head, &borrowed);
     }
 }
 

@@ -97,7 +97,11 @@ fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result
     // Nothing the recorded run read has changed: its findings, reported with today's
     // configuration and comments; the program only restored, for the report.
     if let Some(prev) = previous.as_mut() {
-        if let Some(files) = prev.unchanged(&inputs, native_digest) {
+        let unchanged = prev.unchanged(&inputs, native_digest);
+        if let (Err(why), true) = (&unchanged, timings) {
+            eprintln!("gpulint: the cache is not reused whole: {why}");
+        }
+        if let Ok(files) = unchanged {
             let mut program = Program::restore(files);
             let mains = main_programs(&program, &named, &mut resolver)?;
             if let Some(mut results) = prev.results_if_same(&mains) {

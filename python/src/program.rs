@@ -107,6 +107,16 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
+    /// The digest of the text it was scanned or parsed from (when the build learned or knew).
+    pub fn text_digest(&self) -> Option<Digest> {
+        self.text_digest
+    }
+
+    /// What loading it found that the cache did not know (when the build learned).
+    pub fn learned(&self) -> &Known {
+        &self.learned
+    }
+
     /// Where byte `offset` of the text is, as users count (in its cell for a notebook).
     /// A file not read yet: no text, no module.
     fn unread(path: PathBuf, checked: bool) -> SourceFile {
@@ -677,13 +687,6 @@ impl Program {
         &self.probes
     }
 
-    /// What loading each file found (when the build learned), by the digest of its text.
-    pub fn learned(&self) -> impl Iterator<Item = (Digest, &Known)> {
-        self.files
-            .iter()
-            .filter_map(|f| Some((f.text_digest?, &f.learned)))
-    }
-
     /// The digest of the text `id` was scanned or parsed from (when the build learned or knew).
     pub fn text_digest(&self, id: FileId) -> Option<Digest> {
         self.files[id.0 as usize].text_digest
@@ -945,7 +948,7 @@ fn load_one(
                 .then(|| prefilter::imports(&text))
                 .flatten(),
         };
-        if learn {
+        if learn && known.is_none_or(|k| k.scan.is_none()) {
             loaded.learned.scan = Some(scan.clone());
         }
         if let Some(imports) = scan {
@@ -971,15 +974,13 @@ fn load_one(
                 .iter()
                 .map(|(start, end)| Span::new(id, *start, *end))
                 .collect();
-            loaded.names = parsed.names.clone();
+            // The names are taken from what the cache knows when the program takes this in.
+            loaded.names_known = text_digest;
             loaded.gpu = parsed.gpu;
             loaded.wanted = Wanted {
                 imports: parsed.imports.clone(),
                 top_level: parsed.top_level,
             };
-            if learn {
-                loaded.learned.parse = Some(parsed.clone());
-            }
         }
         None => {
             let (module, comments) = parse(&text, id);
@@ -1152,6 +1153,8 @@ struct Loaded {
     learned: Known,
     /// Its parse was taken from what the cache knows: no model yet.
     deferred: bool,
+    /// The names it reads are those the cache knows of the text with this digest.
+    names_known: Option<Digest>,
 }
 
 impl Loaded {
@@ -1177,6 +1180,7 @@ impl Loaded {
             text_digest: None,
             learned: Known::default(),
             deferred: false,
+            names_known: None,
         }
     }
 }
@@ -1256,6 +1260,14 @@ impl Builder {
     ) {
         let id = loaded.id;
         self.program.referenced.extend(loaded.names);
+        let known = loaded
+            .names_known
+            .and_then(|d| self.known.as_ref()?.get(&d)?.parse.as_ref());
+        for name in known.iter().flat_map(|p| &p.names) {
+            if !self.program.referenced.contains(name) {
+                self.program.referenced.insert(name.clone());
+            }
+        }
         let file = &mut self.program.files[id.0 as usize];
         file.text = loaded.text;
         // The first read's: a file read again (a leaf, a scanned file parsed later) that changed
@@ -1622,8 +1634,10 @@ fn named_package_roots(fs: &mut Fs, project: &Path) -> Vec<PathBuf> {
     let Some(entries) = fs.list(project) else {
         return Vec::new();
     };
+    // A hidden folder is no source root (`.venv`, `.tox`, a cache).
     let mut roots: Vec<PathBuf> = entries
         .into_keys()
+        .filter(|name| !name.as_encoded_bytes().starts_with(b"."))
         .map(|name| project.join(name))
         .filter(|d| fs.is_file(&d.join(&package).join("__init__.py")))
         .collect();
@@ -1789,9 +1803,25 @@ fn split_name(path: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
     Some((dir, name))
 }
 
-/// The digest of a folder's entries, names and kinds, in name order.
+/// The digest of a folder's entries, names and kinds, in name order: of those resolution can ask
+/// about. A regular file matters only as a module (`*.py`) or a project's marker; a hidden entry
+/// names no module, so only `.git` among them counts (a cache's own folder, an editor's swap file
+/// come and go without changing how anything resolves).
 fn listing_digest(entries: &HashMap<OsString, Kind>) -> Digest {
-    let mut sorted: Vec<(&OsString, &Kind)> = entries.iter().collect();
+    let matters = |name: &OsString, kind: &Kind| {
+        let name = name.as_encoded_bytes();
+        if name == b".git" {
+            return true;
+        }
+        if name.starts_with(b".") {
+            return false;
+        }
+        *kind != Kind::File
+            || name.ends_with(b".py")
+            || [&b"pyproject.toml"[..], b"setup.cfg"].contains(&name)
+    };
+    let mut sorted: Vec<(&OsString, &Kind)> =
+        entries.iter().filter(|(n, k)| matters(n, k)).collect();
     sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut bytes = Vec::with_capacity(sorted.len() * 16);
     for (name, kind) in sorted {
@@ -1934,6 +1964,23 @@ fn collect_imports(stmt: &Stmt, out: &mut Vec<(u32, String)>) {
 
 /// An absolute path with `.` and `..` worked out, without touching the file system.
 pub fn normalize(path: &Path) -> PathBuf {
+    // Most paths asked about are normal already (absolute, no `.` or `..`, no doubled or trailing
+    // `/`): the work below, for each file of a tree, is a large part of a run answered from the
+    // cache.
+    #[cfg(unix)]
+    {
+        let bytes = path.as_os_str().as_encoded_bytes();
+        let normal = bytes.first() == Some(&b'/')
+            && (bytes.len() == 1 || !bytes.ends_with(b"/"))
+            && !bytes.ends_with(b"/.")
+            && !bytes.ends_with(b"/..")
+            && !bytes.windows(2).any(|w| w == b"//")
+            && !bytes.windows(3).any(|w| w == b"/./")
+            && !bytes.windows(4).any(|w| w == b"/../");
+        if normal {
+            return path.to_path_buf();
+        }
+    }
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut out = PathBuf::new();
     for component in absolute.components() {

@@ -257,9 +257,11 @@ struct DiagnosticRecord {
     label: String,
     related: Vec<(SpanRecord, String)>,
     help: String,
-    /// Safe?, its message, its edits.
-    fix: Option<(bool, String, Vec<(SpanRecord, String)>)>,
+    fix: Option<FixRecord>,
 }
+
+/// Safe?, its message, its edits.
+type FixRecord = (bool, String, Vec<(SpanRecord, String)>);
 
 fn path_bytes(path: &Path) -> Vec<u8> {
     path.as_os_str().as_encoded_bytes().to_vec()

@@ -87,16 +87,17 @@ impl Store {
 
     /// What an earlier run of this kind left, if it can be read whole and this build wrote it.
     pub fn load(&self) -> Option<Previous> {
-        let (bytes, _) = gpulint_core::fsio::read_regular(&self.file, MAX_BYTES).ok()?;
+        let (mut bytes, _) = gpulint_core::fsio::read_regular(&self.file, MAX_BYTES).ok()?;
         let payload = unframe(&bytes)?;
-        let (head_bytes, known_bytes): (Vec<u8>, Vec<u8>) = postcard::from_bytes(payload).ok()?;
-        let head: Head = postcard::from_bytes(&head_bytes).ok()?;
+        let (head, known): (Head, &[u8]) = postcard::take_from_bytes(payload).ok()?;
         if head.identity != self.identity {
             return None;
         }
+        let known_at = bytes.len() - known.len();
+        bytes.drain(..known_at);
         Some(Previous {
             head,
-            known_bytes,
+            known_bytes: bytes,
             refreshed: Vec::new(),
         })
     }
@@ -109,13 +110,20 @@ impl Store {
         if prepare(folder).is_err() {
             return;
         }
+        // The record, then what is known of texts, after the frame's header.
         let encode = || -> Result<Vec<u8>, postcard::Error> {
             let head = postcard::to_stdvec(head)?;
             let known = postcard::to_stdvec(known)?;
-            postcard::to_stdvec(&(head, known))
+            let mut framed = Vec::with_capacity(HEADER + head.len() + known.len());
+            framed.resize(HEADER, 0);
+            framed.extend_from_slice(&head);
+            drop(head);
+            framed.extend_from_slice(&known);
+            Ok(framed)
         };
-        if let Ok(payload) = encode() {
-            let _ = gpulint_core::fsio::write_replaceable(&self.file, &frame(&payload));
+        if let Ok(mut framed) = encode() {
+            seal(&mut framed);
+            let _ = gpulint_core::fsio::write_replaceable(&self.file, &framed);
         }
     }
 }
@@ -143,13 +151,23 @@ fn prepare(folder: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The frame's header: the magic, the layout, the payload's length and its checksum.
+const HEADER: usize = 8 + 4 + 8 + 16;
+
+/// Fills the header of `framed`, whose payload follows its first [`HEADER`] bytes.
+fn seal(framed: &mut [u8]) {
+    let (header, payload) = framed.split_at_mut(HEADER);
+    header[..8].copy_from_slice(MAGIC);
+    header[8..12].copy_from_slice(&LAYOUT.to_le_bytes());
+    header[12..20].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+    header[20..].copy_from_slice(&xxhash_rust::xxh3::xxh3_128(payload).to_le_bytes());
+}
+
+#[cfg(test)]
 fn frame(payload: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(payload.len() + 36);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&LAYOUT.to_le_bytes());
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&xxhash_rust::xxh3::xxh3_128(payload).to_le_bytes());
+    let mut out = vec![0; HEADER];
     out.extend_from_slice(payload);
+    seal(&mut out);
     out
 }
 
@@ -777,9 +795,8 @@ impl Store {
                 leaf,
             ) {
                 (false, Some(before), None) => borrowed.push((digest, before)),
-                (true, None, None) => borrowed.push((digest, learned)),
                 (_, before, leaf) => {
-                    let mut entry = learned.clone();
+                    let mut entry = learned;
                     if let Some(parsed) = leaf {
                         entry.merge(Known {
                             scan: None,

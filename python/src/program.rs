@@ -104,6 +104,8 @@ pub struct SourceFile {
     learned: Known,
     /// Its model is an empty stand-in until [`Program::materialize`] parses it (see `known`).
     deferred: bool,
+    /// Its model was parsed while loading, as the build learned (see [`SourceFile::learned`]).
+    parsed_here: bool,
 }
 
 impl SourceFile {
@@ -112,9 +114,14 @@ impl SourceFile {
         self.text_digest
     }
 
-    /// What loading it found that the cache did not know (when the build learned).
-    pub fn learned(&self) -> &Known {
-        &self.learned
+    /// What loading it found that the cache did not know (when the build learned): the scan, and
+    /// what its parse gave, taken from its model.
+    pub fn learned(&self) -> Known {
+        let mut known = self.learned.clone();
+        if let (true, Ok(module)) = (self.parsed_here, &self.module) {
+            known.parse = Some(leaf_summary(module, &self.comments));
+        }
+        known
     }
 
     /// Where byte `offset` of the text is, as users count (in its cell for a notebook).
@@ -143,6 +150,7 @@ impl SourceFile {
             text_digest: None,
             learned: Known::default(),
             deferred: false,
+            parsed_here: false,
         }
     }
 
@@ -990,14 +998,9 @@ fn load_one(
                 loaded.names = names.into_iter().map(str::to_string).collect();
                 loaded.gpu = crate::semantic::imports_gpu_library(m);
                 loaded.wanted = wanted_imports(m);
-                if learn {
-                    loaded.learned.parse = Some(summary(
-                        &loaded.wanted,
-                        loaded.gpu,
-                        &loaded.names,
-                        &loaded.comments,
-                    ));
-                }
+                // What the cache keeps of this parse is taken from the model when it is written
+                // (`SourceFile::learned`), not held twice meanwhile.
+                loaded.parsed = learn;
             }
             loaded.module = module;
         }
@@ -1155,6 +1158,8 @@ struct Loaded {
     deferred: bool,
     /// The names it reads are those the cache knows of the text with this digest.
     names_known: Option<Digest>,
+    /// Parsed here (not deferred), while learning.
+    parsed: bool,
 }
 
 impl Loaded {
@@ -1181,6 +1186,7 @@ impl Loaded {
             learned: Known::default(),
             deferred: false,
             names_known: None,
+            parsed: false,
         }
     }
 }
@@ -1291,6 +1297,7 @@ impl Builder {
         file.module = loaded.module;
         file.comments = loaded.comments;
         file.deferred = loaded.deferred;
+        file.parsed_here = loaded.parsed;
         let imports_native = self.program.imports_native(&loaded.wanted.imports);
         let file = &mut self.program.files[id.0 as usize];
         file.gpu = loaded.gpu || imports_native;

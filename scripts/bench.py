@@ -9,7 +9,9 @@ bindings, pinned, downloaded once from crates.io into the cache: ruff reads no R
 gpulint's time and peak memory alone. Usage: scripts/bench.sh [--pgo] [--runs N] [--tree PATH ...]
 (`--pgo`: the distributed build of scripts/pgo.sh instead of `cargo build --release`; a tree with a
 Cargo.toml at its top is a Rust crate). GPULINT_BENCH_CACHE sets the cache (default
-~/.cache/gpulint-bench).
+~/.cache/gpulint-bench). gpulint runs with --no-cache, as ruff does; its row "gpulint warm" times
+runs answered from its cache (filled by one run first, in a folder of the bench's cache), with
+nothing changed.
 """
 
 import argparse
@@ -99,9 +101,33 @@ def run(command):
     return time.perf_counter() - start, usage.ru_maxrss / 1024
 
 
+def warm_cache(tree):
+    """A cache folder for `tree`'s warm runs, emptied."""
+    import hashlib
+    import shutil
+
+    folder = CACHE / "gpulint-cache" / hashlib.sha256(str(tree).encode()).hexdigest()[:16]
+    shutil.rmtree(folder, ignore_errors=True)
+    return folder
+
+
+def warm(tree, runs, gpulint):
+    """Wall seconds and peak MiB of `runs` runs answered from the cache, after one that fills it."""
+    command = [str(gpulint), "check", "--exit-zero", "--cache-dir", str(warm_cache(tree)), str(tree)]
+    run(command)  # fills the cache
+    return [run(command) for _ in range(runs)]
+
+
+def row(name, samples):
+    walls = [w for w, _ in samples]
+    peaks = [p for _, p in samples]
+    print(f"  {name:12} {statistics.median(walls):8.3f} {min(walls):7.3f}-{max(walls):<7.3f} "
+          f"{statistics.median(peaks):9.1f}")
+
+
 def compare(tree, runs, ruff_bin, gpulint):
     commands = {
-        "gpulint": [str(gpulint), "check", "--exit-zero", str(tree)],
+        "gpulint": [str(gpulint), "check", "--no-cache", "--exit-zero", str(tree)],
         "ruff": [str(ruff_bin), "check", "--no-cache", "--isolated", "--exit-zero", str(tree)],
     }
     for command in commands.values():
@@ -111,29 +137,28 @@ def compare(tree, runs, ruff_bin, gpulint):
         for name, command in commands.items():
             results[name].append(run(command))
     ratios = [g[0] / r[0] for g, r in zip(results["gpulint"], results["ruff"])]
+    warm_samples = warm(tree, runs, gpulint)
     print(f"\n{tree} ({runs} alternating runs each, medians)")
-    print(f"  {'':8} {'wall s':>8} {'min-max':>15} {'peak MiB':>9}")
+    print(f"  {'':12} {'wall s':>8} {'min-max':>15} {'peak MiB':>9}")
     for name, samples in results.items():
-        walls = [w for w, _ in samples]
-        peaks = [p for _, p in samples]
-        print(f"  {name:8} {statistics.median(walls):8.3f} {min(walls):7.3f}-{max(walls):<7.3f} "
-              f"{statistics.median(peaks):9.1f}")
+        row(name, samples)
+    row("gpulint warm", warm_samples)
     print(f"  gpulint/ruff wall: median {statistics.median(ratios):.2f} "
           f"(pairs {min(ratios):.2f}-{max(ratios):.2f})")
+    cold = statistics.median(w for w, _ in results["gpulint"])
+    print(f"  gpulint warm/cold wall: {statistics.median(w for w, _ in warm_samples) / cold:.2f}")
 
 
 def alone(tree, runs, gpulint):
     """gpulint on a tree ruff does not read (a Rust crate): its time and peak memory."""
-    command = [str(gpulint), "check", "--exit-zero", str(tree)]
+    command = [str(gpulint), "check", "--no-cache", "--exit-zero", str(tree)]
     run(command)  # warm-up: the file cache
     samples = [run(command) for _ in range(runs)]
-    walls = [w for w, _ in samples]
-    peaks = [p for _, p in samples]
     files = sum(1 for _ in tree.rglob("*.rs"))
     print(f"\n{tree} ({files} Rust files, {runs} runs, medians)")
-    print(f"  {'':8} {'wall s':>8} {'min-max':>15} {'peak MiB':>9}")
-    print(f"  {'gpulint':8} {statistics.median(walls):8.3f} {min(walls):7.3f}-{max(walls):<7.3f} "
-          f"{statistics.median(peaks):9.1f}")
+    print(f"  {'':12} {'wall s':>8} {'min-max':>15} {'peak MiB':>9}")
+    row("gpulint", samples)
+    row("gpulint warm", warm(tree, runs, gpulint))
 
 
 def main():

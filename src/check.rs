@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use gpulint_analyses::Analyses;
 use gpulint_python::lower;
@@ -14,6 +15,7 @@ use gpulint_python::source::{FileId, Span};
 use gpulint_rules::Diagnostic;
 use rayon::prelude::*;
 
+use crate::cache;
 use crate::config::Resolver;
 use crate::discover::Found;
 use crate::noqa::{self, Directives};
@@ -68,14 +70,17 @@ pub struct Request {
     /// The caller lives on after the check (the language server): free the import cache, which a
     /// run of the command leaves to the end of the process.
     pub free_memory: bool,
+    /// Where this kind of run keeps its cache; `None`: none is read or written.
+    pub cache: Option<cache::Store>,
 }
 
-fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Checked> {
+fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result<Checked> {
     let free_memory = request.free_memory;
     let report_unused_noqa = request.report_unused_noqa;
     let use_baseline = request.use_baseline;
     let verbose = request.verbose;
     let import_root = request.import_root.clone();
+    let store = request.cache.take();
     // Files the user named (standard input too): checked even when the configuration excludes
     // them, unless `--force-exclude` took them out of the inputs already.
     let mut named: HashSet<PathBuf> = request.named.iter().map(|p| normalize(p)).collect();
@@ -87,92 +92,238 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
     let started = std::time::Instant::now();
     let loaded = crate::rust::read(rust_inputs);
     let native = crate::rust::native_modules(&loaded);
-    let mut program = Program::build_with_native(inputs, native, import_root);
-    let rust = crate::rust::add(loaded, &mut program);
-    program.remap_native(|f| rust.id(f));
-    let built = started.elapsed();
-    // Import-time state does not depend on the start method unless a module forks at import, which
-    // the module's own analysis reports.
-    let cache = catch_unwind(AssertUnwindSafe(|| {
-        ImportCache::<Analyses>::build(&program, Settings::default())
-    }))
-    .unwrap_or_else(|_| {
-        // A bug while running imports: analyses run every import themselves instead.
-        eprintln!("gpulint: internal error while running imported modules (please report this)");
-        ImportCache::default()
-    });
-    let frozen = started.elapsed() - built;
-    let mut checked: Vec<(FileId, Settings)> = Vec::new();
-    for (id, file) in program.files().filter(|(_, f)| f.checked) {
-        if matches!(file.module, Err(FileError::Foreign)) {
-            continue;
+    let native_digest = crate::rust::native_digest(&native, &loaded);
+    let mut previous = store.as_ref().and_then(cache::Store::load);
+    // Nothing the recorded run read has changed: its findings, reported with today's
+    // configuration and comments; the program only restored, for the report.
+    if let Some(prev) = previous.as_mut() {
+        let unchanged = prev.unchanged(&inputs, native_digest);
+        if let (Err(why), true) = (&unchanged, timings) {
+            eprintln!("gpulint: the cache is not reused whole: {why}");
         }
-        // Excluded files reach this only when named, or imported and unparsable (checked so that
-        // their error is said): the configuration's word wins over the second.
-        let path = normalize(&file.path);
-        if !named.contains(&path) && resolver.excludes(&path)? {
-            continue;
-        }
-        checked.push((id, resolver.settings_for(&file.path)?));
-    }
-    // The leaves first: parsing them gives the names they read, which the other files' analyses
-    // need (see `Program::leaf_names`).
-    let (leaves, others): (Vec<_>, Vec<_>) = checked
-        .into_iter()
-        .partition(|(id, _)| program.is_lazy(*id));
-    let leaf_count = leaves.len();
-    let run = |program: &Program, (id, settings): (FileId, Settings)| {
-        let start = std::time::Instant::now();
-        let (result, leaf, unseen) = check_file(program, &cache, id, settings, verbose);
-        if timings {
-            for d in result.iter().flatten() {
-                eprintln!(
-                    "gpulint: {} {} found by analysing {}",
-                    d.code,
-                    program.file(d.span.file).path.display(),
-                    program.file(id).path.display()
+        if let Ok(files) = unchanged {
+            let mut program = Program::restore(files);
+            let mains = main_programs(&program, &named, &mut resolver)?;
+            if let Some(mut results) = prev.results_if_same(&mains) {
+                let rust = crate::rust::add(loaded, &mut program);
+                results.extend(rust_results(&rust, &program));
+                if timings {
+                    eprintln!(
+                        "gpulint: {} main programs answered from the cache in {:.2?}",
+                        mains.len(),
+                        started.elapsed()
+                    );
+                }
+                if let (Some(prev), Some(store)) = (previous, &store) {
+                    prev.refresh(store);
+                }
+                return finish(
+                    program,
+                    results,
+                    &mut resolver,
+                    report_unused_noqa,
+                    use_baseline,
                 );
             }
         }
-        if timings && start.elapsed().as_millis() >= 100 {
-            eprintln!(
-                "gpulint: {} took {:.2?}",
-                program.file(id).path.display(),
-                start.elapsed()
-            );
-        }
-        (id, result, leaf, unseen)
+    }
+    let knowledge = store.as_ref().map(|_| {
+        Arc::new(
+            previous
+                .as_ref()
+                .map(cache::Previous::knowledge)
+                .unwrap_or_default(),
+        )
+    });
+    let input_records = store.as_ref().map(|_| cache::input_records(&inputs));
+    let mut program = Program::build_knowing(inputs, native, import_root, knowledge.clone());
+    let rust = crate::rust::add(loaded, &mut program);
+    program.remap_native(|f| rust.id(f));
+    let built = started.elapsed();
+    let mains = main_programs(&program, &named, &mut resolver)?;
+    let mut plan = store
+        .as_ref()
+        .map(|_| cache::Plan::new(previous.as_ref(), &program, &mains, native_digest));
+    let known_names = |id: FileId| -> Option<&[String]> {
+        let digest = program.text_digest(id)?;
+        let known = knowledge.as_ref()?.get(&digest)?;
+        known.parse.as_ref().map(|p| p.names.as_slice())
     };
+    // The leaves first: parsing them gives the names they read, which the other files' analyses
+    // need (see `Program::leaf_names`).
+    let (leaves, others): (Vec<_>, Vec<_>) =
+        mains.into_iter().partition(|(id, _)| program.is_lazy(*id));
+    let leaf_count = leaves.len();
+    // A leaf's recorded findings hold when the names it asked about are referenced as before (by
+    // itself, or by a file other than the leaves).
+    let mut reused_leaves: HashMap<FileId, Vec<String>> = HashMap::new();
+    if let Some(plan) = plan.as_mut() {
+        for (id, _) in &leaves {
+            if !plan.is_candidate(*id) {
+                continue;
+            }
+            let Some(own) = known_names(*id) else {
+                plan.reject(*id);
+                continue;
+            };
+            let same = plan.queried(*id).iter().all(|(name, answer)| {
+                let referenced = own.binary_search_by(|n| n.as_str().cmp(name)).is_ok()
+                    || program.is_referenced(name, false);
+                referenced == *answer
+            });
+            if same {
+                reused_leaves.insert(*id, own.to_vec());
+            } else {
+                plan.reject(*id);
+            }
+        }
+    }
+    let stale =
+        |id: FileId, plan: &Option<cache::Plan>| plan.as_ref().is_none_or(|p| !p.is_candidate(id));
+    let stale_leaves: Vec<(FileId, Settings)> = leaves
+        .iter()
+        .filter(|(id, _)| stale(*id, &plan))
+        .cloned()
+        .collect();
+    let first_others: Vec<FileId> = others
+        .iter()
+        .map(|(id, _)| *id)
+        .filter(|id| stale(*id, &plan))
+        .collect();
+    let roots: Vec<FileId> = stale_leaves
+        .iter()
+        .map(|(id, _)| *id)
+        .chain(first_others.iter().copied())
+        .collect();
+    let mut consistent = knowledge.is_none() || materialize(&mut program, &roots);
+    // Import-time state does not depend on the start method unless a module forks at import, which
+    // the module's own analysis reports.
+    let mut caches = vec![import_cache(&program, &roots)];
+    let frozen = started.elapsed() - built;
+    let learn = store.is_some();
+    let run =
+        |program: &Program, cache: &ImportCache<Analyses>, (id, settings): (FileId, Settings)| {
+            let start = std::time::Instant::now();
+            let checked = check_file(program, cache, id, settings, verbose, learn);
+            if timings {
+                for d in checked.result.iter().flatten() {
+                    eprintln!(
+                        "gpulint: {} {} found by analysing {}",
+                        d.code,
+                        program.file(d.span.file).path.display(),
+                        program.file(id).path.display()
+                    );
+                }
+            }
+            if timings && start.elapsed().as_millis() >= 100 {
+                eprintln!(
+                    "gpulint: {} took {:.2?}",
+                    program.file(id).path.display(),
+                    start.elapsed()
+                );
+            }
+            (id, checked)
+        };
     // One file a job: with rayon's own splitting, a thread could be left alone at a phase's end
     // with a run of files no other thread could steal from (60–70 ms on transformers).
-    let checked_leaves: Vec<_> = leaves
+    let mut analysed: HashMap<FileId, FileChecked> = stale_leaves
         .into_par_iter()
         .with_max_len(1)
-        .map(|f| run(&program, f))
+        .map(|f| run(&program, &caches[0], f))
         .collect();
     let mut names = rustc_hash::FxHashSet::default();
     let mut comments = Vec::new();
-    let mut results: Vec<(FileId, Result<Vec<Diagnostic>, String>)> = Vec::new();
-    let mut not_followed = rustc_hash::FxHashSet::default();
-    for (id, result, leaf, unseen) in checked_leaves {
-        not_followed.extend(unseen);
-        if let Some(leaf) = leaf {
-            names.extend(leaf.names);
-            comments.push((id, leaf.comments));
+    let mut results: Vec<(cache::MainResult, Vec<(String, bool)>)> = Vec::new();
+    let mut learned_leaves = Vec::new();
+    for (id, _) in &leaves {
+        match analysed.remove(id) {
+            Some(checked) => {
+                if let Some(leaf) = checked.leaf {
+                    names.extend(leaf.names);
+                    comments.push((*id, leaf.comments));
+                }
+                consistent &= checked.consistent;
+                learned_leaves.extend(checked.summary);
+                results.push(((*id, checked.result, checked.unseen), checked.queried));
+            }
+            None => {
+                let plan = plan.as_mut().expect("a leaf not analysed was in the plan");
+                let queried = plan.queried(*id).to_vec();
+                let result = plan.take(*id).expect("a reused leaf has findings");
+                let own = reused_leaves.remove(id).unwrap_or_default();
+                let own: HashSet<&str> = own.iter().map(String::as_str).collect();
+                names.extend(program.names_only_in(&own.into_iter().collect()));
+                let known = program
+                    .text_digest(*id)
+                    .and_then(|d| knowledge.as_ref()?.get(&d)?.parse.clone());
+                if let Some(parsed) = known {
+                    let spans = parsed
+                        .comments
+                        .iter()
+                        .map(|(start, end)| Span::new(*id, *start, *end))
+                        .collect();
+                    comments.push((*id, spans));
+                }
+                results.push((result, queried));
+            }
         }
-        results.push((id, result));
     }
     program.add_leaf_names(names, comments);
-    for (id, result, _, unseen) in others
+    // A file imported by others has its recorded findings hold when every name it asked about is
+    // referenced as before, the leaves' names now known.
+    let mut late_others = Vec::new();
+    if let Some(plan) = plan.as_mut() {
+        for (id, _) in &others {
+            if !plan.is_candidate(*id) {
+                continue;
+            }
+            let same = plan
+                .queried(*id)
+                .iter()
+                .all(|(name, answer)| program.is_referenced(name, true) == *answer);
+            if !same {
+                plan.reject(*id);
+                late_others.push(*id);
+            }
+        }
+    }
+    if !late_others.is_empty() {
+        consistent &= materialize(&mut program, &late_others);
+        caches.push(import_cache(&program, &late_others));
+    }
+    let stale_others: Vec<(FileId, Settings)> = others
+        .iter()
+        .filter(|(id, _)| stale(*id, &plan))
+        .cloned()
+        .collect();
+    let late: HashSet<FileId> = late_others.iter().copied().collect();
+    let analysed_others: Vec<(FileId, FileChecked)> = stale_others
         .into_par_iter()
         .with_max_len(1)
-        .map(|f| run(&program, f))
-        .collect::<Vec<_>>()
-    {
-        not_followed.extend(unseen);
-        results.push((id, result));
+        .map(|f| {
+            let cache = if late.contains(&f.0) {
+                &caches[caches.len() - 1]
+            } else {
+                &caches[0]
+            };
+            run(&program, cache, f)
+        })
+        .collect();
+    analysed.extend(analysed_others);
+    for (id, _) in &others {
+        match analysed.remove(id) {
+            Some(checked) => {
+                consistent &= checked.consistent;
+                results.push(((*id, checked.result, checked.unseen), checked.queried));
+            }
+            None => {
+                let plan = plan.as_mut().expect("a file not analysed was in the plan");
+                let queried = plan.queried(*id).to_vec();
+                let result = plan.take(*id).expect("a reused file has findings");
+                results.push((result, queried));
+            }
+        }
     }
-    results.extend(crate::rust::check(&rust, &program));
     if timings {
         let imported = program.files().filter(|(_, f)| !f.checked).count();
         eprintln!("gpulint: {leaf_count} files parsed when analysed");
@@ -189,29 +340,115 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
             started.elapsed() - built - frozen
         );
     }
+    if let (Some(store), Some(plan), Some(inputs), true) =
+        (&store, &plan, input_records, consistent)
+    {
+        store.record(cache::Outcome {
+            program: &program,
+            inputs,
+            native: native_digest,
+            plan,
+            results: &results,
+            leaves: learned_leaves,
+            previous: knowledge.clone(),
+        });
+    }
+    let mut results: Vec<cache::MainResult> = results.into_iter().map(|(r, _)| r).collect();
+    results.extend(rust_results(&rust, &program));
+    // Its frozen module states die with the process (at most ten `--fix` rounds keep one each):
+    // freeing them piece by piece only costs time.
+    if free_memory {
+        drop(caches);
+    } else {
+        std::mem::forget(caches);
+    }
+    finish(
+        program,
+        results,
+        &mut resolver,
+        report_unused_noqa,
+        use_baseline,
+    )
+}
+
+/// The checked files each analysed as a main program, with their settings: every checked Python
+/// file and notebook, but excluded ones that reached the program only as imports that do not
+/// parse (the configuration's word wins; a named file is checked).
+fn main_programs(
+    program: &Program,
+    named: &HashSet<PathBuf>,
+    resolver: &mut Resolver,
+) -> anyhow::Result<Vec<(FileId, Settings)>> {
+    let mut checked: Vec<(FileId, Settings)> = Vec::new();
+    for (id, file) in program.files().filter(|(_, f)| f.checked) {
+        if matches!(file.module, Err(FileError::Foreign)) {
+            continue;
+        }
+        // Excluded files reach this only when named, or imported and unparsable (checked so that
+        // their error is said): the configuration's word wins over the second.
+        let path = normalize(&file.path);
+        if !named.contains(&path) && resolver.excludes(&path)? {
+            continue;
+        }
+        checked.push((id, resolver.settings_for(&file.path)?));
+    }
+    Ok(checked)
+}
+
+/// Parses the deferred files the analyses of `roots` can read (see `gpulint_python::known`);
+/// `false` when one changed since the program was built.
+fn materialize(program: &mut Program, roots: &[FileId]) -> bool {
+    let mut needed = program.imported_from(roots.iter().copied());
+    needed.extend(roots.iter().copied());
+    program.materialize(&needed)
+}
+
+/// The import cache for the analyses of `roots`; a bug while running imports leaves it empty, and
+/// analyses run every import themselves instead.
+fn import_cache(program: &Program, roots: &[FileId]) -> ImportCache<Analyses> {
+    catch_unwind(AssertUnwindSafe(|| {
+        ImportCache::<Analyses>::build_for(program, Settings::default(), roots)
+    }))
+    .unwrap_or_else(|_| {
+        eprintln!("gpulint: internal error while running imported modules (please report this)");
+        ImportCache::default()
+    })
+}
+
+/// The Rust frontend's findings, with the unseen places it has none of.
+fn rust_results(rust: &crate::rust::Rust, program: &Program) -> Vec<cache::MainResult> {
+    crate::rust::check(rust, program)
+        .into_iter()
+        .map(|(id, result)| (id, result, Vec::new()))
+        .collect()
+}
+
+/// Merges, configures and suppresses the main programs' findings, and counts what fails the run.
+fn finish(
+    program: Program,
+    results: Vec<cache::MainResult>,
+    resolver: &mut Resolver,
+    report_unused_noqa: bool,
+    use_baseline: bool,
+) -> anyhow::Result<Checked> {
     let mut diagnostics = Vec::new();
     let mut internal_errors = Vec::new();
-    for (id, result) in results {
+    let mut not_followed = rustc_hash::FxHashSet::default();
+    for (id, result, unseen) in results {
+        not_followed.extend(unseen);
         match result {
             Ok(found) => diagnostics.extend(found),
             Err(message) => internal_errors.push((program.file(id).path.clone(), message)),
         }
     }
-    let diagnostics = configure(&program, &mut resolver, merge(&program, diagnostics))?;
+    let diagnostics = configure(&program, resolver, merge(&program, diagnostics))?;
     let (mut diagnostics, suppressed, unused) = suppress(&program, diagnostics, report_unused_noqa);
     // GPU900 findings are configured like any other.
-    diagnostics.extend(configure(&program, &mut resolver, unused)?);
+    diagnostics.extend(configure(&program, resolver, unused)?);
     let (diagnostics, baselined) = match use_baseline {
-        true => crate::baseline::hide(&program, &mut resolver, diagnostics)?,
+        true => crate::baseline::hide(&program, resolver, diagnostics)?,
         false => (diagnostics, 0),
     };
-    // Its frozen module states die with the process (at most ten `--fix` rounds keep one each):
-    // freeing them piece by piece only costs time.
-    if free_memory {
-        drop(cache);
-    } else {
-        std::mem::forget(cache);
-    }
     let mut diagnostics = diagnostics;
     drop_fixes_cells_refuse(&program, &mut diagnostics);
     let mut failing = 0;
@@ -281,6 +518,21 @@ struct LeafParse {
     comments: Vec<Span>,
 }
 
+/// What analysing one main program gave.
+struct FileChecked {
+    result: Result<Vec<Diagnostic>, String>,
+    /// What parsing it gave, for a leaf.
+    leaf: Option<LeafParse>,
+    /// Where budgets cut the analysis short.
+    unseen: Vec<Span>,
+    /// The names it asked whether the program references, with the answers.
+    queried: Vec<(String, bool)>,
+    /// For the cache, where it learns: a leaf's parse, by the digest of its text.
+    summary: Option<(gpulint_python::known::Digest, gpulint_python::known::Parsed)>,
+    /// The leaf's text was the one scanned (it did not change meanwhile).
+    consistent: bool,
+}
+
 /// The findings of analysing `id` as the main program; they may point into files it imports. A
 /// leaf is parsed here (see `Program::parse_leaf`), and what its parse gave is returned too.
 fn check_file(
@@ -289,29 +541,52 @@ fn check_file(
     id: FileId,
     settings: Settings,
     verbose: bool,
-) -> (
-    Result<Vec<Diagnostic>, String>,
-    Option<LeafParse>,
-    Vec<Span>,
-) {
+    learn: bool,
+) -> FileChecked {
     let file = program.file(id);
+    let mut out = FileChecked {
+        result: Ok(Vec::new()),
+        leaf: None,
+        unseen: Vec::new(),
+        queried: Vec::new(),
+        summary: None,
+        consistent: true,
+    };
     if let Some(error) = program.syntax_error(id) {
-        return (Ok(file_error_findings(id, &error)), None, Vec::new());
+        out.result = Ok(file_error_findings(id, &error));
+        return out;
     }
-    let (leaf, parse) = match program.parse_leaf(id) {
-        Some(Err(error)) => return (Ok(file_error_findings(id, &error)), None, Vec::new()),
-        Some(Ok(lower::Lowered { module, comments })) => (Some(module), Some(comments)),
+    let (leaf, parse) = match program.parse_leaf_checked(id) {
+        Some((Err(error), same)) => {
+            out.result = Ok(file_error_findings(id, &error));
+            out.consistent = same;
+            return out;
+        }
+        Some((Ok(lower::Lowered { module, comments }), same)) => {
+            out.consistent = same;
+            (Some(module), Some(comments))
+        }
         None => (None, None),
     };
+    if learn {
+        if let (Some(module), Some(comments), Some(digest)) =
+            (&leaf, &parse, program.text_digest(id))
+        {
+            out.summary = Some((
+                digest,
+                gpulint_python::program::leaf_summary(module, comments),
+            ));
+        }
+    }
     let leaf_names = leaf.as_ref().map(semantic::referenced_names);
-    let parse = parse
+    out.leaf = parse
         .zip(leaf_names.as_ref())
         .map(|(comments, names)| LeafParse {
             names: program.names_only_in(names),
             comments,
         });
     let found = match &file.module {
-        Err(error) => Ok((file_error_findings(id, error), Vec::new())),
+        Err(error) => Ok((file_error_findings(id, error), Vec::new(), Vec::new())),
         Ok(_) => catch_unwind(AssertUnwindSafe(|| {
             let analysed = match (&leaf, &leaf_names) {
                 (Some(module), Some(names)) => {
@@ -333,14 +608,19 @@ fn check_file(
                 }
             }
             let unseen = analysed.cuts.iter().filter(|c| !c.repeat).map(|c| c.span);
-            (found, unseen.collect())
+            (found, unseen.collect(), analysed.queried)
         }))
         .map_err(panic_message),
     };
     match found {
-        Ok((found, unseen)) => (Ok(found), parse, unseen),
-        Err(e) => (Err(e), parse, Vec::new()),
+        Ok((found, unseen, queried)) => {
+            out.result = Ok(found);
+            out.unseen = unseen;
+            out.queried = queried;
+        }
+        Err(e) => out.result = Err(e),
     }
+    out
 }
 
 /// The findings that stand for a file that could not be analysed: why it could not be read or

@@ -178,6 +178,13 @@ pub struct CheckArgs {
     /// baseline`).
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+    /// Neither read nor write the cache: analyse every file.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Keep the cache in this folder (default: `GPULINT_CACHE_DIR`, else `.gpulint_cache` in the
+    /// project's root).
+    #[arg(long, value_name = "PATH")]
+    pub cache_dir: Option<PathBuf>,
 }
 
 fn parse_selector(text: &str) -> Result<String, String> {

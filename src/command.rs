@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::cli::{CheckArgs, Color};
-use crate::{add_noqa, baseline, check, config, discover, fixes, output, selection, show};
+use crate::{add_noqa, baseline, cache, check, config, discover, fixes, output, selection, show};
 
 /// A file read from standard input: the path it is reported under, and its bytes.
 type Stdin = Option<(PathBuf, Vec<u8>)>;
@@ -24,6 +24,23 @@ pub fn check(args: CheckArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> 
         show::settings(out, path, &mut config::Resolver::new(overrides)?)?;
         return Ok(ExitCode::SUCCESS);
     }
+    // A buffer (standard input) is not kept; `--verbose` reports the cuts of every analysis, so it
+    // analyses every file.
+    let cache_folder = match args.no_cache || args.verbose || stdin.is_some() {
+        true => None,
+        false => Some(cache_folder(&args, &overrides)?),
+    };
+    // The options that change which files are read and how (`--config` files and KEY = VALUE
+    // settings, exclusions); selection and severities apply after the cache, on every run.
+    let cache_key = format!(
+        "{:?} {:?} {:?} {} {:?} {:?}",
+        args.target_version,
+        args.platform,
+        args.config,
+        args.isolated,
+        args.exclude,
+        args.extend_exclude
+    );
     // Walks again each time: a fix round re-reads the files it wrote.
     let request = |stdin: Stdin| check::Request {
         found: match stdin {
@@ -38,6 +55,9 @@ pub fn check(args: CheckArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> 
         verbose: args.verbose,
         import_root: None,
         free_memory: false,
+        cache: cache_folder
+            .as_deref()
+            .and_then(|folder| cache::Store::open(folder, &args.paths, &cache_key)),
     };
     if args.show_files {
         let mut resolver = config::Resolver::new(overrides)?;
@@ -215,6 +235,29 @@ fn read_stdin(args: &CheckArgs) -> anyhow::Result<Stdin> {
             )
         })?;
     Ok(Some((path, bytes)))
+}
+
+/// The cache's folder for this run (see `cache::folder`).
+fn cache_folder(args: &CheckArgs, overrides: &config::Overrides) -> anyhow::Result<PathBuf> {
+    let first = args
+        .paths
+        .first()
+        .cloned()
+        .unwrap_or_else(|| PathBuf::from("."));
+    // A folder's configuration is that of a file directly in it.
+    let probe = match first.is_dir() {
+        true => first.join("__init__.py"),
+        false => first.clone(),
+    };
+    let config_file = config::Resolver::new(overrides.clone())?
+        .config_for(&probe)?
+        .source()
+        .map(Path::to_path_buf);
+    Ok(cache::folder(
+        args.cache_dir.as_deref(),
+        config_file.as_deref(),
+        &first,
+    ))
 }
 
 /// What the command line sets over each file's configuration.

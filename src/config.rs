@@ -314,6 +314,11 @@ impl Config {
         }
         self
     }
+
+    /// The file it was read from.
+    pub fn source(&self) -> Option<&Path> {
+        self.source.as_deref()
+    }
 }
 
 /// What the command line fixed.
@@ -477,11 +482,12 @@ impl Resolver {
     /// oldest version the nearest `pyproject.toml`'s `requires-python` admits, else py310 on Linux.
     pub fn settings_for(&mut self, file: &Path) -> Result<Settings, ConfigError> {
         let ((version, _), platform) = self.target_for(file)?;
+        let file = normalize(file);
         Ok(Settings {
             default_start_method: default_start_method(version, platform),
-            server_preloads: self.servers.preloads(&normalize(file)),
-            documented_launch: self.launches.nodes_for(&normalize(file)),
-            requirements: match normalize(file).parent() {
+            server_preloads: self.servers.preloads(&file),
+            documented_launch: self.launches.nodes_for(&file),
+            requirements: match file.parent() {
                 Some(dir) => self.requirements_in(dir),
                 None => Requirements::default(),
             },

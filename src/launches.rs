@@ -18,14 +18,27 @@ const MAX_LEVELS: usize = 4;
 #[derive(Default)]
 pub struct Launches {
     scripts_by_dir: HashMap<PathBuf, Vec<String>>,
+    /// The folders searched from each folder files were asked about: most share a few folders.
+    dirs_from: HashMap<PathBuf, Vec<PathBuf>>,
 }
 
 impl Launches {
     /// How the project's scripts launch `file` (its own usage text is the frontend's to read).
     pub fn nodes_for(&mut self, file: &Path) -> Option<Nodes> {
         let name = file.file_name()?.to_str()?;
+        let start = file.parent()?;
+        let dirs = match self.dirs_from.get(start) {
+            Some(dirs) => dirs.clone(),
+            None => {
+                let dirs: Vec<PathBuf> = project_dirs(start, MAX_LEVELS)
+                    .map(Path::to_path_buf)
+                    .collect();
+                self.dirs_from.insert(start.to_path_buf(), dirs.clone());
+                dirs
+            }
+        };
         let mut found = None;
-        for d in project_dirs(file.parent()?, MAX_LEVELS) {
+        for d in &dirs {
             for text in self.scripts_in(d) {
                 match documented_nodes(text, name) {
                     Some(Nodes::Several) => return Some(Nodes::Several),

@@ -2,6 +2,7 @@
 
 mod add_noqa;
 mod baseline;
+mod cache;
 mod check;
 mod cli;
 mod command;

@@ -72,6 +72,33 @@ pub fn native_modules(loaded: &Loaded) -> HashMap<String, Vec<CudaInitSite>> {
     out
 }
 
+/// A digest of the native extension modules (zero for none): their names and sites, their files,
+/// and the crate folder each belongs to, which `Program::native_module` compares importers with.
+pub fn native_digest(native: &HashMap<String, Vec<CudaInitSite>>, loaded: &Loaded) -> u128 {
+    use std::fmt::Write;
+    if native.is_empty() {
+        return 0;
+    }
+    let mut names: Vec<&String> = native.keys().collect();
+    names.sort();
+    let mut text = String::new();
+    for name in names {
+        for site in &native[name] {
+            let path = loaded
+                .files
+                .get(site.span.file.0 as usize)
+                .map(|f| f.path.as_path());
+            let krate = path.and_then(|p| {
+                p.ancestors()
+                    .skip(1)
+                    .find(|dir| dir.join("Cargo.toml").is_file())
+            });
+            let _ = writeln!(text, "{name} {site:?} {path:?} {krate:?}");
+        }
+    }
+    gpulint_python::known::digest(text.as_bytes())
+}
+
 /// Adds every loaded file to the program.
 pub fn add(loaded: Loaded, program: &mut Program) -> Rust {
     let ids = loaded

@@ -15,8 +15,15 @@ pub fn gpulint(args: &[&str], cwd: &Path) -> Output {
         .args(args)
         .current_dir(cwd)
         .env("NO_COLOR", "1")
+        .env("GPULINT_CACHE_DIR", cache_dir())
         .output()
         .expect("the gpulint binary runs")
+}
+
+/// Where the tests' runs keep their cache: out of the checked-in fixtures, and shared, so that most
+/// tests run once cold and, when repeated, from the cache.
+pub fn cache_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gpulint-cache")
 }
 
 /// (relative path, line) → sorted codes, where GPU003 and GPU005 carry their severity:
@@ -180,7 +187,8 @@ pub fn check_measured(dir: &Path, args: &[&str]) -> Measured {
     let out_dir = tempfile::tempdir().unwrap();
     let out_path = out_dir.path().join("out.json");
     let child = Command::new(env!("CARGO_BIN_EXE_gpulint"))
-        .args(["check", "--output-format", "json"])
+        // Measures an analysis, not a cache's answer.
+        .args(["check", "--no-cache", "--output-format", "json"])
         .args(args)
         .current_dir(dir)
         .stdout(std::fs::File::create(&out_path).unwrap())

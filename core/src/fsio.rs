@@ -39,6 +39,54 @@ impl Stamp {
     }
 }
 
+/// Everything the file system says changes when a file's bytes change (its change time included,
+/// which no tool sets back), for a cache to tell a file it read before from one it must read again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct FileState {
+    pub len: u64,
+    /// Modification and change times, in nanoseconds since the epoch.
+    pub modified_ns: i64,
+    pub changed_ns: i64,
+    pub inode: u64,
+    pub device: u64,
+}
+
+impl FileState {
+    pub fn of(meta: &std::fs::Metadata) -> FileState {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            FileState {
+                len: meta.len(),
+                modified_ns: meta.mtime().saturating_mul(1_000_000_000) + meta.mtime_nsec(),
+                changed_ns: meta.ctime().saturating_mul(1_000_000_000) + meta.ctime_nsec(),
+                inode: meta.ino(),
+                device: meta.dev(),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let ns = |t: std::io::Result<SystemTime>| {
+                t.ok()
+                    .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos() as i64)
+            };
+            FileState {
+                len: meta.len(),
+                modified_ns: ns(meta.modified()),
+                changed_ns: ns(meta.modified()),
+                inode: 0,
+                device: 0,
+            }
+        }
+    }
+
+    /// The later of its modification and change times.
+    pub fn latest_ns(&self) -> i64 {
+        self.modified_ns.max(self.changed_ns)
+    }
+}
+
 /// Why a file was not read.
 #[derive(Debug)]
 pub enum ReadError {
@@ -71,6 +119,14 @@ fn size(bytes: u64) -> String {
 
 /// The bytes of the regular file at `path` (links followed), at most `cap` of them, and its stamp.
 pub fn read_regular(path: &Path, cap: u64) -> Result<(Vec<u8>, Stamp), ReadError> {
+    read_regular_state(path, cap).map(|(bytes, meta)| (bytes, Stamp::of(&meta)))
+}
+
+/// [`read_regular`], with the metadata of the file that was read.
+pub fn read_regular_state(
+    path: &Path,
+    cap: u64,
+) -> Result<(Vec<u8>, std::fs::Metadata), ReadError> {
     let regular = |meta: &std::fs::Metadata| -> Result<(), ReadError> {
         if !meta.is_file() {
             return Err(ReadError::NotRegular(kind_of(meta)));
@@ -92,7 +148,7 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<(Vec<u8>, Stamp), ReadError
     let bytes = read_bounded(file, meta.len() as usize, cap)
         .map_err(ReadError::Io)?
         .ok_or(ReadError::TooLarge(cap))?;
-    Ok((bytes, Stamp::of(&meta)))
+    Ok((bytes, meta))
 }
 
 /// The first `len` bytes (or fewer) of the regular file at `path`: for files only their start
@@ -232,10 +288,20 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     Temp::write(&target, bytes, permissions)?.rename_over(&target)
 }
 
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename, without
+/// syncing: for files gpulint can always make again (its cache). A reader sees the old file or the
+/// new one, whole; after a crash it may find a file cut short, which it must check for itself.
+/// A link at `path` is replaced, not followed.
+pub fn write_replaceable(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    Temp::create(path, bytes, None, false)?.rename_over(path)
+}
+
 /// A temporary file beside its target, removed unless it was renamed over the target.
 struct Temp {
     path: PathBuf,
     kept: bool,
+    /// Written to the disk: the rename is made durable too.
+    synced: bool,
 }
 
 impl Temp {
@@ -243,6 +309,16 @@ impl Temp {
         target: &Path,
         bytes: &[u8],
         permissions: Option<std::fs::Permissions>,
+    ) -> Result<Temp, WriteError> {
+        Temp::create(target, bytes, permissions, true)
+    }
+
+    /// The temporary file for `target`, holding `bytes`; synced to the disk when `sync`.
+    fn create(
+        target: &Path,
+        bytes: &[u8],
+        permissions: Option<std::fs::Permissions>,
+        sync: bool,
     ) -> Result<Temp, WriteError> {
         let folder = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -265,7 +341,11 @@ impl Temp {
                 Err(e) => return Err(WriteError::Io(e)),
             }
         };
-        let mut temp = Temp { path, kept: false };
+        let mut temp = Temp {
+            path,
+            kept: false,
+            synced: sync,
+        };
         let mut file = file;
         let written = file
             .write_all(bytes)
@@ -273,7 +353,7 @@ impl Temp {
                 Some(p) => file.set_permissions(p),
                 None => Ok(()),
             })
-            .and_then(|()| file.sync_all());
+            .and_then(|()| if sync { file.sync_all() } else { Ok(()) });
         if let Err(e) = written {
             drop(file);
             temp.remove();
@@ -285,6 +365,9 @@ impl Temp {
     fn rename_over(mut self, target: &Path) -> Result<(), WriteError> {
         std::fs::rename(&self.path, target).map_err(WriteError::Io)?;
         self.kept = true;
+        if !self.synced {
+            return Ok(());
+        }
         // The rename itself is durable once the folder is synced; a folder that cannot be opened
         // (rare) leaves it to the file system's own schedule.
         if let Some(folder) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -435,6 +518,17 @@ mod tests {
             None,
             "a reader past the cap"
         );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn write_replaceable_leaves_no_temporary_file() {
+        let d = dir();
+        let f = d.join("entry");
+        write_replaceable(&f, b"one").unwrap();
+        write_replaceable(&f, b"two").unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"two");
+        assert!(leftovers(&d).is_empty());
         std::fs::remove_dir_all(&d).unwrap();
     }
 

@@ -1,6 +1,7 @@
 //! gpulint's Python frontend: parsing (behind its own model), the project loader, the Python library
 //! tables, and the interpreter that reports effects to the analyses.
 
+pub mod known;
 pub mod libraries;
 pub mod lower;
 pub mod model;

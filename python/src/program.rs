@@ -15,8 +15,9 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use gpulint_core::fsio::Stamp;
+use gpulint_core::fsio::{FileState, Stamp};
 
+use crate::known::{self, Digest, Knowledge, Known, Parsed};
 use crate::lower::{self, SyntaxError};
 use crate::model::{Module, Stmt, StmtKind};
 use crate::notebook::{self, Notebook};
@@ -96,9 +97,36 @@ pub struct SourceFile {
     read_from_disk: bool,
     /// What the file looked like when it was first read: a fix is written only if it still does.
     pub stamp: Option<Stamp>,
+    /// The digest of the bytes first read from its file, and what the file system said of the file
+    /// then (for the cache).
+    pub digest: Option<Digest>,
+    pub state: Option<FileState>,
+    /// The digest of the text scanned or parsed (a notebook's cells' source, not its JSON).
+    text_digest: Option<Digest>,
+    /// What loading it found, kept for the cache when the build learns.
+    learned: Known,
+    /// Its model is an empty stand-in until [`Program::materialize`] parses it (see `known`).
+    deferred: bool,
+    /// Its model was parsed while loading, as the build learned (see [`SourceFile::learned`]).
+    parsed_here: bool,
 }
 
 impl SourceFile {
+    /// The digest of the text it was scanned or parsed from (when the build learned or knew).
+    pub fn text_digest(&self) -> Option<Digest> {
+        self.text_digest
+    }
+
+    /// What loading it found that the cache did not know (when the build learned): the scan, and
+    /// what its parse gave, taken from its model.
+    pub fn learned(&self) -> Known {
+        let mut known = self.learned.clone();
+        if let (true, Ok(module)) = (self.parsed_here, &self.module) {
+            known.parse = Some(leaf_summary(module, &self.comments));
+        }
+        known
+    }
+
     /// Where byte `offset` of the text is, as users count (in its cell for a notebook).
     /// A file not read yet: no text, no module.
     fn unread(path: PathBuf, checked: bool) -> SourceFile {
@@ -121,6 +149,12 @@ impl SourceFile {
             read_from_disk: false,
             stamp: None,
             in_test_folder: false,
+            digest: None,
+            state: None,
+            text_digest: None,
+            learned: Known::default(),
+            deferred: false,
+            parsed_here: false,
         }
     }
 
@@ -176,6 +210,60 @@ pub struct Program {
     /// Native extension modules of the project (another frontend's, by the name Python imports
     /// them by) whose initialisation at import initialises CUDA, and where.
     native: HashMap<String, Vec<gpulint_core::effect::CudaInitSite>>,
+    /// What import resolution asked the file system, for a cache to tell whether it would resolve
+    /// every import alike.
+    probes: Vec<Probe>,
+}
+
+/// One answer of the file system that import resolution relied on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Probe {
+    /// A folder's listing: what the folder looked like before it was listed, and the digest of its
+    /// entries (names and kinds, sorted); `None`: nothing is there.
+    Listing {
+        path: PathBuf,
+        state: Option<FileState>,
+        entries: Digest,
+    },
+    /// A folder that could not be listed: its entries were asked about one by one.
+    Unlistable(PathBuf),
+    /// A link followed, and what it led to (see [`Probe::kind`]).
+    Link { path: PathBuf, kind: u8 },
+    /// A file read (a project's `pyproject.toml`, for its package's name): its digest, if it could
+    /// be read.
+    Read {
+        path: PathBuf,
+        state: Option<FileState>,
+        digest: Option<Digest>,
+    },
+}
+
+impl Probe {
+    /// What a link at `path` leads to now, as [`Probe::Link`] records it.
+    pub fn link_kind(path: &Path) -> u8 {
+        match std::fs::metadata(path) {
+            Ok(meta) => kind_of_type(meta.file_type()) as u8,
+            Err(_) => u8::MAX,
+        }
+    }
+
+    /// The digest of `dir`'s entries now, as [`Probe::Listing`] records it; `None` where it cannot
+    /// be listed.
+    pub fn listing_digest(dir: &Path) -> Option<Digest> {
+        list(dir).map(|entries| listing_digest(&entries))
+    }
+}
+
+/// A file of a program restored from a cache ([`Program::restore`]).
+pub struct Restored {
+    pub path: PathBuf,
+    pub checked: bool,
+    pub notebook: bool,
+    /// Where its comments are, as byte ranges (suppression comments are read from these).
+    pub comments: Vec<(u32, u32)>,
+    /// What the file looked like when the cache found it unchanged: a fix is written only if it
+    /// still does.
+    pub stamp: Option<Stamp>,
 }
 
 /// What to read: a file, or the text of one (standard input, tests).
@@ -214,7 +302,25 @@ impl Program {
         native: HashMap<String, Vec<gpulint_core::effect::CudaInitSite>>,
         import_root: Option<PathBuf>,
     ) -> Program {
-        let mut builder = Builder::default();
+        Program::build_knowing(inputs, native, import_root, None)
+    }
+
+    /// [`Program::build_with_native`], for a cache: texts `known` describes are neither scanned nor
+    /// parsed (a parsed one is deferred, see [`crate::known`]), and what loading each file found is
+    /// kept ([`Program::learned`]), with the answers of the file system that import resolution
+    /// relied on ([`Program::probes`]).
+    pub fn build_knowing(
+        inputs: Vec<Input>,
+        native: HashMap<String, Vec<gpulint_core::effect::CudaInitSite>>,
+        import_root: Option<PathBuf>,
+        known: Option<std::sync::Arc<Knowledge>>,
+    ) -> Program {
+        let mut builder = Builder {
+            learn: known.is_some(),
+            known,
+            ..Builder::default()
+        };
+        builder.fs.record = builder.learn;
         builder.program.native = native;
         let checked = common_folder(inputs.iter().filter_map(|input| match input {
             Input::Path(path) | Input::Text { path, .. } | Input::Bytes { path, .. } => {
@@ -291,6 +397,10 @@ impl Program {
             builder.load(late, &mut scanned);
             builder.program.compute_relevance();
         }
+        let mut probes = std::mem::take(&mut builder.fs.probes);
+        let mut seen = HashSet::default();
+        probes.retain(|p| seen.insert(p.clone()));
+        builder.program.probes = probes;
         // An imported module that does not parse leaves part of the program unanalysed: it is
         // checked as if named, so its error is reported even when only its importer was.
         for file in &mut builder.program.files {
@@ -302,6 +412,40 @@ impl Program {
             }
         }
         builder.program
+    }
+
+    /// A program of the files a cache recorded, in the same order (so with the same ids): for
+    /// reporting the findings it kept, not for analysing (there are no models). A text is read from
+    /// its file when a finding shows it; a notebook is read now, for its cells.
+    pub fn restore(files: Vec<Restored>) -> Program {
+        let mut program = Program::default();
+        for (i, restored) in files.into_iter().enumerate() {
+            let id = FileId(i as u32);
+            let mut file = SourceFile::unread(restored.path, restored.checked);
+            file.module = Err(FileError::Unreadable("not analysed in this run".into()));
+            file.comments = restored
+                .comments
+                .iter()
+                .map(|(start, end)| Span::new(id, *start, *end))
+                .collect();
+            file.stamp = restored.stamp;
+            if restored.notebook {
+                let read = read_text(&file.path)
+                    .ok()
+                    .and_then(|json| notebook::read(json).ok());
+                if let Some(read) = read {
+                    file.text = Text::pack(read.text);
+                    file.cells = Some(read.cells);
+                    file.notebook = Some(Box::new(read.notebook));
+                    file.interactive = true;
+                }
+            } else {
+                file.text = Text::on_disk(&file.path);
+                file.read_from_disk = true;
+            }
+            program.files.push(file);
+        }
+        program
     }
 
     /// Adds a file another frontend checks (Rust), for positions, excerpts and suppression
@@ -404,11 +548,20 @@ impl Program {
     /// The files the relevant checked files import, transitively (anywhere in them), in id order:
     /// the modules whose import an analysis may run.
     pub fn imported_files(&self) -> Vec<FileId> {
-        let mut seen: HashSet<FileId> = HashSet::default();
-        let mut todo: Vec<FileId> = self
+        let roots = self
             .files()
             .filter(|(_, f)| f.checked && f.relevant)
-            .map(|(id, _)| id)
+            .map(|(id, _)| id);
+        self.imported_from(roots)
+    }
+
+    /// [`Program::imported_files`] of the relevant files among `roots` alone: the modules their
+    /// analyses may import.
+    pub fn imported_from(&self, roots: impl IntoIterator<Item = FileId>) -> Vec<FileId> {
+        let mut seen: HashSet<FileId> = HashSet::default();
+        let mut todo: Vec<FileId> = roots
+            .into_iter()
+            .filter(|id| self.files[id.0 as usize].relevant)
             .collect();
         let mut out = Vec::new();
         while let Some(file) = todo.pop() {
@@ -461,6 +614,145 @@ impl Program {
         })
     }
 
+    /// The program's files that `id`'s imports name (anywhere in it), in id order.
+    pub fn imports_of(&self, id: FileId) -> Vec<FileId> {
+        let mut out: Vec<FileId> = self.files[id.0 as usize]
+            .imports
+            .values()
+            .flatten()
+            .filter_map(|n| self.nodes[n.0 as usize].file)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// For each file, a digest of everything the program holds of it that an analysis reading it
+    /// depends on, besides its model (whose text its digest covers): its path and text, how its
+    /// imports resolved (the modules each names, and the submodules known of those), which of its
+    /// imports run at import time, and its flags. Equal digests for every file an analysis can
+    /// reach mean the program gives that analysis the same answers.
+    pub fn structure_digests(&self) -> Vec<Digest> {
+        use std::hash::Hasher;
+        let node_digests: Vec<u64> = self
+            .nodes
+            .par_iter()
+            .map(|node| {
+                let mut h = xxhash_rust::xxh3::Xxh3::new();
+                self.hash_node_file(node.file, &mut h);
+                let mut children: Vec<(&String, &NodeId)> = node.children.iter().collect();
+                children.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                for (name, child) in children {
+                    h.write(name.as_bytes());
+                    h.write_u8(0);
+                    self.hash_node_file(self.nodes[child.0 as usize].file, &mut h);
+                }
+                h.finish()
+            })
+            .collect();
+        self.files
+            .par_iter()
+            .map(|file| {
+                let mut h = xxhash_rust::xxh3::Xxh3::new();
+                h.write(file.path.as_os_str().as_encoded_bytes());
+                h.write_u8(0);
+                h.write_u128(file.digest.unwrap_or_default());
+                h.write_u128(file.text_digest.unwrap_or_default());
+                let flags = [
+                    file.checked,
+                    file.relevant,
+                    file.lazy,
+                    file.interactive,
+                    file.in_test_folder,
+                    file.notebook.is_some(),
+                    file.read_from_disk,
+                ];
+                for flag in flags {
+                    h.write_u8(flag as u8);
+                }
+                match &file.module {
+                    Ok(_) => h.write_u8(0),
+                    Err(error) => h.write(format!("{error:?}").as_bytes()),
+                }
+                let mut imports: Vec<(&(u32, String), &Vec<NodeId>)> =
+                    file.imports.iter().collect();
+                imports.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                for ((level, dotted), chain) in imports {
+                    h.write_u32(*level);
+                    h.write(dotted.as_bytes());
+                    h.write_u8(0);
+                    for node in chain {
+                        h.write_u64(node_digests[node.0 as usize]);
+                    }
+                    h.write_u8(1);
+                }
+                for f in &file.runs_at_import {
+                    self.hash_node_file(Some(*f), &mut h);
+                }
+                h.digest128()
+            })
+            .collect()
+    }
+
+    fn hash_node_file(&self, file: Option<FileId>, h: &mut impl std::hash::Hasher) {
+        match file {
+            Some(f) => {
+                h.write(self.files[f.0 as usize].path.as_os_str().as_encoded_bytes());
+                h.write_u8(0);
+            }
+            None => h.write_u8(1),
+        }
+    }
+
+    /// What import resolution asked the file system (when the build learned), once each.
+    pub fn probes(&self) -> &[Probe] {
+        &self.probes
+    }
+
+    /// The digest of the text `id` was scanned or parsed from (when the build learned or knew).
+    pub fn text_digest(&self, id: FileId) -> Option<Digest> {
+        self.files[id.0 as usize].text_digest
+    }
+
+    /// Whether `id`'s model is a stand-in until [`Program::materialize`] parses it.
+    pub fn is_deferred(&self, id: FileId) -> bool {
+        self.files[id.0 as usize].deferred
+    }
+
+    /// Parses the deferred files among `ids`, in parallel, so that analyses can read them. `false`
+    /// when a text is no longer the one the program was built from (its file changed since): its
+    /// model is then of the new text, and the findings should not be kept.
+    pub fn materialize(&mut self, ids: &[FileId]) -> bool {
+        let todo: Vec<FileId> = ids
+            .iter()
+            .copied()
+            .filter(|id| self.files[id.0 as usize].deferred)
+            .collect();
+        let parsed: Vec<(FileId, Result<Module, FileError>, bool)> = todo
+            .par_iter()
+            .with_max_len(1)
+            .map(|&id| {
+                let file = &self.files[id.0 as usize];
+                let text = file.text.unpacked();
+                let same = file
+                    .text_digest
+                    .is_none_or(|d| known::digest(text.as_bytes()) == d);
+                let module = lower::parse(&text, id)
+                    .map(|lowered| lowered.module)
+                    .map_err(FileError::Syntax);
+                (id, module, same)
+            })
+            .collect();
+        let mut all_same = true;
+        for (id, module, same) in parsed {
+            let file = &mut self.files[id.0 as usize];
+            file.module = module;
+            file.deferred = false;
+            all_same &= same;
+        }
+        all_same
+    }
+
     /// Moves the native modules' sites to the files' final ids, once the other frontend's files
     /// are in the program.
     pub fn remap_native(&mut self, id: impl Fn(FileId) -> FileId) {
@@ -484,18 +776,38 @@ impl Program {
     /// A leaf's model and comments, parsed from its text (see [`SourceFile`]'s `lazy`); `None` for
     /// any other file.
     pub fn parse_leaf(&self, id: FileId) -> Option<Result<lower::Lowered, FileError>> {
+        self.parse_leaf_checked(id).map(|(parsed, _)| parsed)
+    }
+
+    /// [`Program::parse_leaf`], and whether the text parsed is the one scanned (always, where the
+    /// build kept no digest).
+    pub fn parse_leaf_checked(
+        &self,
+        id: FileId,
+    ) -> Option<(Result<lower::Lowered, FileError>, bool)> {
         let file = self.files.get(id.0 as usize)?;
         if !file.lazy {
             return None;
         }
+        let same = |text: &str| {
+            file.text_digest
+                .is_none_or(|d| known::digest(text.as_bytes()) == d)
+        };
         if !file.text.is_on_disk() {
-            return Some(lower::parse(&file.text.unpacked(), id).map_err(FileError::Syntax));
+            let text = file.text.unpacked();
+            return Some((
+                lower::parse(&text, id).map_err(FileError::Syntax),
+                same(&text),
+            ));
         }
         // Read again: it may have changed or gone since the scan, which this reports like any
         // file that cannot be read. What is read is what is analysed.
         Some(match read_text(&file.path) {
-            Ok(text) => lower::parse(&text, id).map_err(FileError::Syntax),
-            Err((_, error)) => Err(error),
+            Ok(text) => (
+                lower::parse(&text, id).map_err(FileError::Syntax),
+                same(&text),
+            ),
+            Err((_, error)) => (Err(error), false),
         })
     }
 
@@ -602,9 +914,19 @@ enum Source {
 
 /// Reads (or takes) one file's text, then parses it, or only scans it when it names no GPU package.
 /// A parsed file's text is not held when it came from the file (`from_disk`): it is read again
-/// where a finding in it is shown.
-fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded {
-    let mut stamp = None;
+/// where a finding in it is shown. With `learn`, what the scan or parse found is kept for the
+/// cache; with `known`, a text it describes is not scanned or parsed again (see [`crate::known`]).
+fn load_one(
+    id: FileId,
+    path: &Path,
+    source: Source,
+    from_disk: bool,
+    learn: bool,
+    known: Option<&Knowledge>,
+) -> Loaded {
+    let mut observed = None;
+    // The digest of the bytes read, while the text is still those bytes.
+    let mut text_digest = None;
     let (decoded, keep) = match source {
         Source::Scanned(text, false) => {
             return Loaded {
@@ -616,8 +938,11 @@ fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded 
         Source::Scanned(text, keep) => (Ok(text), Some(keep)),
         Source::Bytes(bytes) => (decode(bytes), None),
         Source::Disk | Source::Reread => {
-            let (read, read_stamp) = read_stamped(path);
-            stamp = read_stamp;
+            let (read, seen) = read_observed(path, learn);
+            if let Some((_, _, digest)) = &seen {
+                text_digest = *digest;
+            }
+            observed = seen;
             (read, matches!(source, Source::Reread).then_some(true))
         }
     };
@@ -627,6 +952,7 @@ fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded 
     };
     let mut read_notebook = None;
     if keep.is_none() && module.is_none() && is_notebook(path) {
+        text_digest = None;
         match notebook::read(std::mem::take(&mut text)) {
             Ok(read) => {
                 text = read.text;
@@ -641,7 +967,9 @@ fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded 
     }
     let mut loaded = Loaded {
         notebook: read_notebook,
-        stamp,
+        stamp: observed.as_ref().map(|(stamp, _, _)| *stamp),
+        state: observed.as_ref().map(|(_, state, _)| *state),
+        digest: observed.and_then(|(_, _, digest)| digest),
         ..Loaded::empty(id)
     };
     if let Some(error) = module {
@@ -649,11 +977,21 @@ fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded 
         loaded.text = text.into();
         return loaded;
     }
+    let text_digest = (learn || known.is_some())
+        .then(|| text_digest.unwrap_or_else(|| known::digest(text.as_bytes())));
+    loaded.text_digest = text_digest;
+    let known = known.zip(text_digest).and_then(|(k, d)| k.get(&d));
     if keep.is_none() {
-        // Characters Python folds to ASCII could spell an import the scan cannot read.
-        let scan = (!prefilter::spells_ascii_with_other_characters(&text))
-            .then(|| prefilter::imports(&text))
-            .flatten();
+        let scan = match known.and_then(|k| k.scan.clone()) {
+            Some(scan) => scan,
+            // Characters Python folds to ASCII could spell an import the scan cannot read.
+            None => (!prefilter::spells_ascii_with_other_characters(&text))
+                .then(|| prefilter::imports(&text))
+                .flatten(),
+        };
+        if learn && known.is_none_or(|k| k.scan.is_none()) {
+            loaded.learned.scan = Some(scan.clone());
+        }
         if let Some(imports) = scan {
             loaded.scanned = true;
             loaded.gpu = imports
@@ -667,15 +1005,39 @@ fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded 
             return loaded;
         }
     }
-    let (module, comments) = parse(&text, id);
-    loaded.comments = comments;
-    if let Ok(m) = &module {
-        let names = crate::semantic::referenced_names(m);
-        loaded.names = names.into_iter().map(str::to_string).collect();
-        loaded.gpu = crate::semantic::imports_gpu_library(m);
-        loaded.wanted = wanted_imports(m);
+    match known.and_then(|k| k.parse.as_ref()) {
+        Some(parsed) => {
+            // Everything the loader takes from the model, without the model: parsed later if an
+            // analysis needs it.
+            loaded.deferred = true;
+            loaded.comments = parsed
+                .comments
+                .iter()
+                .map(|(start, end)| Span::new(id, *start, *end))
+                .collect();
+            // The names are taken from what the cache knows when the program takes this in.
+            loaded.names_known = text_digest;
+            loaded.gpu = parsed.gpu;
+            loaded.wanted = Wanted {
+                imports: parsed.imports.clone(),
+                top_level: parsed.top_level,
+            };
+        }
+        None => {
+            let (module, comments) = parse(&text, id);
+            loaded.comments = comments;
+            if let Ok(m) = &module {
+                let names = crate::semantic::referenced_names(m);
+                loaded.names = names.into_iter().map(str::to_string).collect();
+                loaded.gpu = crate::semantic::imports_gpu_library(m);
+                loaded.wanted = wanted_imports(m);
+                // What the cache keeps of this parse is taken from the model when it is written
+                // (`SourceFile::learned`), not held twice meanwhile.
+                loaded.parsed = learn;
+            }
+            loaded.module = module;
+        }
     }
-    loaded.module = module;
     loaded.text = match from_disk && loaded.notebook.is_none() {
         true => Text::on_disk(path),
         false => Text::pack(text),
@@ -683,11 +1045,54 @@ fn load_one(id: FileId, path: &Path, source: Source, from_disk: bool) -> Loaded 
     loaded
 }
 
+/// What a parse gave, as the cache keeps it.
+fn summary(wanted: &Wanted, gpu: bool, names: &[String], comments: &[Span]) -> Parsed {
+    let mut names = names.to_vec();
+    names.sort_unstable();
+    Parsed {
+        imports: wanted.imports.clone(),
+        top_level: wanted.top_level,
+        gpu,
+        names,
+        comments: comments.iter().map(|c| (c.start, c.end)).collect(),
+    }
+}
+
+/// What a leaf's parse gives the cache: as [`summary`], from its model and comments.
+pub fn leaf_summary(module: &Module, comments: &[Span]) -> Parsed {
+    let names: Vec<String> = crate::semantic::referenced_names(module)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let gpu = crate::semantic::imports_gpu_library(module);
+    summary(&wanted_imports(module), gpu, &names, comments)
+}
+
+/// [`read_stamped`], with what the file system said of the file and, with `digest`, the digest
+/// of its bytes.
+#[allow(clippy::type_complexity)]
+fn read_observed(
+    path: &Path,
+    digest: bool,
+) -> (
+    Result<String, (String, FileError)>,
+    Option<(Stamp, FileState, Option<Digest>)>,
+) {
+    match read_source(path) {
+        Ok((bytes, meta)) => {
+            let digest = digest.then(|| known::digest(&bytes));
+            let seen = (Stamp::of(&meta), FileState::of(&meta), digest);
+            (decode(bytes), Some(seen))
+        }
+        Err(reason) => (Err((String::new(), FileError::Unreadable(reason))), None),
+    }
+}
+
 /// The bytes of a regular file of at most [`MAX_FILE_BYTES`]. A FIFO, a device (a link to
 /// `/dev/zero`), a socket or a larger file is refused with the reason, never read or waited on.
-fn read_source(path: &Path) -> Result<(Vec<u8>, Stamp), String> {
+fn read_source(path: &Path) -> Result<(Vec<u8>, std::fs::Metadata), String> {
     use gpulint_core::fsio::ReadError;
-    match gpulint_core::fsio::read_regular(path, MAX_FILE_BYTES) {
+    match gpulint_core::fsio::read_regular_state(path, MAX_FILE_BYTES) {
         Ok(read) => Ok(read),
         Err(ReadError::NotRegular(kind)) => Err(format!("not a regular file ({kind}): skipped")),
         Err(ReadError::TooLarge(_)) => Err(too_large()),
@@ -719,7 +1124,7 @@ fn read_text(path: &Path) -> Result<String, (String, FileError)> {
 /// [`read_text`], and the file's stamp where it could be read.
 fn read_stamped(path: &Path) -> (Result<String, (String, FileError)>, Option<Stamp>) {
     match read_source(path) {
-        Ok((bytes, stamp)) => (decode(bytes), Some(stamp)),
+        Ok((bytes, meta)) => (decode(bytes), Some(Stamp::of(&meta))),
         Err(reason) => (Err((String::new(), FileError::Unreadable(reason))), None),
     }
 }
@@ -776,6 +1181,18 @@ struct Loaded {
     notebook: Option<(Cells, Box<Notebook>)>,
     /// The file's stamp, where this load read it.
     stamp: Option<Stamp>,
+    /// What the file system said of it then, and the digest of its bytes (when learning).
+    state: Option<FileState>,
+    digest: Option<Digest>,
+    /// The digest of the text scanned or parsed (when learning, or knowing).
+    text_digest: Option<Digest>,
+    learned: Known,
+    /// Its parse was taken from what the cache knows: no model yet.
+    deferred: bool,
+    /// The names it reads are those the cache knows of the text with this digest.
+    names_known: Option<Digest>,
+    /// Parsed here (not deferred), while learning.
+    parsed: bool,
 }
 
 impl Loaded {
@@ -796,6 +1213,13 @@ impl Loaded {
             wanted: Wanted::default(),
             notebook: None,
             stamp: None,
+            state: None,
+            digest: None,
+            text_digest: None,
+            learned: Known::default(),
+            deferred: false,
+            names_known: None,
+            parsed: false,
         }
     }
 }
@@ -803,6 +1227,10 @@ impl Loaded {
 #[derive(Default)]
 struct Builder {
     program: Program,
+    /// Keep what loading each file found, for the cache.
+    learn: bool,
+    /// What the cache knows of texts, by digest.
+    known: Option<std::sync::Arc<Knowledge>>,
     by_path: HashMap<PathBuf, FileId>,
     nodes_by_path: HashMap<PathBuf, NodeId>,
     roots: HashMap<PathBuf, Vec<PathBuf>>,
@@ -839,6 +1267,7 @@ impl Builder {
                     .push((id, path, source, from_disk));
             }
             let mut ready: Vec<Loaded> = Vec::new();
+            let (learn, known) = (self.learn, self.known.clone());
             for step in steps.into_iter().chain([Vec::new()]) {
                 let ((), loaded) = rayon::join(
                     || {
@@ -851,7 +1280,7 @@ impl Builder {
                         step.into_par_iter()
                             .with_max_len(1)
                             .map(|(id, path, source, from_disk)| {
-                                load_one(id, &path, source, from_disk)
+                                load_one(id, &path, source, from_disk, learn, known.as_deref())
                             })
                             .collect::<Vec<_>>()
                     },
@@ -870,11 +1299,23 @@ impl Builder {
     ) {
         let id = loaded.id;
         self.program.referenced.extend(loaded.names);
+        let known = loaded
+            .names_known
+            .and_then(|d| self.known.as_ref()?.get(&d)?.parse.as_ref());
+        for name in known.iter().flat_map(|p| &p.names) {
+            if !self.program.referenced.contains(name) {
+                self.program.referenced.insert(name.clone());
+            }
+        }
         let file = &mut self.program.files[id.0 as usize];
         file.text = loaded.text;
         // The first read's: a file read again (a leaf, a scanned file parsed later) that changed
         // meanwhile no longer matches it, and a fix made from either read is refused.
         file.stamp = file.stamp.or(loaded.stamp);
+        file.state = file.state.or(loaded.state);
+        file.digest = file.digest.or(loaded.digest);
+        file.text_digest = file.text_digest.or(loaded.text_digest);
+        file.learned.merge(loaded.learned);
         if loaded.lazy {
             // A leaf keeps what the scan found (imports, GPU imports) until it is parsed.
             file.lazy = true;
@@ -888,6 +1329,8 @@ impl Builder {
         }
         file.module = loaded.module;
         file.comments = loaded.comments;
+        file.deferred = loaded.deferred;
+        file.parsed_here = loaded.parsed;
         let imports_native = self.program.imports_native(&loaded.wanted.imports);
         let file = &mut self.program.files[id.0 as usize];
         file.gpu = loaded.gpu || imports_native;
@@ -1211,19 +1654,32 @@ fn common_folder<'a>(paths: impl Iterator<Item = &'a Path>) -> Option<PathBuf> {
 /// Folders holding the package `[project] name` of the root's `pyproject.toml` names, for layouts
 /// other than flat and `src/` (`python/my_pkg/`).
 fn named_package_roots(fs: &mut Fs, project: &Path) -> Vec<PathBuf> {
-    let Some(name) = gpulint_core::fsio::read_text(&project.join("pyproject.toml"), MAX_FILE_BYTES)
-        .ok()
+    let pyproject = project.join("pyproject.toml");
+    let read = gpulint_core::fsio::read_regular_state(&pyproject, MAX_FILE_BYTES).ok();
+    if fs.record {
+        fs.probes.push(Probe::Read {
+            path: pyproject.clone(),
+            state: read.as_ref().map(|(_, meta)| FileState::of(meta)),
+            digest: read.as_ref().map(|(bytes, _)| known::digest(bytes)),
+        });
+    }
+    let Some(name) = read
+        .and_then(|(bytes, _)| String::from_utf8(bytes).ok())
         .and_then(|text| text.parse::<toml::Table>().ok())
         .and_then(|t| t.get("project")?.get("name")?.as_str().map(str::to_string))
     else {
         return Vec::new();
     };
     let package = name.replace(['-', '.'], "_").to_lowercase();
-    let Ok(entries) = std::fs::read_dir(project) else {
+    // Its folders, as the listing the resolver keeps has them (links followed).
+    let Some(entries) = fs.list(project) else {
         return Vec::new();
     };
+    // A hidden folder is no source root (`.venv`, `.tox`, a cache).
     let mut roots: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
+        .into_keys()
+        .filter(|name| !name.as_encoded_bytes().starts_with(b"."))
+        .map(|name| project.join(name))
         .filter(|d| fs.is_file(&d.join(&package).join("__init__.py")))
         .collect();
     roots.sort();
@@ -1238,9 +1694,13 @@ struct Fs {
     /// and import resolution asks about 200,000 paths on transformers.
     listings: HashMap<Box<[u8]>, Option<HashMap<OsString, Kind>>>,
     canonical: HashMap<PathBuf, PathBuf>,
+    /// Keep the answers resolution relies on ([`Probe`]), for the cache.
+    record: bool,
+    probes: Vec<Probe>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 enum Kind {
     File,
     Dir,
@@ -1263,7 +1723,7 @@ impl Fs {
                     None | Some(Kind::File | Kind::Other) if dir.file_name().is_some() => {
                         Some(HashMap::default())
                     }
-                    _ => list(dir),
+                    _ => self.list(dir),
                 };
                 self.listings.entry(key.into()).or_insert(listing)
             }
@@ -1280,15 +1740,43 @@ impl Fs {
     fn kind(&mut self, path: &Path) -> Option<Kind> {
         match self.entry(path)? {
             // Followed each time: links are rare, and their targets may be anywhere.
-            Kind::Link => std::fs::metadata(path)
-                .ok()
-                .map(|m| kind_of_type(m.file_type())),
+            Kind::Link => {
+                let kind = std::fs::metadata(path)
+                    .ok()
+                    .map(|m| kind_of_type(m.file_type()));
+                if self.record {
+                    self.probes.push(Probe::Link {
+                        path: path.to_path_buf(),
+                        kind: kind.map_or(u8::MAX, |k| k as u8),
+                    });
+                }
+                kind
+            }
             kind => Some(kind),
         }
     }
 
     fn is_file(&mut self, path: &Path) -> bool {
         self.kind(path) == Some(Kind::File)
+    }
+
+    /// [`list`], keeping what the folder looked like for the cache.
+    fn list(&mut self, dir: &Path) -> Option<HashMap<OsString, Kind>> {
+        if !self.record {
+            return list(dir);
+        }
+        // Looked at before the listing: a change made after it changes this.
+        let state = std::fs::metadata(dir).ok().map(|m| FileState::of(&m));
+        let listing = list(dir);
+        self.probes.push(match &listing {
+            Some(entries) => Probe::Listing {
+                path: dir.to_path_buf(),
+                state,
+                entries: listing_digest(entries),
+            },
+            None => Probe::Unlistable(dir.to_path_buf()),
+        });
+        listing
     }
 
     fn is_dir(&mut self, path: &Path) -> bool {
@@ -1354,6 +1842,35 @@ fn split_name(path: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
         _ => Path::new("."),
     };
     Some((dir, name))
+}
+
+/// The digest of a folder's entries, names and kinds, in name order: of those resolution can ask
+/// about. A regular file matters only as a module (`*.py`) or a project's marker; a hidden entry
+/// names no module, so only `.git` among them counts (a cache's own folder, an editor's swap file
+/// come and go without changing how anything resolves).
+fn listing_digest(entries: &HashMap<OsString, Kind>) -> Digest {
+    let matters = |name: &OsString, kind: &Kind| {
+        let name = name.as_encoded_bytes();
+        if name == b".git" {
+            return true;
+        }
+        if name.starts_with(b".") {
+            return false;
+        }
+        *kind != Kind::File
+            || name.ends_with(b".py")
+            || [&b"pyproject.toml"[..], b"setup.cfg"].contains(&name)
+    };
+    let mut sorted: Vec<(&OsString, &Kind)> =
+        entries.iter().filter(|(n, k)| matters(n, k)).collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut bytes = Vec::with_capacity(sorted.len() * 16);
+    for (name, kind) in sorted {
+        bytes.extend_from_slice(name.as_encoded_bytes());
+        bytes.push(0);
+        bytes.push(*kind as u8);
+    }
+    known::digest(&bytes)
 }
 
 fn kind_of_type(t: std::fs::FileType) -> Kind {
@@ -1488,6 +2005,23 @@ fn collect_imports(stmt: &Stmt, out: &mut Vec<(u32, String)>) {
 
 /// An absolute path with `.` and `..` worked out, without touching the file system.
 pub fn normalize(path: &Path) -> PathBuf {
+    // Most paths asked about are normal already (absolute, no `.` or `..`, no doubled or trailing
+    // `/`): the work below, for each file of a tree, is a large part of a run answered from the
+    // cache.
+    #[cfg(unix)]
+    {
+        let bytes = path.as_os_str().as_encoded_bytes();
+        let normal = bytes.first() == Some(&b'/')
+            && (bytes.len() == 1 || !bytes.ends_with(b"/"))
+            && !bytes.ends_with(b"/.")
+            && !bytes.ends_with(b"/..")
+            && !bytes.windows(2).any(|w| w == b"//")
+            && !bytes.windows(3).any(|w| w == b"/./")
+            && !bytes.windows(4).any(|w| w == b"/../");
+        if normal {
+            return path.to_path_buf();
+        }
+    }
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut out = PathBuf::new();
     for component in absolute.components() {

@@ -159,6 +159,7 @@ impl Session {
             verbose: false,
             import_root,
             free_memory: true,
+            cache: None,
         };
         let run = || -> anyhow::Result<check::Checked> {
             let resolver = config::Resolver::new(config::Overrides::default())?;

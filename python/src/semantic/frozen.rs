@@ -44,11 +44,22 @@ impl<A: Analysis> ImportCache<A> {
     /// Runs each imported module's top level once, dependencies first; import cycles of the same
     /// depth in parallel.
     pub fn build(program: &Program, settings: Settings) -> ImportCache<A> {
+        ImportCache::build_of(program, settings, program.imported_files())
+    }
+
+    /// [`ImportCache::build`] for the analyses of `roots` alone (see [`Program::imported_from`]):
+    /// each module's frozen state is the one the whole program's cache holds, since it depends only
+    /// on the modules it imports, which are among these.
+    pub fn build_for(program: &Program, settings: Settings, roots: &[FileId]) -> ImportCache<A> {
+        let imported = program.imported_from(roots.iter().copied());
+        ImportCache::build_of(program, settings, imported)
+    }
+
+    fn build_of(program: &Program, settings: Settings, imported: Vec<FileId>) -> ImportCache<A> {
         let count = program.files().count();
         let mut cache = ImportCache {
             frozen: vec![None; count],
         };
-        let imported = program.imported_files();
         let cycles = strongly_connected(program, &imported);
         // A cycle's depth: one more than the deepest cycle it imports.
         let mut depth_of_file: HashMap<FileId, usize> = HashMap::default();

@@ -94,6 +94,9 @@ pub struct Analysed<F> {
     pub facts: F,
     /// Empty when nothing was cut: the facts are those of the whole program.
     pub cuts: Vec<Cut>,
+    /// The names the analysis asked whether the program references anywhere (to choose its entry
+    /// points), with the answers: besides the files it reads, what its facts depend on.
+    pub queried: Vec<(String, bool)>,
 }
 
 /// [`analyze`], with the places where a budget cut the analysis short.
@@ -142,9 +145,13 @@ fn interpret<A: Analysis>(
 ) -> Analysed<A::Facts> {
     let mut interp = Interp::new(program, cache, file, settings, leaf);
     interp.run();
+    let mut queried = interp.queried;
+    queried.sort_unstable();
+    queried.dedup();
     Analysed {
         facts: interp.facts,
         cuts: interp.cuts,
+        queried,
     }
 }
 
@@ -400,6 +407,9 @@ struct Interp<'m, A: Analysis> {
     memo: memo::Memo<A>,
     /// The process states of the paths that returned from the running function, joined at its end.
     returned: Option<Process<A>>,
+    /// The names `run` asked whether the program references, with the answers (see
+    /// `Analysed::queried`).
+    queried: Vec<(String, bool)>,
     facts: A::Facts,
 }
 
@@ -456,6 +466,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             cuts: Vec::new(),
             memo: memo::Memo::default(),
             returned: None,
+            queried: Vec::new(),
             facts: A::Facts::default(),
         }
     }
@@ -563,9 +574,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
         // A function named anywhere in the program has a caller that may bind what it needs. A
         // leaf's functions can be called only from the leaf itself: no module imports it.
         let (own, program) = (self.leaf_names, self.p);
-        let referenced = |name: &str| match own {
-            Some(own) => own.contains(name) || program.is_referenced(name, false),
-            None => program.is_referenced(name, true),
+        let queried = std::cell::RefCell::new(Vec::new());
+        let referenced = |name: &str| {
+            let answer = match own {
+                Some(own) => own.contains(name) || program.is_referenced(name, false),
+                None => program.is_referenced(name, true),
+            };
+            queried.borrow_mut().push((name.to_string(), answer));
+            answer
         };
         self.memo.enabled = true;
         for partial in [false, true] {
@@ -587,6 +603,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 }
             }
         }
+        self.queried = queried.into_inner();
     }
 
     /// Runs one function as an entry point, from the state the main program left. With `partial`,

@@ -183,9 +183,10 @@ impl Server<'_> {
             return self.error(id, ErrorCode::InvalidRequest, message);
         }
         match (request.method.as_str(), &self.session) {
-            ("initialize", None) => match params::<InitializeParams>(request.params) {
+            ("initialize", None) => match params::<InitializeParams>(request.params.clone()) {
                 Ok(params) => {
-                    let (result, session, client) = initialize(params);
+                    let refreshes = refresh_support(&request.params);
+                    let (result, session, client) = initialize(params, refreshes);
                     self.session = Some(session);
                     self.client = client;
                     self.send(Response::new_ok(id, result))
@@ -454,10 +455,19 @@ fn apply_change(
     }
 }
 
+/// Whether the client takes `workspace/diagnostic/refresh`: `workspace.diagnostics.refreshSupport`
+/// in LSP 3.17, which `lsp-types` reads under another name (`diagnostic`); both are accepted.
+fn refresh_support(initialize: &serde_json::Value) -> bool {
+    let workspace = &initialize["capabilities"]["workspace"];
+    ["diagnostics", "diagnostic"]
+        .iter()
+        .any(|key| workspace[key]["refreshSupport"] == true)
+}
+
 /// The server's capabilities, its session (position encoding, workspace folders, pushed or
 /// pulled diagnostics) and what the client can do.
 #[allow(deprecated)] // `root_uri` and `root_path`: what clients without workspace folders send.
-fn initialize(params: InitializeParams) -> (InitializeResult, Session, Client) {
+fn initialize(params: InitializeParams, refreshes: bool) -> (InitializeResult, Session, Client) {
     let workspace = params.capabilities.workspace.as_ref();
     let client = Client {
         watches_files: workspace
@@ -469,10 +479,7 @@ fn initialize(params: InitializeParams) -> (InitializeResult, Session, Client) {
             .text_document
             .as_ref()
             .is_some_and(|t| t.diagnostic.is_some()),
-        refreshes: workspace
-            .and_then(|w| w.diagnostic.as_ref())
-            .and_then(|d| d.refresh_support)
-            .unwrap_or(false),
+        refreshes,
     };
     let offered = params
         .capabilities

@@ -88,6 +88,8 @@ fn a_pulling_client_gets_reports_and_a_refresh_when_a_module_changes_its_importe
     // A document never opened has no findings.
     let never = pull(&mut client, &uri(&root.join("never.py")), None);
     assert_eq!(codes(&never), Vec::<String>::new());
+    let bad = client.request("textDocument/diagnostic", json!({"textDocument": 7}));
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
     client.shutdown();
 }
 

@@ -92,6 +92,40 @@ pub fn line_edit(file: &SourceFile, id: FileId, offset: u32, code: &str) -> Opti
     edits.pop()
 }
 
+/// [`line_edit`] for a Rust file: `// noqa: CODE` at the line's end (after its comment, if it has
+/// one), or the code added to the line's noqa comment; `None` where the line ends inside a string
+/// or a block comment.
+pub fn rust_line_edit(file: &SourceFile, id: FileId, offset: u32, code: &str) -> Option<Edit> {
+    let text: &str = &file.text;
+    let start = line_start(text, offset) as usize;
+    let end = text[start..]
+        .find(['\n', '\r'])
+        .map_or(text.len(), |i| start + i);
+    let comments = gpulint_rust::load::comments(text);
+    let on_line = comments
+        .iter()
+        .find(|(s, _)| (start..end).contains(&(*s as usize)));
+    if let Some(&(s, e)) = on_line {
+        if let Some(content) = crate::noqa::with_codes(&text[s as usize..e as usize], &[code]) {
+            return Some(Edit {
+                span: Span::new(id, s, e),
+                content,
+            });
+        }
+    }
+    let kept = start + text[start..end].trim_end_matches([' ', '\t']).len();
+    let content = format!("  // noqa: {code}");
+    let new = format!("{}{content}{}", &text[..kept], &text[end..]);
+    let slash = (kept + 2) as u32;
+    gpulint_rust::load::comments(&new)
+        .iter()
+        .any(|(s, e)| *s <= slash && slash < *e)
+        .then(|| Edit {
+            span: Span::new(id, kept as u32, end as u32),
+            content,
+        })
+}
+
 /// Writes the file with `edits` applied: into its cells' sources for a notebook (the rest of its
 /// JSON as it was), whole or not at all, and only if it still holds what was read.
 fn write(file: &SourceFile, edits: &[Edit]) -> Result<(), String> {
@@ -193,4 +227,49 @@ fn comments_land(text: &str, edits: &[&Edit]) -> bool {
         shift += e.content.len() as i64 - i64::from(e.span.end - e.span.start);
         in_comment(hash as u32)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpulint_python::program::Program;
+
+    fn rust_edit(text: &str, line: usize) -> Option<String> {
+        let mut program = Program::default();
+        let path = std::path::PathBuf::from("main.rs");
+        let comments = gpulint_rust::load::comments(text);
+        let id = program.add_foreign(path, text.to_string(), &comments, true);
+        let offset: usize = text
+            .split_inclusive('\n')
+            .take(line - 1)
+            .map(str::len)
+            .sum();
+        let edit = rust_line_edit(program.file(id), id, offset as u32, "GPU101")?;
+        let (new, _) = gpulint_rules::fix::apply(text, &[&edit]);
+        Some(new)
+    }
+
+    #[test]
+    fn a_rust_line_gets_a_line_comment_unless_it_ends_inside_a_string() {
+        let text = "fn main() {\n    fork();   \n    let s = \"a\n    b\";\n    run(); // noqa: GPU103\n    go(); // why\n}\n";
+        assert_eq!(
+            rust_edit(text, 2).as_deref(),
+            Some(
+                text.replace("fork();   ", "fork();  // noqa: GPU101")
+                    .as_str()
+            )
+        );
+        assert_eq!(rust_edit(text, 3), None, "the line ends inside a string");
+        assert_eq!(
+            rust_edit(text, 5).as_deref(),
+            Some(
+                text.replace("// noqa: GPU103", "// noqa: GPU103, GPU101")
+                    .as_str()
+            )
+        );
+        assert_eq!(
+            rust_edit(text, 6).as_deref(),
+            Some(text.replace("// why", "// why  // noqa: GPU101").as_str())
+        );
+    }
 }

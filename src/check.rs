@@ -54,6 +54,9 @@ pub struct Request {
     pub found: Vec<Found>,
     /// A file's path and text read from standard input.
     pub stdin: Option<(PathBuf, Vec<u8>)>,
+    /// Texts an editor holds for other files: an import that reaches one reads it instead of the
+    /// file (the language server's open documents).
+    pub held: Vec<(PathBuf, String)>,
     /// The files named on the command line: checked even when the configuration excludes them,
     /// unless `force_exclude`.
     pub named: Vec<PathBuf>,
@@ -508,6 +511,12 @@ pub fn inputs(request: Request, resolver: &mut Resolver) -> anyhow::Result<Vec<I
             Found::Error(path, reason) => inputs.push(Input::Unreadable { path, reason }),
         }
     }
+    inputs.extend(
+        request
+            .held
+            .into_iter()
+            .map(|(path, text)| Input::Held { path, text }),
+    );
     Ok(inputs)
 }
 

@@ -48,6 +48,7 @@ pub fn check(args: CheckArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> 
             None => discover::discover(&args.paths),
         },
         stdin,
+        held: Vec::new(),
         named: named.clone(),
         force_exclude: args.force_exclude,
         use_baseline: args.write_baseline.is_none(),

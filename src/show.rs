@@ -14,7 +14,7 @@ pub fn files(out: &mut impl Write, inputs: &[Input]) -> std::io::Result<()> {
         .iter()
         .map(|input| match input {
             Input::Path(path) | Input::Unreadable { path, .. } => path,
-            Input::Bytes { path, .. } | Input::Text { path, .. } => path,
+            Input::Bytes { path, .. } | Input::Text { path, .. } | Input::Held { path, .. } => path,
         })
         .map(|path| crate::paths::relative(path))
         .collect();

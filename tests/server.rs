@@ -1,148 +1,14 @@
 //! `gpulint server` as an editor meets it: a client session over standard input and output,
 //! with Content-Length framing, against the built binary. Every wait has a deadline.
 
-mod common;
+mod lsp;
 
-use std::collections::VecDeque;
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::io::Write;
 
 use serde_json::{json, Value};
 
-const WAIT: Duration = Duration::from_secs(60);
-
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    incoming: mpsc::Receiver<Value>,
-    /// Messages read while waiting for another.
-    queued: VecDeque<Value>,
-    next_id: i64,
-}
-
-impl Client {
-    fn start(cwd: &Path) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_gpulint"))
-            .arg("server")
-            .current_dir(cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the gpulint binary runs");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, incoming) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            while let Some(message) = read_message(&mut reader) {
-                if tx.send(message).is_err() {
-                    break;
-                }
-            }
-        });
-        Client {
-            child,
-            stdin,
-            incoming,
-            queued: VecDeque::new(),
-            next_id: 1,
-        }
-    }
-
-    fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    /// Sends a request and waits for its response (`result` or `error`).
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        self.wait_for(|m| m["id"] == id && m.get("method").is_none())
-    }
-
-    /// The first message (queued or new) that `wanted` accepts; the others stay queued.
-    fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
-        if let Some(i) = self.queued.iter().position(&wanted) {
-            return self.queued.remove(i).unwrap();
-        }
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let message = self
-                .incoming
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no such message in time; got {:#?}", self.queued));
-            if wanted(&message) {
-                return message;
-            }
-            self.queued.push_back(message);
-        }
-    }
-
-    /// The next diagnostics published for `uri`.
-    fn diagnostics(&mut self, uri: &str) -> Value {
-        let message = self.wait_for(|m| {
-            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
-        });
-        message["params"].clone()
-    }
-
-    fn open(&mut self, uri: &str, text: &str) {
-        let document = json!({"uri": uri, "languageId": "python", "version": 1, "text": text});
-        self.notify("textDocument/didOpen", json!({ "textDocument": document }));
-    }
-
-    /// Waits for the process to end; its exit status.
-    fn exit_status(&mut self) -> Option<i32> {
-        let deadline = Instant::now() + WAIT;
-        while Instant::now() < deadline {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code();
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("the server did not exit");
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        // A failed test must not leave the server running.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn read_message(reader: &mut impl BufRead) -> Option<Value> {
-    common::read_lsp_message(reader)
-}
-
-fn uri(path: &Path) -> String {
-    format!("file://{}", path.display())
-}
-
-fn initialize(client: &mut Client, root: &Path, capabilities: Value) -> Value {
-    let params = json!({
-        "processId": null,
-        "capabilities": capabilities,
-        "workspaceFolders": [{"uri": uri(root), "name": "project"}],
-    });
-    let response = client.request("initialize", params);
-    client.notify("initialized", json!({}));
-    response
-}
+use lsp::{initialize, uri, Client};
 
 /// A forked DataLoader after CUDA was initialised (GPU001), on a line with a character outside
 /// the Basic Multilingual Plane before it: 4 bytes, 2 UTF-16 code units, 1 character.
@@ -181,12 +47,15 @@ fn a_client_session_gets_diagnostics_fixes_and_updates_for_importers() {
     assert_eq!(capabilities["textDocumentSync"]["change"], 1, "full sync");
     assert_eq!(
         capabilities["codeActionProvider"]["codeActionKinds"],
-        json!(["quickfix"])
+        json!(["quickfix", "source.fixAll.gpulint"])
     );
+    // The client neither pulls diagnostics nor watches files: they are pushed, and nothing is
+    // registered.
+    assert!(capabilities.get("diagnosticProvider").is_none(), "{init}");
     assert_eq!(init["result"]["serverInfo"]["name"], "gpulint");
 
     // Open: the fork point's range counts UTF-16 units (the rocket is two).
-    client.open(&loader, LOADER);
+    client.open(&loader, "python", LOADER);
     let published = client.diagnostics(&loader);
     assert_eq!(published["version"], 1);
     let [d] = published["diagnostics"].as_array().unwrap().as_slice() else {
@@ -287,12 +156,12 @@ fn a_client_session_gets_diagnostics_fixes_and_updates_for_importers() {
     assert_eq!(published["diagnostics"], json!([]));
 
     // A program that imports a helper: clean while the helper leaves CUDA alone.
-    client.open(&helper, HELPER_IDLE);
-    client.open(&user, USER);
+    client.open(&helper, "python", HELPER_IDLE);
+    client.open(&user, "python", USER);
     assert_eq!(client.diagnostics(&user)["diagnostics"], json!([]));
     assert_eq!(client.diagnostics(&helper)["diagnostics"], json!([]));
-    // The helper now initialises CUDA; once saved, the importer's diagnostics update, pointing
-    // into the helper.
+    // The helper now initialises CUDA (edited, then saved): the importer's diagnostics update,
+    // pointing into the helper.
     client.notify(
         "textDocument/didChange",
         json!({
@@ -371,7 +240,7 @@ fn utf8_positions_safe_fixes_and_errors_for_bad_requests() {
 
     // The document exists only in the editor, and imports the unreadable module.
     let text = format!("import broken\n{GROUP}");
-    client.open(&group, &text);
+    client.open(&group, "python", &text);
     let published = client.diagnostics(&group);
     let [d] = published["diagnostics"].as_array().unwrap().as_slice() else {
         panic!("one finding: {published:#}");
@@ -443,7 +312,7 @@ fn a_broken_configuration_is_shown_once_and_the_document_gets_no_diagnostics() {
     let loader = uri(&root.join("loader.py"));
     let mut client = Client::start(&root);
     initialize(&mut client, &root, json!({}));
-    client.open(&loader, LOADER);
+    client.open(&loader, "python", LOADER);
     let shown = client.wait_for(|m| m["method"] == "window/showMessage");
     assert_eq!(shown["params"]["type"], 1, "an error");
     assert_eq!(

@@ -284,6 +284,12 @@ pub enum Input {
         path: PathBuf,
         reason: String,
     },
+    /// The text an editor holds for a file, unsaved edits included: not checked, but read instead
+    /// of the file where an import reaches it.
+    Held {
+        path: PathBuf,
+        text: String,
+    },
 }
 
 impl Program {
@@ -326,7 +332,7 @@ impl Program {
             Input::Path(path) | Input::Text { path, .. } | Input::Bytes { path, .. } => {
                 Some(path.as_path())
             }
-            Input::Unreadable { .. } => None,
+            Input::Unreadable { .. } | Input::Held { .. } => None,
         }));
         builder.boundary = import_root.map(|r| normalize(&r)).or(checked);
         let mut wave: Vec<(FileId, Source)> = Vec::new();
@@ -340,6 +346,11 @@ impl Program {
                     let id = builder.add_file(key, path, true);
                     builder.program.files[id.0 as usize].module =
                         Err(FileError::Unreadable(reason));
+                    continue;
+                }
+                Input::Held { path, text } => {
+                    let key = builder.fs.identity(&path);
+                    builder.held.insert(key, text);
                     continue;
                 }
             };
@@ -1243,6 +1254,8 @@ struct Builder {
     folders: HashMap<PathBuf, usize>,
     resolved: Vec<HashMap<String, Option<Vec<NodeId>>>>,
     fs: Fs,
+    /// Editors' texts of files (`Input::Held`), by identity: an import that reaches one reads it.
+    held: HashMap<PathBuf, String>,
 }
 
 impl Builder {
@@ -1340,7 +1353,19 @@ impl Builder {
             scanned.push(id);
         }
         for new in self.resolve_imports(id, loaded.wanted) {
-            wave.push((new, Source::Disk));
+            wave.push((new, self.source_of(new)));
+        }
+    }
+
+    /// Where an imported file's text comes from: the editor's, when it holds the file.
+    fn source_of(&mut self, id: FileId) -> Source {
+        if self.held.is_empty() {
+            return Source::Disk;
+        }
+        let key = self.fs.identity(&self.program.files[id.0 as usize].path);
+        match self.held.remove(&key) {
+            Some(text) => Source::Bytes(text.into_bytes()),
+            None => Source::Disk,
         }
     }
 
@@ -2361,5 +2386,44 @@ mod tests {
             },
         ]);
         assert!(given.files().all(|(_, f)| !f.text.is_on_disk()));
+    }
+
+    /// An editor's text of a module is what its importers see; the module is not checked for it,
+    /// and a held file nothing imports is not read at all.
+    #[test]
+    fn an_import_reads_the_held_text_instead_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("main.py");
+        std::fs::write(
+            &main,
+            "import helper
+",
+        )
+        .unwrap();
+        let helper = dir.path().join("helper.py");
+        std::fs::write(
+            &helper, "x = 1
+",
+        )
+        .unwrap();
+        let program = Program::build(vec![
+            Input::Path(main),
+            Input::Held {
+                path: helper,
+                text: "import torch\nx = 2\ny = 3\n".into(),
+            },
+            Input::Held {
+                path: dir.path().join("unrelated.py"),
+                text: "import torch\n".into(),
+            },
+        ]);
+        let (id, file) = program
+            .files()
+            .find(|(_, f)| f.path.ends_with("helper.py"))
+            .expect("imported");
+        assert_eq!(&*file.text, "import torch\nx = 2\ny = 3\n");
+        assert!(!file.checked);
+        assert!(program.module(id).is_some_and(|m| m.body.len() == 3));
+        assert_eq!(program.files().count(), 2);
     }
 }

@@ -1,10 +1,13 @@
-//! `gpulint server`: a language server on standard input and output. Documents are checked by the
-//! same code as `gpulint check --stdin-filename PATH`, with the editor's text of the document and
-//! the rest of the project from disk; findings are pushed with `textDocument/publishDiagnostics`,
-//! fixes and `# noqa` comments offered as quick fixes.
+//! `gpulint server`: a language server on standard input and output. Documents (Python files,
+//! notebooks as their JSON, Rust files) are checked by the same code as `gpulint check
+//! --stdin-filename PATH`, with the editor's text of the document and of the open Python modules
+//! it imports, and the rest of the project from disk. Findings are pushed with
+//! `textDocument/publishDiagnostics`, or answered to `textDocument/diagnostic` when the client
+//! pulls them; fixes and `# noqa` comments are offered as quick fixes, the safe fixes together as
+//! `source.fixAll.gpulint`. Files changed on disk are watched where the client can.
 //!
 //! Checks wait until no message has arrived for [`QUIET`]: a burst of keystrokes is checked once,
-//! and a code action request first brings the checks up to date.
+//! and a code action or diagnostic request first brings the checks up to date.
 
 mod convert;
 mod findings;
@@ -20,22 +23,45 @@ use crossbeam_channel::RecvTimeoutError;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability,
-    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    DidSaveTextDocumentParams, InitializeParams, InitializeResult, LogMessageParams, MessageType,
-    PublishDiagnosticsParams, SaveOptions, ServerCapabilities, ServerInfo, ShowMessageParams,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    TextDocumentSyncSaveOptions,
+    DiagnosticOptions, DiagnosticServerCapabilities, DidChangeTextDocumentParams,
+    DidChangeWatchedFilesParams, DidChangeWatchedFilesRegistrationOptions,
+    DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams,
+    DocumentDiagnosticParams, DocumentDiagnosticReport, DocumentDiagnosticReportResult,
+    FileSystemWatcher, FullDocumentDiagnosticReport, GlobPattern, InitializeParams,
+    InitializeResult, LogMessageParams, MessageType, PublishDiagnosticsParams, Registration,
+    RegistrationParams, RelatedFullDocumentDiagnosticReport,
+    RelatedUnchangedDocumentDiagnosticReport, SaveOptions, ServerCapabilities, ServerInfo,
+    ShowMessageParams, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    TextDocumentSyncSaveOptions, UnchangedDocumentDiagnosticReport,
 };
 use serde::de::DeserializeOwned;
 
 use convert::Encoding;
-use session::Session;
+use session::{Session, Wanted};
 
 /// How long the client must be quiet before the changed documents are checked.
 const QUIET: Duration = Duration::from_millis(100);
 
 /// The largest document held: what one message can carry.
 const MAX_DOCUMENT: u64 = framing::MAX_MESSAGE;
+
+/// The files whose changes on disk the server asks to be told of: sources, and the files
+/// `gpulint check` reads besides (configuration, dependency versions, how the project is launched).
+const WATCHED: &[&str] = &[
+    "**/*.py",
+    "**/*.pyi",
+    "**/*.ipynb",
+    "**/*.rs",
+    "**/pyproject.toml",
+    "**/gpulint.toml",
+    "**/.gpulint.toml",
+    "**/requirements.txt",
+    "**/Cargo.toml",
+    "**/*.sh",
+    "**/Procfile",
+    "**/Dockerfile",
+    "**/*baseline*.json",
+];
 
 pub fn run() -> anyhow::Result<ExitCode> {
     let (connection, threads) = transport::stdio()?;
@@ -75,7 +101,9 @@ fn serve(connection: &Connection) -> Stop {
     let mut server = Server {
         connection,
         session: None,
+        client: Client::default(),
         shut_down: false,
+        next_id: 0,
     };
     server.main_loop()
 }
@@ -84,7 +112,20 @@ struct Server<'a> {
     connection: &'a Connection,
     /// Set by `initialize`.
     session: Option<Session>,
+    client: Client,
     shut_down: bool,
+    /// The id of the last request the server sent.
+    next_id: i32,
+}
+
+/// What the client said it can do, as far as the server cares.
+#[derive(Clone, Copy, Debug, Default)]
+struct Client {
+    /// It registers `workspace/didChangeWatchedFiles` when asked to.
+    watches_files: bool,
+    /// It pulls diagnostics, and takes `workspace/diagnostic/refresh`.
+    pulls: bool,
+    refreshes: bool,
 }
 
 impl Server<'_> {
@@ -142,10 +183,12 @@ impl Server<'_> {
             return self.error(id, ErrorCode::InvalidRequest, message);
         }
         match (request.method.as_str(), &self.session) {
-            ("initialize", None) => match params::<InitializeParams>(request.params) {
+            ("initialize", None) => match params::<InitializeParams>(request.params.clone()) {
                 Ok(params) => {
-                    let (result, session) = initialize(params);
+                    let refreshes = refresh_support(&request.params);
+                    let (result, session, client) = initialize(params, refreshes);
                     self.session = Some(session);
+                    self.client = client;
                     self.send(Response::new_ok(id, result))
                 }
                 Err(message) => self.error(id, ErrorCode::InvalidParams, message),
@@ -167,16 +210,26 @@ impl Server<'_> {
                     Ok(params) => {
                         // Actions come from the findings of the text the editor holds now.
                         self.check_and_publish()?;
+                        let wanted = wanted_actions(params.context.only.as_deref());
                         let actions = self.session.as_ref().map(|s| {
                             let uri = &params.text_document.uri;
-                            match wants_quick_fixes(params.context.only.as_deref()) {
-                                true => {
-                                    s.code_actions(uri, params.range, &params.context.diagnostics)
-                                }
-                                false => Vec::new(),
-                            }
+                            s.code_actions(uri, params.range, &params.context.diagnostics, wanted)
                         });
                         self.send(Response::new_ok(id, actions.unwrap_or_default()))
+                    }
+                    Err(message) => self.error(id, ErrorCode::InvalidParams, message),
+                }
+            }
+            ("textDocument/diagnostic", Some(_)) => {
+                match params::<DocumentDiagnosticParams>(request.params) {
+                    Ok(params) => {
+                        self.check_and_publish()?;
+                        let report = self.session.as_mut().map(|s| {
+                            let previous = params.previous_result_id.as_deref();
+                            s.pulled(&params.text_document.uri, previous)
+                        });
+                        let report = report.unwrap_or((String::new(), Some(Vec::new())));
+                        self.send(Response::new_ok(id, diagnostic_report(report)))
                     }
                     Err(message) => self.error(id, ErrorCode::InvalidParams, message),
                 }
@@ -192,8 +245,14 @@ impl Server<'_> {
         if notification.method == "exit" {
             return Err(Stop::Exit(if self.shut_down { 0 } else { 1 }));
         }
-        let Some(session) = &mut self.session else {
+        if self.session.is_none() {
             // Before `initialize`, notifications are dropped.
+            return Ok(());
+        }
+        if notification.method == "initialized" && self.client.watches_files {
+            return self.watch_files();
+        }
+        let Some(session) = &mut self.session else {
             return Ok(());
         };
         let method = notification.method.clone();
@@ -241,6 +300,16 @@ impl Server<'_> {
             }
             "textDocument/didClose" => params::<DidCloseTextDocumentParams>(notification.params)
                 .map(|p| session.close(&p.text_document.uri)),
+            "workspace/didChangeWatchedFiles" => {
+                params::<DidChangeWatchedFilesParams>(notification.params).map(|p| {
+                    let changes: Vec<_> = p
+                        .changes
+                        .into_iter()
+                        .filter_map(|c| Some((convert::uri_path(&c.uri)?, c.typ)))
+                        .collect();
+                    session.files_changed(&changes);
+                })
+            }
             _ => Ok(()),
         };
         match applied {
@@ -280,6 +349,7 @@ impl Server<'_> {
         let Some(session) = &mut self.session else {
             return Ok(());
         };
+        let refresh = session.take_refresh() && self.client.refreshes;
         for (uri, version, diagnostics) in session.publications() {
             let params = PublishDiagnosticsParams {
                 uri,
@@ -288,7 +358,39 @@ impl Server<'_> {
             };
             self.notify("textDocument/publishDiagnostics", params)?;
         }
+        if refresh {
+            // A document the client pulled changed through another: it pulls them all again.
+            self.request_client("workspace/diagnostic/refresh", ())?;
+        }
         Ok(())
+    }
+
+    /// Sends a request to the client; its answer is not waited for (responses are dropped).
+    fn request_client(&mut self, method: &str, params: impl serde::Serialize) -> Result<(), Stop> {
+        self.next_id += 1;
+        let id = RequestId::from(format!("gpulint-{}", self.next_id));
+        self.send(Request::new(id, method.to_string(), params))
+    }
+
+    /// Asks the client to report changes to the files a check reads.
+    fn watch_files(&mut self) -> Result<(), Stop> {
+        let watchers = WATCHED
+            .iter()
+            .map(|glob| FileSystemWatcher {
+                glob_pattern: GlobPattern::String(glob.to_string()),
+                kind: None,
+            })
+            .collect();
+        let options = DidChangeWatchedFilesRegistrationOptions { watchers };
+        let registration = Registration {
+            id: "gpulint-watched-files".to_string(),
+            method: "workspace/didChangeWatchedFiles".to_string(),
+            register_options: serde_json::to_value(options).ok(),
+        };
+        let params = RegistrationParams {
+            registrations: vec![registration],
+        };
+        self.request_client("client/registerCapability", params)
     }
 }
 
@@ -297,13 +399,43 @@ fn params<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, String> {
     serde_json::from_value(value).map_err(|e| format!("invalid parameters: {e}"))
 }
 
-/// Whether `only` (the kinds the client asks for) admits quick fixes.
-fn wants_quick_fixes(only: Option<&[CodeActionKind]>) -> bool {
-    only.is_none_or(|kinds| {
-        kinds
-            .iter()
-            .any(|k| k.as_str().is_empty() || k == &CodeActionKind::QUICKFIX)
-    })
+/// The actions `only` (the kinds the client asks for) admits: a kind admits itself and the kinds
+/// below it (`source` admits `source.fixAll.gpulint`).
+fn wanted_actions(only: Option<&[CodeActionKind]>) -> Wanted {
+    let admits = |kind: &str| {
+        only.is_none_or(|asked| {
+            asked.iter().any(|k| {
+                let k = k.as_str();
+                k.is_empty()
+                    || kind == k
+                    || kind.strip_prefix(k).is_some_and(|r| r.starts_with('.'))
+            })
+        })
+    };
+    Wanted {
+        quick_fixes: admits(CodeActionKind::QUICKFIX.as_str()),
+        fix_all: admits(session::FIX_ALL),
+    }
+}
+
+/// A pull's answer: the diagnostics, or that those of the client's result id still hold.
+fn diagnostic_report(
+    (result_id, diagnostics): (String, Option<Vec<lsp_types::Diagnostic>>),
+) -> DocumentDiagnosticReportResult {
+    let report = match diagnostics {
+        Some(items) => DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+            related_documents: None,
+            full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                result_id: Some(result_id),
+                items,
+            },
+        }),
+        None => DocumentDiagnosticReport::Unchanged(RelatedUnchangedDocumentDiagnosticReport {
+            related_documents: None,
+            unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport { result_id },
+        }),
+    };
+    DocumentDiagnosticReportResult::Report(report)
 }
 
 /// Full sync sends the whole text; a client that sends ranges anyway is followed.
@@ -323,9 +455,32 @@ fn apply_change(
     }
 }
 
-/// The server's capabilities and its session: position encoding, and the workspace folders.
+/// Whether the client takes `workspace/diagnostic/refresh`: `workspace.diagnostics.refreshSupport`
+/// in LSP 3.17, which `lsp-types` reads under another name (`diagnostic`); both are accepted.
+fn refresh_support(initialize: &serde_json::Value) -> bool {
+    let workspace = &initialize["capabilities"]["workspace"];
+    ["diagnostics", "diagnostic"]
+        .iter()
+        .any(|key| workspace[key]["refreshSupport"] == true)
+}
+
+/// The server's capabilities, its session (position encoding, workspace folders, pushed or
+/// pulled diagnostics) and what the client can do.
 #[allow(deprecated)] // `root_uri` and `root_path`: what clients without workspace folders send.
-fn initialize(params: InitializeParams) -> (InitializeResult, Session) {
+fn initialize(params: InitializeParams, refreshes: bool) -> (InitializeResult, Session, Client) {
+    let workspace = params.capabilities.workspace.as_ref();
+    let client = Client {
+        watches_files: workspace
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|w| w.dynamic_registration)
+            .unwrap_or(false),
+        pulls: params
+            .capabilities
+            .text_document
+            .as_ref()
+            .is_some_and(|t| t.diagnostic.is_some()),
+        refreshes,
+    };
     let offered = params
         .capabilities
         .general
@@ -361,9 +516,21 @@ fn initialize(params: InitializeParams) -> (InitializeResult, Session) {
             },
         )),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            code_action_kinds: Some(vec![
+                CodeActionKind::QUICKFIX,
+                CodeActionKind::new(session::FIX_ALL),
+            ]),
             ..CodeActionOptions::default()
         })),
+        // A module's change changes its importers' findings.
+        diagnostic_provider: client.pulls.then(|| {
+            DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                identifier: Some("gpulint".to_string()),
+                inter_file_dependencies: true,
+                workspace_diagnostics: false,
+                ..DiagnosticOptions::default()
+            })
+        }),
         ..ServerCapabilities::default()
     };
     let result = InitializeResult {
@@ -373,7 +540,7 @@ fn initialize(params: InitializeParams) -> (InitializeResult, Session) {
             version: Some(env!("CARGO_PKG_VERSION").to_string()),
         }),
     };
-    (result, Session::new(encoding, roots))
+    (result, Session::new(encoding, roots, client.pulls), client)
 }
 
 #[cfg(test)]
@@ -402,9 +569,23 @@ mod tests {
     }
 
     #[test]
-    fn quick_fixes_are_offered_unless_other_kinds_only_are_asked_for() {
-        assert!(wants_quick_fixes(None));
-        assert!(wants_quick_fixes(Some(&[CodeActionKind::QUICKFIX])));
-        assert!(!wants_quick_fixes(Some(&[CodeActionKind::REFACTOR])));
+    fn actions_are_offered_for_the_kinds_asked_for_and_those_below_them() {
+        let all = Wanted {
+            quick_fixes: true,
+            fix_all: true,
+        };
+        assert_eq!(wanted_actions(None), all);
+        assert_eq!(wanted_actions(Some(&[CodeActionKind::EMPTY])), all);
+        let quick = wanted_actions(Some(&[CodeActionKind::QUICKFIX]));
+        assert!(quick.quick_fixes && !quick.fix_all);
+        for kind in ["source", "source.fixAll", "source.fixAll.gpulint"] {
+            let source = wanted_actions(Some(&[CodeActionKind::new(kind)]));
+            assert!(!source.quick_fixes && source.fix_all, "{kind}");
+        }
+        // Another server's fix-all, or a kind that merely starts alike, is not ours.
+        for kind in ["source.fixAll.ruff", "source.fix", "refactor"] {
+            let none = wanted_actions(Some(&[CodeActionKind::new(kind)]));
+            assert!(!none.quick_fixes && !none.fix_all, "{kind}");
+        }
     }
 }

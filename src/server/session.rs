@@ -1,27 +1,71 @@
-//! The open documents, the last check of each, and what was published: which documents to check
-//! again after a change, the diagnostics of each, and the code actions at a range.
+//! The open documents, the last check of each, and what the client was sent: which documents to
+//! check again after a change (to the document, to a module it imports, open or on disk, to a
+//! configuration), the diagnostics of each (pushed, or answered when the client pulls them), and
+//! the code actions at a range.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use lsp_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, Diagnostic, Range, TextEdit, Url,
-    WorkspaceEdit,
+    CodeAction, CodeActionKind, CodeActionOrCommand, Diagnostic, FileChangeType, Range, TextEdit,
+    Url, WorkspaceEdit,
 };
 
 use super::convert::{self, Encoding};
 use super::findings::{self, Finding, Report};
 use crate::{check, config};
 
+/// How a document is checked, as `gpulint check` would check its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    /// A script or module (`.py`, `.pyi`, or any file the editor calls Python): other documents'
+    /// checks read its text where they import it.
+    Python,
+    /// A Jupyter notebook opened as its `.ipynb` JSON: positions are the JSON's.
+    Notebook,
+    Rust,
+}
+
+impl Language {
+    /// The language of a document at `path` that the editor calls `language_id`; `None` for files
+    /// `gpulint check` does not read.
+    pub fn of(path: &Path, language_id: &str) -> Option<Language> {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("ipynb") => Some(Language::Notebook),
+            Some("rs") => Some(Language::Rust),
+            Some("py" | "pyi") => Some(Language::Python),
+            _ if language_id == "python" => Some(Language::Python),
+            _ => None,
+        }
+    }
+}
+
 pub struct Doc {
     pub path: PathBuf,
     pub text: String,
     pub version: i32,
+    language: Language,
 }
 
 /// A message for the user (a configuration error, a bug in gpulint).
 pub type Note = String;
+
+/// What a document was last sent: its version then, and its diagnostics.
+struct Sent {
+    version: Option<i32>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Which code actions the client asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wanted {
+    pub quick_fixes: bool,
+    pub fix_all: bool,
+}
+
+/// The kind of the action that applies every safe fix of a document.
+pub const FIX_ALL: &str = "source.fixAll.gpulint";
 
 pub struct Session {
     pub encoding: Encoding,
@@ -32,42 +76,46 @@ pub struct Session {
     /// The last check of each open document.
     reports: HashMap<Url, Report>,
     /// What each open document was last sent.
-    published: HashMap<Url, Vec<Diagnostic>>,
+    sent: HashMap<Url, Sent>,
     /// Open documents to check before the next publication.
     dirty: BTreeSet<Url>,
     /// The last note shown, so that a broken configuration is not reported at every keystroke.
     last_note: Option<Note>,
+    /// The client pulls diagnostics (`textDocument/diagnostic`): none are pushed.
+    pull: bool,
 }
 
 impl Session {
-    pub fn new(encoding: Encoding, roots: Vec<PathBuf>) -> Session {
+    pub fn new(encoding: Encoding, roots: Vec<PathBuf>, pull: bool) -> Session {
         Session {
             encoding,
             roots,
             docs: BTreeMap::new(),
             reports: HashMap::new(),
-            published: HashMap::new(),
+            sent: HashMap::new(),
             dirty: BTreeSet::new(),
             last_note: None,
+            pull,
         }
     }
 
-    /// Opens a document; only Python files are checked (a notebook is not yet: its positions
-    /// count in cells).
-    pub fn open(&mut self, uri: Url, language: &str, text: String, version: i32) {
+    /// Opens a document of a language `gpulint check` reads; others are left alone.
+    pub fn open(&mut self, uri: Url, language_id: &str, text: String, version: i32) {
         let Some(path) = convert::uri_path(&uri) else {
             return;
         };
-        let python = path.extension().is_some_and(|e| e == "py" || e == "pyi");
-        if (!python && language != "python") || gpulint_python::program::is_notebook(&path) {
+        let Some(language) = Language::of(&path, language_id) else {
             return;
-        }
+        };
+        // Its importers now read the editor's text, not the file's.
+        self.readers_of(&path);
         self.docs.insert(
             uri.clone(),
             Doc {
                 path,
                 text,
                 version,
+                language,
             },
         );
         self.dirty.insert(uri);
@@ -77,22 +125,42 @@ impl Session {
         self.docs.get_mut(uri)
     }
 
-    /// The document's text changed in the editor: check it again (the others read it from disk,
-    /// where it has not changed).
+    /// The document's text changed in the editor: check it again, and the open documents whose
+    /// check read it (they see the editor's text of a Python module they import).
     pub fn changed(&mut self, uri: &Url) {
-        if self.docs.contains_key(uri) {
-            self.dirty.insert(uri.clone());
-        }
-    }
-
-    /// The document was written to disk: check it, and every open document whose check read it.
-    pub fn saved(&mut self, uri: &Url) {
         let Some(path) = self.docs.get(uri).map(|d| d.path.clone()) else {
             return;
         };
         self.dirty.insert(uri.clone());
+        self.readers_of(&path);
+    }
+
+    /// The document was written to disk: check it, and every open document whose check read it
+    /// (a Rust module, a configuration read from the file, or a client that reports no watched
+    /// files).
+    pub fn saved(&mut self, uri: &Url) {
+        self.changed(uri);
+    }
+
+    /// Files changed on disk (`workspace/didChangeWatchedFiles`): the open documents whose check
+    /// read a changed file are checked again; every open document when a file was created or
+    /// deleted (an import may now resolve elsewhere) or when the file is not a source (a
+    /// configuration, a requirements file, a launch script: they may hold for any file).
+    pub fn files_changed(&mut self, changes: &[(PathBuf, FileChangeType)]) {
+        for (path, kind) in changes {
+            let source = Language::of(path, "").is_some();
+            if !source || *kind != FileChangeType::CHANGED {
+                self.dirty.extend(self.docs.keys().cloned());
+                return;
+            }
+            self.readers_of(path);
+        }
+    }
+
+    /// Marks for checking every open document whose last check read `path`.
+    fn readers_of(&mut self, path: &Path) {
         for (other, report) in &self.reports {
-            if report.read.contains(&path) {
+            if report.read.contains(path) {
                 self.dirty.insert(other.clone());
             }
         }
@@ -100,9 +168,13 @@ impl Session {
 
     /// Forgets the document; its diagnostics are cleared by the next publication.
     pub fn close(&mut self, uri: &Url) {
-        self.docs.remove(uri);
+        let Some(doc) = self.docs.remove(uri) else {
+            return;
+        };
         self.reports.remove(uri);
         self.dirty.remove(uri);
+        // Its importers read the file again.
+        self.readers_of(&doc.path);
     }
 
     pub fn has_pending(&self) -> bool {
@@ -130,7 +202,8 @@ impl Session {
     }
 
     /// The same check as `gpulint check --force-exclude --stdin-filename PATH` with the editor's
-    /// text on standard input; the modules it imports are read from disk.
+    /// text on standard input; the modules it imports are read from the editor where they are
+    /// open, else from disk.
     fn check(&self, doc: &Doc) -> (Report, Option<Note>) {
         let shown = crate::paths::relative(&doc.path);
         // As `gpulint check` refuses a larger file or standard input.
@@ -148,9 +221,17 @@ impl Session {
         if let Some(root) = &import_root {
             let _ = std::env::set_current_dir(root);
         }
+        let held = self
+            .docs
+            .values()
+            .filter(|d| d.language == Language::Python && d.path != doc.path)
+            .filter(|d| d.text.len() as u64 <= limit)
+            .map(|d| (d.path.clone(), d.text.clone()))
+            .collect();
         let request = check::Request {
             found: Vec::new(),
             stdin: Some((doc.path.clone(), doc.text.clone().into_bytes())),
+            held,
             named: Vec::new(),
             // A file the configuration excludes shows nothing, as in a pre-commit run.
             force_exclude: true,
@@ -165,6 +246,7 @@ impl Session {
             let resolver = config::Resolver::new(config::Overrides::default())?;
             check::check(request, resolver)
         };
+        let hash = findings::text_hash(&doc.text);
         match catch_unwind(AssertUnwindSafe(run)) {
             Ok(Ok(checked)) => {
                 let note = checked.internal_errors.first().map(|(path, e)| {
@@ -173,7 +255,13 @@ impl Session {
                         path.display()
                     )
                 });
-                (findings::report(&checked, self.encoding), note)
+                let report = catch_unwind(AssertUnwindSafe(|| {
+                    findings::report(&checked, self.encoding, &doc.path, hash)
+                }));
+                match report {
+                    Ok(report) => (report, note),
+                    Err(_) => (Report::default(), Some(internal_error(&shown))),
+                }
             }
             Ok(Err(err)) => {
                 // One line: a message box shows no excerpt.
@@ -194,12 +282,7 @@ impl Session {
                     Some(format!("gpulint: {shown} not checked: {text}")),
                 )
             }
-            Err(_) => (
-                Report::default(),
-                Some(format!(
-                    "gpulint: internal error while checking {shown} (please report this)"
-                )),
-            ),
+            Err(_) => (Report::default(), Some(internal_error(&shown))),
         }
     }
 
@@ -242,44 +325,110 @@ impl Session {
         out
     }
 
-    /// The diagnostics to publish: `(uri, version, diagnostics)` for each document whose
-    /// diagnostics changed since last sent, and an empty list for each closed one.
+    fn diagnostics_of(&self, uri: &Url) -> Vec<Diagnostic> {
+        self.findings_in(uri)
+            .into_iter()
+            .map(|f| f.diagnostic.clone())
+            .collect()
+    }
+
+    /// The diagnostics to push: `(uri, version, diagnostics)` for each document whose
+    /// diagnostics changed since last sent, and an empty list for each closed one. None when the
+    /// client pulls them.
     pub fn publications(&mut self) -> Vec<(Url, Option<i32>, Vec<Diagnostic>)> {
         let mut out = Vec::new();
+        if self.pull {
+            self.sent.retain(|uri, _| self.docs.contains_key(uri));
+            return out;
+        }
         let closed: Vec<Url> = self
-            .published
+            .sent
             .keys()
             .filter(|u| !self.docs.contains_key(*u))
             .cloned()
             .collect();
         for uri in closed {
-            self.published.remove(&uri);
+            self.sent.remove(&uri);
             out.push((uri, None, Vec::new()));
         }
         for (uri, doc) in &self.docs {
-            let now: Vec<Diagnostic> = self
-                .findings_in(uri)
-                .into_iter()
-                .map(|f| f.diagnostic.clone())
-                .collect();
-            if self.published.get(uri) != Some(&now) {
-                self.published.insert(uri.clone(), now.clone());
-                out.push((uri.clone(), Some(doc.version), now));
+            let now = self.diagnostics_of(uri);
+            if self.sent.get(uri).map(|s| &s.diagnostics) != Some(&now) {
+                let version = Some(doc.version);
+                out.push((uri.clone(), version, now.clone()));
+                let sent = Sent {
+                    version,
+                    diagnostics: now,
+                };
+                self.sent.insert(uri.clone(), sent);
             }
         }
         out
     }
 
+    /// The answer to a pull (`textDocument/diagnostic`): the document's diagnostics and their
+    /// result id, or `None` when they are those of `previous`, the result id the client holds.
+    pub fn pulled(
+        &mut self,
+        uri: &Url,
+        previous: Option<&str>,
+    ) -> (String, Option<Vec<Diagnostic>>) {
+        let now = self.diagnostics_of(uri);
+        let id = result_id(&now);
+        let version = self.docs.get(uri).map(|d| d.version);
+        let unchanged = previous == Some(id.as_str());
+        self.sent.insert(
+            uri.clone(),
+            Sent {
+                version,
+                diagnostics: now.clone(),
+            },
+        );
+        (id, (!unchanged).then_some(now))
+    }
+
+    /// Whether a pulled document that has not changed since its last pull now has other
+    /// diagnostics (a module it imports changed): the client should pull again. Each change is
+    /// told once.
+    pub fn take_refresh(&mut self) -> bool {
+        if !self.pull {
+            return false;
+        }
+        let mut stale = Vec::new();
+        for (uri, sent) in &self.sent {
+            let Some(doc) = self.docs.get(uri) else {
+                continue;
+            };
+            let now = self.diagnostics_of(uri);
+            if sent.version == Some(doc.version) && sent.diagnostics != now {
+                stale.push((uri.clone(), now));
+            }
+        }
+        for (uri, now) in &stale {
+            if let Some(sent) = self.sent.get_mut(uri) {
+                sent.diagnostics.clone_from(now);
+            }
+        }
+        !stale.is_empty()
+    }
+
     /// For each finding at `range` or among the diagnostics the client `listed`: its fix
-    /// (preferred when safe) and a `# noqa` comment for its line.
+    /// (preferred when safe, labelled when unsafe) and a `# noqa` comment for its line; and an
+    /// action that applies every safe fix of the document.
     pub fn code_actions(
         &self,
         uri: &Url,
         range: Range,
         listed: &[Diagnostic],
+        wanted: Wanted,
     ) -> Vec<CodeActionOrCommand> {
         let mut actions = Vec::new();
-        for f in self.findings_in(uri) {
+        let found = self.findings_in(uri);
+        let edit = |edits: Vec<TextEdit>| WorkspaceEdit {
+            changes: Some(HashMap::from([(uri.clone(), edits)])),
+            ..WorkspaceEdit::default()
+        };
+        for f in found.iter().filter(|_| wanted.quick_fixes) {
             let at = f.diagnostic.range;
             let overlaps = at.start <= range.end && range.start <= at.end;
             let is_listed = listed
@@ -297,10 +446,7 @@ impl Session {
                     title,
                     kind: Some(CodeActionKind::QUICKFIX),
                     diagnostics: Some(vec![f.diagnostic.clone()]),
-                    edit: Some(WorkspaceEdit {
-                        changes: Some(HashMap::from([(uri.clone(), edits)])),
-                        ..WorkspaceEdit::default()
-                    }),
+                    edit: Some(edit(edits)),
                     is_preferred: Some(preferred),
                     ..CodeAction::default()
                 })
@@ -312,11 +458,57 @@ impl Session {
                 };
                 actions.push(action(title, fix.edits.clone(), fix.safe));
             }
-            if let Some(edit) = &f.noqa {
+            if let Some(noqa) = &f.noqa {
                 let title = format!("Disable {code} for this line");
-                actions.push(action(title, vec![edit.clone()], false));
+                actions.push(action(title, vec![noqa.clone()], false));
+            }
+        }
+        if wanted.fix_all {
+            let (edits, fixed) = safe_fixes(&found);
+            if !edits.is_empty() {
+                actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: format!("Fix all safe gpulint findings ({fixed})"),
+                    kind: Some(CodeActionKind::new(FIX_ALL)),
+                    diagnostics: None,
+                    edit: Some(edit(edits)),
+                    ..CodeAction::default()
+                }));
             }
         }
         actions
     }
+}
+
+/// The edits of the safe fixes of `found`, and how many fixes they are; a fix whose edits touch
+/// text another fix edits waits for the next time, as with `--fix`.
+fn safe_fixes(found: &[&Finding]) -> (Vec<TextEdit>, usize) {
+    let mut taken: Vec<TextEdit> = Vec::new();
+    let mut fixed = 0;
+    for fix in found
+        .iter()
+        .filter_map(|f| f.fix.as_ref())
+        .filter(|f| f.safe)
+    {
+        let clash =
+            |a: &Range, b: &Range| a.start == b.start || (a.start < b.end && b.start < a.end);
+        let overlaps = fix
+            .edits
+            .iter()
+            .any(|e| taken.iter().any(|t| clash(&e.range, &t.range)));
+        if !overlaps {
+            taken.extend(fix.edits.iter().cloned());
+            fixed += 1;
+        }
+    }
+    (taken, fixed)
+}
+
+/// A result id that changes when the diagnostics do.
+fn result_id(diagnostics: &[Diagnostic]) -> String {
+    let json = serde_json::to_string(diagnostics).unwrap_or_default();
+    format!("{:016x}", findings::text_hash(&json))
+}
+
+fn internal_error(shown: &str) -> Note {
+    format!("gpulint: internal error while checking {shown} (please report this)")
 }

@@ -421,7 +421,7 @@ pub fn input_records(inputs: &[Input]) -> InputRecords {
             Input::Path(p) => (path_bytes(p), None),
             Input::Unreadable { path, reason } => (path_bytes(path), Some(reason.clone())),
             // Texts not read from a file are never cached (see `check`): they never match.
-            Input::Text { path, .. } | Input::Bytes { path, .. } => {
+            Input::Text { path, .. } | Input::Bytes { path, .. } | Input::Held { path, .. } => {
                 (path_bytes(path), Some("\0text".into()))
             }
         })

@@ -7,7 +7,10 @@ use gpulint_core::effect::StartMethod;
 
 use gpulint_core::effect::ChildKind;
 
-use crate::{Applicability, Diagnostic, Fix, Language, Related, Rule, Severity, Sources};
+use crate::fix::{spawn_at_fork_point, ForkPoint};
+use crate::{
+    Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
+};
 
 pub static RULE: Rule = Rule {
     code: "GPU001",
@@ -18,6 +21,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::Sometimes,
 };
 
 const DOCS: &str = r#"## What it does
@@ -125,31 +129,26 @@ fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// Start the workers by spawn at the fork point, where one keyword does it. Unsafe: spawned workers
-/// re-import the main module, and everything sent to them must be picklable.
+/// Start the children by spawn at the fork point, where its own call can say so. Unsafe: spawned
+/// children re-import the main module instead of inheriting the parent's state, and everything
+/// sent to them must be picklable.
 fn spawn_fix(fork: &ForkFact, sources: &dyn Sources) -> Option<Fix> {
-    let text = sources.text(fork.span.file);
-    // Spawned workers would re-import the module and create the loader again (GPU004).
-    if fork.at_module_scope && !crate::fix::under_main_guard(text, fork.span) {
-        return None;
-    }
-    let argument = match fork.kind {
-        ChildKind::DataLoader => "multiprocessing_context=\"spawn\"",
-        // Only where `multiprocessing` is imported under its own name already.
-        ChildKind::Executor if text.lines().any(|l| l.trim() == "import multiprocessing") => {
-            "mp_context=multiprocessing.get_context(\"spawn\")"
-        }
-        _ => return None,
+    let point = ForkPoint {
+        span: fork.span,
+        kind: fork.kind,
+        at_module_scope: fork.at_module_scope,
+        made_by: fork.made_by.as_ref(),
     };
-    let edit = crate::fix::add_keyword(text, fork.span, argument)?;
+    let (edit, what) = spawn_at_fork_point(sources.text(fork.span.file), &point)?;
     Some(Fix {
         applicability: Applicability::Unsafe,
-        message: format!(
-            "pass `{argument}`: spawned workers re-import the main module (keep process creation under `if __name__ == \"__main__\":`), and what they receive must be picklable (no lambdas or local functions)"
-        ),
+        message: format!("{what}: {SPAWN_IS_UNSAFE}"),
         edits: vec![edit],
     })
 }
+
+/// Why starting a child by spawn may change what a program does.
+pub(crate) const SPAWN_IS_UNSAFE: &str = "spawned children re-import the main module instead of inheriting the parent's state (keep process creation under `if __name__ == \"__main__\":`), and what they receive must be picklable (no lambdas or local functions)";
 
 fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
     let (init, child) = fork.hazard()?;
@@ -319,6 +318,7 @@ mod tests {
             at_module_scope: false,
             other_layer_start: None,
             caller_unknown: false,
+            made_by: None,
         }
     }
 

@@ -5,7 +5,9 @@ use gpulint_analyses::main_guard::{Rerun, UnguardedFact};
 use gpulint_analyses::Facts;
 use gpulint_core::effect::StartMethod;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{
+    Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
+};
 
 pub static RULE: Rule = Rule {
     code: "GPU004",
@@ -16,6 +18,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::Sometimes,
 };
 
 const DOCS: &str = r#"## What it does
@@ -80,11 +83,27 @@ Put the process creation, and whatever only the parent should run, in a function
   `set_start_method`.
 "#;
 
-fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
-    facts.unguarded.iter().map(diagnostic).collect()
+fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
+    facts
+        .unguarded
+        .iter()
+        .map(|f| diagnostic(f, sources))
+        .collect()
 }
 
-fn diagnostic(fact: &UnguardedFact) -> Diagnostic {
+/// Puts the module-level statement that reached the call under the main guard. Unsafe: what it
+/// and the code moved with it bind no longer exists for a module that imports this one.
+fn guard_fix(fact: &UnguardedFact, sources: &dyn Sources) -> Option<Fix> {
+    let statement = fact.statement.filter(|s| s.file == fact.span.file)?;
+    let edits = crate::fix::guard_statement(sources.text(statement.file), statement)?;
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: "put it under `if __name__ == \"__main__\":`: it then runs only when the file is run as a script, and what it binds is missing for any module that imports this one".into(),
+        edits,
+    })
+}
+
+fn diagnostic(fact: &UnguardedFact, sources: &dyn Sources) -> Diagnostic {
     let (message, label, related, help) = match &fact.rerun {
         Rerun::Creation {
             start_method,
@@ -130,7 +149,7 @@ fn diagnostic(fact: &UnguardedFact) -> Diagnostic {
         label,
         related,
         help,
-        fix: None,
+        fix: guard_fix(fact, sources),
     }
 }
 
@@ -144,6 +163,7 @@ mod tests {
             unguarded: vec![UnguardedFact {
                 span: span(10, 20),
                 rerun,
+                statement: None,
             }],
             ..Facts::default()
         }

@@ -5,7 +5,7 @@
 use gpulint_analyses::Facts;
 use gpulint_core::effect::{Handed, StartMethod, Unserializable, UnserializableSent};
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU006",
@@ -16,6 +16,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does

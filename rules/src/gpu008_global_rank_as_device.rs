@@ -3,7 +3,9 @@
 use gpulint_analyses::global_rank::GlobalRankFact;
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{
+    Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
+};
 
 pub static RULE: Rule = Rule {
     code: "GPU008",
@@ -14,6 +16,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::Sometimes,
 };
 
 const DOCS: &str = r#"## What it does
@@ -79,6 +82,21 @@ fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
     facts.global_rank_devices.iter().map(diagnostic).collect()
 }
 
+/// The index read from the variable the launcher sets to the rank on this node. Unsafe: it
+/// assumes that launcher (`LOCAL_RANK` is missing under others, and the read then fails).
+fn local_rank_fix(fact: &GlobalRankFact) -> Option<Fix> {
+    let local = fact.local.as_ref()?;
+    let read = format!("int({}[\"{}\"])", local.environ, local.variable);
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!(
+            "use `{read}`: the launcher that sets the global rank here sets `{}` too, but another may not (the read then fails)",
+            local.variable
+        ),
+        edits: vec![crate::fix::replace(fact.span, read)],
+    })
+}
+
 fn diagnostic(fact: &GlobalRankFact) -> Diagnostic {
     let (message, related) = match fact.several_nodes {
         Some(span) => (
@@ -102,7 +120,7 @@ fn diagnostic(fact: &GlobalRankFact) -> Diagnostic {
         label: "the rank across all nodes, not on this one".into(),
         related,
         help: "use the local rank (`LOCAL_RANK`, `torch.distributed.get_node_local_rank()`), or `rank % torch.cuda.device_count()`".into(),
-        fix: None,
+        fix: local_rank_fix(fact),
     }
 }
 

@@ -4,7 +4,7 @@
 use gpulint_analyses::implicit_device::ImplicitDeviceFact;
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU010",
@@ -16,6 +16,7 @@ pub static RULE: Rule = Rule {
     // A module-level object on the current device is a pinned global: GPU002 says it better.
     replaced_by: &["GPU002"],
     language: Some(Language::Python),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does

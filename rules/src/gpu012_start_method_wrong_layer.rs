@@ -5,7 +5,7 @@ use gpulint_analyses::fork::ForkFact;
 use gpulint_analyses::Facts;
 
 use crate::gpu001_fork_after_cuda_init::describe;
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU012",
@@ -16,6 +16,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does
@@ -175,6 +176,7 @@ mod tests {
                 forks_through: forks_through.map(Into::into),
             }),
             caller_unknown: false,
+            made_by: None,
         }
     }
 

@@ -4,8 +4,12 @@
 use gpulint_analyses::threadpool::ThreadpoolFact;
 use gpulint_analyses::Facts;
 
+use crate::fix::{spawn_at_fork_point, ForkPoint};
 use crate::gpu001_fork_after_cuda_init::describe;
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::gpu001_fork_after_cuda_init::SPAWN_IS_UNSAFE;
+use crate::{
+    Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
+};
 
 pub static RULE: Rule = Rule {
     code: "GPU014",
@@ -16,6 +20,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::Sometimes,
 };
 
 const DOCS: &str = r#"## What it does
@@ -80,11 +85,31 @@ pool before the parent's first CPU operation.
 - Python 3.12's `DeprecationWarning` on `fork()` in a multi-threaded process.
 "#;
 
-fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
-    facts.threadpool_forks.iter().map(diagnostic).collect()
+fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
+    facts
+        .threadpool_forks
+        .iter()
+        .map(|f| diagnostic(f, sources))
+        .collect()
 }
 
-fn diagnostic(fact: &ThreadpoolFact) -> Diagnostic {
+/// A spawned child starts its own thread pool: the fix GPU001 makes at the same fork point.
+fn spawn_fix(fact: &ThreadpoolFact, sources: &dyn Sources) -> Option<Fix> {
+    let point = ForkPoint {
+        span: fact.span,
+        kind: fact.kind,
+        at_module_scope: fact.at_module_scope,
+        made_by: fact.made_by.as_ref(),
+    };
+    let (edit, what) = spawn_at_fork_point(sources.text(fact.span.file), &point)?;
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!("{what}: {SPAWN_IS_UNSAFE}"),
+        edits: vec![edit],
+    })
+}
+
+fn diagnostic(fact: &ThreadpoolFact, sources: &dyn Sources) -> Diagnostic {
     let subject = describe(fact.kind);
     let code = if fact.child_code.is_empty() {
         "the child"
@@ -114,7 +139,7 @@ fn diagnostic(fact: &ThreadpoolFact) -> Diagnostic {
             },
         ],
         help: "call `torch.set_num_threads(1)` first in the child (a pool `initializer`), or start it by spawn (`multiprocessing.get_context(\"spawn\")`)".into(),
-        fix: None,
+        fix: spawn_fix(fact, sources),
     }
 }
 
@@ -137,6 +162,8 @@ mod tests {
                 parent_compute: op(0, 5),
                 child_compute: op(60, 65),
                 child_code: "`work`".into(),
+                at_module_scope: false,
+                made_by: None,
             }],
             ..Facts::default()
         };

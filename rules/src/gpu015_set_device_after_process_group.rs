@@ -3,7 +3,9 @@
 use gpulint_analyses::process_group::{GroupVerdict, ProcessGroupFact};
 use gpulint_analyses::Facts;
 
-use crate::{Applicability, Diagnostic, Fix, Language, Related, Rule, Severity, Sources};
+use crate::{
+    Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
+};
 
 pub static RULE: Rule = Rule {
     code: "GPU015",
@@ -15,6 +17,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &["GPU003"],
     language: Some(Language::Python),
+    fix: FixAvailability::Sometimes,
 };
 
 const DOCS: &str = r#"## What it does

@@ -2,7 +2,7 @@
 
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Language, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU103",
@@ -13,6 +13,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Rust),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does

@@ -3,7 +3,7 @@
 
 use gpulint_core::source::Span;
 
-use crate::{Diagnostic, Rule, Severity};
+use crate::{Diagnostic, FixAvailability, Rule, Severity};
 
 pub static RULE: Rule = Rule {
     code: "GPU900",
@@ -14,6 +14,7 @@ pub static RULE: Rule = Rule {
     check: None,
     replaced_by: &[],
     language: None,
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does

@@ -234,7 +234,8 @@ fn check_in_pool(request: Request, mut resolver: Resolver) -> anyhow::Result<Che
 
 /// A notebook finding whose fix cannot be put back in its cells (it spans two cells, or a cell
 /// holds a lone carriage return) offers none: `--fix` would refuse it, so it is not counted or
-/// shown as fixable.
+/// shown as fixable. Nor does one whose edits reach another cell than one: a fix stays in its
+/// cell (a statement moved between cells would change what each cell does when run alone).
 fn drop_fixes_cells_refuse(program: &Program, diagnostics: &mut [Diagnostic]) {
     for d in diagnostics {
         let file = program.file(d.span.file);
@@ -242,7 +243,8 @@ fn drop_fixes_cells_refuse(program: &Program, diagnostics: &mut [Diagnostic]) {
             continue;
         };
         let edits: Vec<&gpulint_rules::Edit> = fix.edits.iter().collect();
-        if notebook.apply(&file.text, file.lines(), &edits).is_err() {
+        let cells = notebook.apply(&file.text, file.lines(), &edits);
+        if !matches!(cells, Ok(fixed) if fixed.cells.len() <= 1) {
             d.fix = None;
         }
     }
@@ -443,7 +445,7 @@ fn suppress(
             let found = directives
                 .remove(&id)
                 .unwrap_or_else(|| Directives::of(file));
-            unused.extend(found.unused(used.get(&id).unwrap_or(&none)));
+            unused.extend(found.unused(used.get(&id).unwrap_or(&none), file));
         }
     }
     (kept, dropped, unused)

@@ -416,11 +416,13 @@ pub enum Effect {
     /// A checkpoint load that restores tensors to the devices they were saved from (no
     /// `map_location`): usually cuda:0, whatever device this process uses.
     /// `file`: how the code names the file it reads (a string, or the variable that holds its
-    /// path), when it names it plainly.
+    /// path), when it names it plainly. `none_given`: the `None` the call passes as the mapping,
+    /// if it passes one.
     UnmappedLoad {
         span: Span,
         what: Arc<str>,
         file: Option<Arc<str>>,
+        none_given: Option<Span>,
     },
     /// A checkpoint was saved here to the file named `file` (as in `UnmappedLoad`); `host_only`:
     /// what was saved is known to hold no CUDA tensor (host tensors, numbers, strings, lists of

@@ -110,6 +110,19 @@ child on the CPU and move its results to the GPU in the parent. Spawned children
 callables (no lambdas or closures) and re-import the main module, so keep process creation under
 `if __name__ == "__main__":`.
 
+## Fix safety
+Where the fork point's own call can say how to start its children, `gpulint check --fix
+--unsafe-fixes` makes it spawn them: `multiprocessing_context="spawn"` on a DataLoader,
+`mp_context=mp.get_context("spawn")` on a `ProcessPoolExecutor`, and
+`mp.get_context("spawn").Pool(...)` or `.Process(...)` for a pool or process made on its package's
+default context, spelled as the file names the package (`mp`, `multiprocessing`, or `get_context`
+imported by name). The fix is unsafe: spawned children re-import the main module instead of
+inheriting the parent's state (a global the parent set at run time is not there: GPU013), and what
+they are handed must be picklable (GPU006). There is no fix for a fork point in module-level code
+outside the main guard (spawned children would run it again: GPU004), in a file that names no
+`get_context`, for a context made for fork, or for `os.fork()`, task queues, servers and engines,
+whose start method is not one call's argument.
+
 ## References
 - PyTorch, "Multiprocessing best practices": CUDA in subprocesses needs spawn or forkserver.
 - pytorch/pytorch#40403, #17359 (DataLoader workers after CUDA init, epoch 2), #15734, #2517.

@@ -66,6 +66,8 @@ def worker(rank, shards):
 Keep globals on the CPU (or load them lazily inside the worker, after it bound its device) and move
 them to the worker's device there.
 
+gpulint offers no automatic fix: where the global should live (on the CPU, or loaded in each worker) is a choice the code does not state.
+
 ## References
 - SeedVR2 video upscaler, issue 30 (every spawned worker re-created the model on GPU 0).
 - discuss.pytorch.org/t/multprocessing-inference-uses-more-memory-of-gpu0/133162 (a model pickled

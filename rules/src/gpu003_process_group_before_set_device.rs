@@ -80,6 +80,15 @@ Bind the device first: `torch.cuda.set_device(local_rank)` before `init_process_
 `device_id=torch.device("cuda", local_rank)` so the communicator is created eagerly on the right GPU.
 Derive the index from `LOCAL_RANK`, not the global rank.
 
+## Fix safety
+`gpulint check --fix --unsafe-fixes` moves the late `set_device` statement above
+`init_process_group` when both are statements of their own in the same block and nothing between
+them mentions a name the binding reads. The fix is unsafe: what ran between the two (the collective
+or allocation the finding cites) then runs on the rank's own GPU instead of GPU 0, which is the
+point, but a change of what the program does. There is no fix when the device is never bound, the
+binding is in another block or function, or it reads a value computed after the group; pass
+`device_id=` yourself.
+
 ## References
 - pytorch/pytorch#124714 (hang at the first barrier), #49481 (extra contexts on GPU 0), #118761.
 - pytorch/examples DDP tutorial fixes (`set_device` moved before `init_process_group`).

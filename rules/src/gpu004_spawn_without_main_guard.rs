@@ -76,6 +76,16 @@ if __name__ == "__main__":
 Put the process creation, and whatever only the parent should run, in a function called under
 `if __name__ == "__main__":`. Call `set_start_method` there too, once.
 
+## Fix safety
+`gpulint check --fix --unsafe-fixes` puts the module-level statement that runs the process creation
+(or the `set_start_method`) under `if __name__ == "__main__":`: that statement and the rest of the
+module go into a new guard when nothing after it defines or imports anything; or, when only
+definitions and imports follow it up to a guard that ends the module, the statement moves to the
+start of that guard. The fix is unsafe: the moved code no longer runs when another module imports
+this one, and what it binds is missing there. There is no fix when other code follows, when a
+function or class after it would move under the guard (the children need it), or when the lines to
+indent hold a triple-quoted string (its text would change) or start with a tab.
+
 ## References
 - Python's multiprocessing guidelines, "Safe importing of main module".
 - Reports of the "bootstrapping phase" error when scripts moved to macOS or Windows, or to Python

@@ -78,6 +78,8 @@ Set the start method once, first thing under `if __name__ == "__main__":`, befor
 `get_start_method()`. Or do not touch the default context at all: take
 `multiprocessing.get_context("spawn")` and make processes and queues from it.
 
+gpulint offers no automatic fix: moving `set_start_method` moves it past the code in between, which may itself fix the method or start children.
+
 ## References
 - Python's multiprocessing documentation: "`set_start_method()` should not be used more than once
   in the program".

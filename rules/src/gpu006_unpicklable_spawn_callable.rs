@@ -92,6 +92,8 @@ Define the function or class at module level and bind what it captured with `fun
 the child (in the target, `worker_init_fn` or the dataset's first `__getitem__`), or leave them out
 of the pickled state with `__getstate__`.
 
+gpulint offers no automatic fix: moving a function to module level, or a lock out of the pickled state, changes more than one call.
+
 ## References
 - Python's multiprocessing programming guidelines: "More picklability" and "Safe importing of main
   module".

@@ -82,6 +82,8 @@ keep CUDA calls out of module-level code that spawned workers re-import (move th
 `if __name__ == "__main__":` or into functions). Or leave the variable alone and select the device
 with `torch.cuda.set_device(rank)`.
 
+gpulint offers no automatic fix: where the write belongs (in which process, before which initialisation) depends on how the job is launched.
+
 ## References
 - Reports of all spawned workers landing on GPU 0 because a module-level CUDA call ran before each
   worker's `CUDA_VISIBLE_DEVICES` write (SeedVR2#30, EleutherAI/bergson#267).

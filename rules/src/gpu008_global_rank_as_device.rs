@@ -72,6 +72,15 @@ torch.cuda.set_device(local_rank)
 Use the local rank (`LOCAL_RANK`; `get_node_local_rank()` on recent PyTorch) for devices, and
 keep the global rank for what is unique across the job (which shard of data, who writes logs).
 
+## Fix safety
+`gpulint check --fix --unsafe-fixes` replaces the index with a read of the variable the same
+launcher sets to the rank on the node: `int(os.environ["LOCAL_RANK"])` for `RANK` and `get_rank()`,
+`int(os.environ["SLURM_LOCALID"])` for `SLURM_PROCID`, spelled as the file names the environment
+(`os.environ`, or `environ` imported from `os`). The fix is unsafe: under a launcher that sets the
+global rank but not that variable, the read fails. There is no fix where the file does not name
+the environment, or for a rank with no such variable (Horovod's `hvd.rank()`: use
+`hvd.local_rank()`).
+
 ## References
 - "invalid device ordinal" reports from multi-node runs of scripts that call
   `torch.cuda.set_device(dist.get_rank())` or read `RANK` for the device, and the PyTorch

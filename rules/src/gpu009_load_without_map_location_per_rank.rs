@@ -77,6 +77,12 @@ Use instead:
 Pass `map_location`: the worker's own device (`f"cuda:{local_rank}"`, a `torch.device`) or `"cpu"`
 and move the model afterwards.
 
+## Fix safety
+`gpulint check --fix --unsafe-fixes` passes `map_location="cpu"` (or writes `"cpu"` in place of the
+`None` the call passes). The fix is unsafe: state copied into a model with `load_state_dict` still
+lands on the model's device, but tensors used as loaded, a TorchScript module or a Lightning model
+stay on the CPU until moved (`.to(device)`).
+
 ## References
 - The PyTorch DDP tutorial loaded its snapshot without `map_location` until it was fixed to map to
   the rank's GPU (pytorch/examples#1078).
@@ -93,15 +99,19 @@ fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// Loads onto the host. Unsafe: what the code copies into a model (`load_state_dict`) still lands
-/// on the model's device, but a tensor or module it uses as loaded is now on the CPU.
+/// Loads onto the host (in place of a `None` the call passes). Unsafe: what the code copies into a
+/// model (`load_state_dict`) still lands on the model's device, but a tensor or module it uses as
+/// loaded is now on the CPU.
 fn map_to_host(fact: &UnmappedLoadFact, sources: &dyn Sources) -> Option<Fix> {
     let argument = "map_location=\"cpu\"";
-    let edit = crate::fix::add_keyword(sources.text(fact.span.file), fact.span, argument)?;
+    let edit = match fact.none_given {
+        Some(none) => crate::fix::replace(none, "\"cpu\""),
+        None => crate::fix::add_keyword(sources.text(fact.span.file), fact.span, argument)?,
+    };
     Some(Fix {
         applicability: Applicability::Unsafe,
         message: format!(
-            "pass `{argument}`: what is copied into a model (`load_state_dict`) still lands on the model's device, but a tensor or module used as loaded stays on the CPU until moved (`.to(device)`)"
+            "load onto the host (`{argument}`): what is copied into a model (`load_state_dict`) still lands on the model's device, but a tensor or module used as loaded stays on the CPU until moved (`.to(device)`)"
         ),
         edits: vec![edit],
     })
@@ -145,6 +155,7 @@ mod tests {
                 span: span(20, 30),
                 what: "torch.load".into(),
                 worker_sign: Some(span(0, 5)),
+                none_given: None,
             }],
             ..Facts::default()
         };

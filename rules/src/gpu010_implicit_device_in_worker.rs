@@ -75,6 +75,8 @@ def work(rank):
 Call `torch.cuda.set_device(rank)` first thing in the worker, or pass the worker's device to every
 placement (`device=f"cuda:{rank}"`, `.to(device)`).
 
+gpulint offers no automatic fix: which value names the worker's GPU (`rank`, `local_rank`, an argument) is the program's own, and the binding belongs at the start of the worker, often another function than the placement.
+
 ## References
 - GPU-0 pile-up reports in multi-GPU inference and training scripts where the model is moved to
   the rank's GPU and the inputs with a bare `.cuda()` (the pattern behind many "every process uses

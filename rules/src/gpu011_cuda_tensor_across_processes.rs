@@ -99,6 +99,8 @@ consumer sets, or an answer on another queue), or send CPU tensors and move them
 consumer. Do not put CUDA tensors into a manager's proxies: use a queue instead, or send them to the
 CPU first.
 
+gpulint offers no automatic fix: how long the sender must stay alive, or whether the tensors can travel on the CPU, depends on the consumer.
+
 ## References
 - PyTorch, "Multiprocessing best practices", on sharing CUDA tensors: the producer must keep running
   while consumers hold its tensors, and a received CUDA tensor must not be sent on.

@@ -83,6 +83,8 @@ for `datasets`, under `if __name__ == "__main__":`); or keep CUDA out of the par
 exist (load the model inside the mapped function, on the rank's device). For a raw `os.fork()`, fork
 before CUDA is initialised or start the child with a spawn context or `subprocess`.
 
+gpulint offers no automatic fix: the setting belongs to the package that creates the child, which the file may not import.
+
 ## References
 - huggingface/datasets#6435 and #6186: `multiprocessing.set_start_method` does not change how
   `map(num_proc=...)` starts its workers; the datasets documentation sets it on `multiprocess`.

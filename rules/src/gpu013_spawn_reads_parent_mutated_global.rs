@@ -85,6 +85,8 @@ Pass the value to the child: as an argument of the target or task, through a poo
 and `initargs`, or in the object the child is handed. Or compute it at module level, where every
 process computes it alike.
 
+gpulint offers no automatic fix: handing the value to the child (an argument, an `initializer`) changes the child's signature.
+
 ## References
 - Python's multiprocessing programming guidelines, "Explicitly pass resources to child processes"
   and "Global variables" ("it will probably not be the same as the value in the parent process").

@@ -78,6 +78,12 @@ Start the workers by spawn or forkserver (`multiprocessing.get_context("spawn")`
 `torch.set_num_threads(1)` first thing in each child (as a pool `initializer`); or create the
 pool before the parent's first CPU operation.
 
+## Fix safety
+`gpulint check --fix --unsafe-fixes` starts the children by spawn where the fork point's own call can
+say so, as for GPU001 (a spawned child starts a thread pool of its own). Unsafe for the same reasons:
+spawned children re-import the main module instead of inheriting the parent's state, and what they
+are handed must be picklable.
+
 ## References
 - pytorch/pytorch issues about forked children hanging in `matmul`/`mm` after the parent used
   torch on the CPU (GNU OpenMP is not fork-safe), and the DataLoader worker loop, which sets one

@@ -62,9 +62,13 @@ def setup():
 ```
 
 ## Fix
-Move the `set_device` call above `init_process_group`. `gpulint check --fix` does it when the call is a
-statement of its own at the same indentation and nothing between the two mentions a name it reads
-(a safe fix: the program does the same thing, in the order that stays correct when code is added).
+Move the `set_device` call above `init_process_group`.
+
+## Fix safety
+`gpulint check --fix` moves it when the call is a statement of its own in the same block as the
+group and nothing between the two mentions a name it reads. The fix is safe: nothing between them
+touches the GPU (otherwise the finding is GPU003), so the program does the same thing, in the order
+that stays correct when code is added.
 
 ## References
 - Reports of ranks hanging or sharing GPU 0 after a barrier was added between the two calls

@@ -78,6 +78,8 @@ fn main() {
 Fork every worker before the first CUDA call, and let each create its own context; or start
 workers as new programs (`std::process::Command`), which initialise CUDA themselves.
 
+gpulint offers no automatic fix: forking before CUDA is initialised reorders the program.
+
 ## References
 - CUDA C Programming Guide, "Initialization": the driver's state is not valid in a child created by
   `fork()`.

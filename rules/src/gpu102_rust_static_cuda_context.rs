@@ -73,6 +73,8 @@ pub fn context(ordinal: usize) -> Arc<CudaContext> {
 Key the cache by ordinal (one object per device), or pass the context explicitly; for forked
 workers, fork before the static is first read, or start them with `std::process::Command`.
 
+gpulint offers no automatic fix: keying the cache by ordinal changes its type.
+
 ## References
 - `std::sync::OnceLock` and `LazyLock` documentation: initialised at most once per process.
 - CUDA C Programming Guide, "Initialization", on contexts after `fork()`.

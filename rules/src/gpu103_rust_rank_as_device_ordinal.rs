@@ -55,6 +55,8 @@ fn main() {
 ## Fix
 Take the device from the local rank, and keep the global rank for what is unique across the job.
 
+gpulint offers no automatic fix: the ordinal's type and error handling (`usize` or `i32`, `?` or `unwrap`) are the program's own, so no one expression replaces it in every call.
+
 ## References
 - The torchrun documentation, which sets `RANK`, `LOCAL_RANK` and `WORLD_SIZE` for each process.
 - The Python counterpart, GPU008 (`global-rank-as-device`).

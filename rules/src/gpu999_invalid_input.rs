@@ -34,6 +34,8 @@ def train(:
 ## Fix
 Fix the syntax error or the encoding, or exclude the file from the paths you check.
 
+gpulint offers no automatic fix: it cannot know what the file should have said.
+
 ## References
 - Python's grammar: https://docs.python.org/3/reference/grammar.html
 "#;

@@ -167,8 +167,12 @@ pub fn markdown_reference() -> String {
         let docs = docs
             .strip_prefix("## ")
             .map_or(docs.clone(), |d| format!("### {d}"));
+        let fix = r
+            .fix
+            .sentence()
+            .map_or(String::new(), |s| format!("{s}\n\n"));
         out.push_str(&format!(
-            "\n## {}\n\n`{}` · default severity: {}\n\n{}\n",
+            "\n## {}\n\n`{}` · default severity: {}\n\n{fix}{}\n",
             r.code,
             r.name,
             r.severity.as_str(),

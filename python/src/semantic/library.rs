@@ -271,6 +271,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                             span,
                             what: name.into(),
                             file,
+                            none_given: args.param(map_location).map(|(_, e)| e.span),
                         });
                     }
                     Value::Unknown

@@ -15,20 +15,23 @@ use gpulint_core::diagnostic::Edit;
 use gpulint_core::source::Span;
 
 /// Adds keyword argument `argument` (`name=value`) to the call at `call`, unless it already passes
-/// `name` or passes `**` (which may hold it). `None` when the span is not a call ending in `)`.
+/// `name`. `None` when the span is not a call ending in `)`.
 pub fn add_keyword(text: &str, call: Span, argument: &str) -> Option<Edit> {
     let call_text = text.get(call.start as usize..call.end as usize)?;
     let name = argument.split('=').next()?;
-    if !call_text.ends_with(')')
-        || call_text.contains(&format!("{name}="))
-        || call_text.contains("**")
-    {
+    if !call_text.ends_with(')') || call_text.contains(&format!("{name}=")) {
         return None;
     }
     let close = call.end - 1;
     let before = text[..close as usize].trim_end();
+    // One argument a line, with a trailing comma: a line of its own, indented as the last one.
+    let last_line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    let own_line = before.ends_with(',') && text[before.len()..close as usize].contains('\n');
     let content = if before.ends_with('(') {
         argument.to_string()
+    } else if own_line {
+        let indent = &last_line[..last_line.len() - last_line.trim_start().len()];
+        format!("\n{indent}{argument},")
     } else if before.ends_with(',') {
         format!(" {argument}")
     } else {
@@ -97,17 +100,17 @@ mod tests {
         for (call, fixed) in [
             ("DataLoader(ds)", "DataLoader(ds, k=1)"),
             ("DataLoader()", "DataLoader(k=1)"),
-            ("DataLoader(\n    ds,\n)", "DataLoader(\n    ds, k=1\n)"),
+            (
+                "DataLoader(\n    ds,\n)",
+                "DataLoader(\n    ds,\n    k=1,\n)",
+            ),
+            ("DataLoader(ds,)", "DataLoader(ds, k=1)"),
         ] {
             let text = format!("x = {call}\n");
             let edit = add_keyword(&text, span_of(&text, call), "k=1").unwrap();
             assert_eq!(applied(&text, &[edit]), format!("x = {fixed}\n"));
         }
-        for text in ["DataLoader(ds, k=2)", "DataLoader(ds, **options)"] {
-            assert!(
-                add_keyword(text, span_of(text, text), "k=1").is_none(),
-                "{text}"
-            );
-        }
+        let text = "DataLoader(ds, k=2)";
+        assert!(add_keyword(text, span_of(text, text), "k=1").is_none());
     }
 }

@@ -64,7 +64,12 @@ pub fn guard_statement(text: &str, statement: Span) -> Option<Vec<Edit>> {
         .collect();
     if kinds.iter().all(|k| *k == TopLevel::Other) {
         let lines = indented(&text[start..])?;
-        let content = format!("if __name__ == \"__main__\":\n{lines}");
+        let newline = if text[start..].contains("\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        };
+        let content = format!("if __name__ == \"__main__\":{newline}{lines}");
         return Some(vec![Edit {
             span: Span::new(statement.file, start as u32, text.len() as u32),
             content,
@@ -198,6 +203,17 @@ mod tests {
         assert_eq!(
             guarded(text, "p = start(f)").as_deref(),
             Some("import mp\n\ndef f():\n    pass\n\nif __name__ == \"__main__\":\n    p = start(f)\n\n    # wait\n    p.join()\n")
+        );
+    }
+
+    #[test]
+    fn a_new_guard_keeps_the_files_line_ends() {
+        let text = "import mp\r\np = start()\r\np.join()\r\n";
+        assert_eq!(
+            guarded(text, "p = start()").as_deref(),
+            Some(
+                "import mp\r\nif __name__ == \"__main__\":\r\n    p = start()\r\n    p.join()\r\n"
+            )
         );
     }
 

@@ -31,7 +31,8 @@ pub fn spawn_at_fork_point(text: &str, fork: &ForkPoint) -> Option<(Edit, String
             format!("pass `{argument}`"),
         ));
     }
-    let made_by = fork.made_by?;
+    // A fix edits the finding's own file: a process made in another module is left alone.
+    let made_by = fork.made_by.filter(|m| m.call.file == fork.span.file)?;
     let get_context = made_by.get_context.as_deref()?;
     match fork.kind {
         ChildKind::Executor => {
@@ -109,6 +110,23 @@ mod tests {
             .as_deref(),
             Some("ex = ProcessPoolExecutor(2, mp_context=mp.get_context(\"spawn\"))\n")
         );
+    }
+
+    #[test]
+    fn no_spawn_for_a_process_made_in_another_file() {
+        let text = "p = mp.Process(target=f)\n";
+        let made_by = DefaultContextCall {
+            call: Span::new(gpulint_core::source::FileId(1), 4, 24),
+            callee: Span::new(gpulint_core::source::FileId(1), 4, 14),
+            get_context: Some("mp.get_context".into()),
+        };
+        let fork = ForkPoint {
+            span: span_of(text, "p"),
+            kind: ChildKind::ProcessStart,
+            at_module_scope: false,
+            made_by: Some(&made_by),
+        };
+        assert!(spawn_at_fork_point(text, &fork).is_none());
     }
 
     #[test]

@@ -30,7 +30,7 @@ const NO_FIX: &[(&str, &str, &str)] = &[
         "the binding reads a name computed after the group",
     ),
     (
-        "gpu004/pos_pool_before_a_helper_it_needs.py",
+        "gpu004/pos_pool_before_a_function_it_needs.py",
         "GPU004",
         "a function the children call is defined after the pool",
     ),

@@ -1,6 +1,6 @@
-//! Fixes: text edits attached to a diagnostic, safe or unsafe as ruff splits them, and the helpers
+//! Fixes: text edits attached to a diagnostic, safe or unsafe as ruff splits them, and the functions
 //! rules build them with. The driver applies them (`--fix`, `--diff`) and checks again until nothing
-//! changes. Every helper returns `None` where the edit is not mechanical from the text and the
+//! changes. Each of them returns `None` where the edit is not mechanical from the text and the
 //! facts it is given: a rule then offers no fix.
 
 mod main_guard;

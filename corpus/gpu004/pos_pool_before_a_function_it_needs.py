@@ -5,7 +5,7 @@ import torch
 
 
 def work(x):
-    return helper(x)
+    return double_on_gpu(x)
 
 
 ctx = multiprocessing.get_context("spawn")
@@ -13,5 +13,5 @@ with ctx.Pool(2) as pool:  # expect: GPU004
     print(pool.map(work, range(3)))
 
 
-def helper(x):
+def double_on_gpu(x):
     return float(torch.ones(2, device="cuda").sum()) * x

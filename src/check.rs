@@ -453,7 +453,7 @@ fn finish(
         false => (diagnostics, 0),
     };
     let mut diagnostics = diagnostics;
-    drop_fixes_cells_refuse(&program, &mut diagnostics);
+    drop_fixes_that_cannot_apply(&program, &mut diagnostics);
     let mut failing = 0;
     for d in &diagnostics {
         if d.severity >= resolver.fail_on_for(&program.file(d.span.file).path)? {
@@ -472,17 +472,24 @@ fn finish(
     })
 }
 
-/// A notebook finding whose fix cannot be put back in its cells (it spans two cells, or a cell
-/// holds a lone carriage return) offers none: `--fix` would refuse it, so it is not counted or
-/// shown as fixable.
-fn drop_fixes_cells_refuse(program: &Program, diagnostics: &mut [Diagnostic]) {
+/// A finding whose fix edits another file than its own offers none (fixes are applied to the
+/// finding's file). Nor does a notebook finding whose fix cannot be put back in its cells (it spans
+/// two cells, or a cell holds a lone carriage return): `--fix` would refuse it, so it is not
+/// counted or shown as fixable; nor one whose edits reach more than one cell: a fix stays in its
+/// cell (a statement moved between cells would change what each cell does when run alone).
+fn drop_fixes_that_cannot_apply(program: &Program, diagnostics: &mut [Diagnostic]) {
     for d in diagnostics {
+        let elsewhere = |f: &gpulint_rules::Fix| f.edits.iter().any(|e| e.span.file != d.span.file);
+        if d.fix.as_ref().is_some_and(elsewhere) {
+            d.fix = None;
+        }
         let file = program.file(d.span.file);
         let (Some(fix), Some(notebook)) = (&d.fix, &file.notebook) else {
             continue;
         };
         let edits: Vec<&gpulint_rules::Edit> = fix.edits.iter().collect();
-        if notebook.apply(&file.text, file.lines(), &edits).is_err() {
+        let cells = notebook.apply(&file.text, file.lines(), &edits);
+        if !matches!(cells, Ok(fixed) if fixed.cells.len() <= 1) {
             d.fix = None;
         }
     }
@@ -732,7 +739,7 @@ fn suppress(
             let found = directives
                 .remove(&id)
                 .unwrap_or_else(|| Directives::of(file));
-            unused.extend(found.unused(used.get(&id).unwrap_or(&none)));
+            unused.extend(found.unused(used.get(&id).unwrap_or(&none), file));
         }
     }
     (kept, dropped, unused)

@@ -79,6 +79,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Some(rule) => {
                 writeln!(out, "# {} ({})\n", rule.name, rule.code)?;
                 writeln!(out, "Default severity: {}\n", rule.severity.as_str())?;
+                if let Some(fix) = rule.fix.sentence() {
+                    writeln!(out, "{fix}\n")?;
+                }
                 writeln!(out, "{}", rule.docs.trim_end())?;
                 Ok(ExitCode::SUCCESS)
             }

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use gpulint_python::program::SourceFile;
 use gpulint_python::source::Span;
-use gpulint_rules::Diagnostic;
+use gpulint_rules::{Applicability, Diagnostic, Edit, Fix};
 
 /// The codes a directive names; empty for all.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -68,35 +68,92 @@ impl Directives {
     }
 
     /// GPU900 for each gpulint code these comments name that suppressed nothing (`used`), and for
-    /// a bare file-level suppression that suppressed nothing. Bare `# noqa` and other tools' codes
-    /// are not reported: they may be ruff's or flake8's.
-    pub fn unused(&self, used: &HashSet<Use>) -> Vec<Diagnostic> {
+    /// a bare file-level suppression that suppressed nothing, each with the fix that removes it
+    /// from `file`. Bare `# noqa` and other tools' codes are not reported: they may be ruff's or
+    /// flake8's.
+    pub fn unused(&self, used: &HashSet<Use>, file: &SourceFile) -> Vec<Diagnostic> {
         let mut out = Vec::new();
+        // Read only where something is reported: a file's text may be read again from disk.
+        let mut text: Option<std::sync::Arc<str>> = None;
+        let mut report = |code: Option<&str>, d: &Directive, file_level: bool| {
+            let text = text.get_or_insert_with(|| std::sync::Arc::from(&*file.text));
+            let mut finding = gpulint_rules::unused_noqa(code, d.span, file_level);
+            finding.fix = removal(text, d.span, code).map(|edits| Fix {
+                applicability: Applicability::Safe,
+                message: "remove the unused suppression".into(),
+                edits,
+            });
+            out.push(finding);
+        };
         let ours = |c: &&String| c.to_ascii_uppercase().starts_with("GPU");
         let mut lines: Vec<_> = self.lines.iter().collect();
         lines.sort_by_key(|(line, _)| **line);
         for (line, d) in lines {
             for code in d.codes.0.iter().filter(ours) {
                 if !used.contains(&(Some(*line), code.clone())) {
-                    out.push(gpulint_rules::unused_noqa(Some(code), d.span, false));
+                    report(Some(code), d, false);
                 }
             }
         }
         if let Some(d) = &self.file {
             if d.codes.0.is_empty() {
                 if !used.iter().any(|(line, _)| line.is_none()) {
-                    out.push(gpulint_rules::unused_noqa(None, d.span, true));
+                    report(None, d, true);
                 }
             } else {
                 for code in d.codes.0.iter().filter(ours) {
                     if !used.contains(&(None, code.clone())) {
-                        out.push(gpulint_rules::unused_noqa(Some(code), d.span, true));
+                        report(Some(code), d, true);
                     }
                 }
             }
         }
         out
     }
+}
+
+/// The edits that take `code` out of the suppression comment at `comment` (with a separator
+/// beside it); or, where it is the list's only code or `None` (a bare file-level directive), the
+/// whole directive with the space before it, since an emptied list would suppress everything.
+/// `None` where text follows such a directive in its comment (it would be left outside any
+/// comment), or the comment does not name `code` (a list merged from several comments).
+fn removal(text: &str, comment: Span, code: Option<&str>) -> Option<Vec<Edit>> {
+    let body = text.get(comment.start as usize..comment.end as usize)?;
+    let parsed = parse_directive(body)?;
+    let at = |start: usize, end: usize| {
+        let base = comment.start as usize;
+        Span::new(comment.file, (base + start) as u32, (base + end) as u32)
+    };
+    let spans = &parsed.spans;
+    if let (Some(code), true) = (code, spans.len() > 1) {
+        let i = parsed
+            .codes
+            .0
+            .iter()
+            .position(|c| c.eq_ignore_ascii_case(code))?;
+        let (start, end) = match spans.get(i + 1) {
+            Some(next) => (spans[i].0, next.0),
+            None => (spans[i - 1].1, spans[i].1),
+        };
+        return Some(vec![Edit {
+            span: at(start, end),
+            content: String::new(),
+        }]);
+    }
+    if !body[parsed.end..].trim().is_empty() {
+        return None;
+    }
+    // The directive and the blanks before it, to the comment's end (a comment alone on its line
+    // leaves the line empty).
+    let line_start = text[..comment.start as usize]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let before = &text[line_start..comment.start as usize + parsed.mark];
+    let start = (line_start + before.trim_end().len()) as u32;
+    Some(vec![Edit {
+        span: Span::new(comment.file, start, comment.end),
+        content: String::new(),
+    }])
 }
 
 fn merge(old: Option<Directive>, codes: Codes, span: Span) -> Directive {
@@ -115,36 +172,52 @@ fn merge(old: Option<Directive>, codes: Codes, span: Span) -> Directive {
 
 /// `(file-level?, codes)` for a comment holding a directive.
 fn parse_comment(comment: &str) -> Option<(bool, Codes)> {
-    parse_directive(comment).map(|(file_level, codes, _)| (file_level, codes))
+    parse_directive(comment).map(|p| (p.file_level, p.codes))
 }
 
 /// `comment` with `codes` added to its line directive's list (`# noqa: E501` → `# noqa: E501,
 /// GPU001`); `None` when it holds no line directive with codes.
 pub fn with_codes(comment: &str, codes: &[&str]) -> Option<String> {
-    match parse_directive(comment)? {
-        (false, listed, end) if !listed.0.is_empty() => {
-            let (before, after) = comment.split_at(end);
-            Some(format!("{before}, {}{after}", codes.join(", ")))
-        }
-        _ => None,
+    let parsed = parse_directive(comment)?;
+    if parsed.file_level || parsed.codes.0.is_empty() {
+        return None;
     }
+    let (before, after) = comment.split_at(parsed.end);
+    Some(format!("{before}, {}{after}", codes.join(", ")))
 }
 
-/// Like [`parse_comment`], also giving where the list of codes ends in `comment`.
-fn parse_directive(comment: &str) -> Option<(bool, Codes, usize)> {
+/// A directive as written in its comment (offsets are the comment's).
+struct Parsed {
+    file_level: bool,
+    codes: Codes,
+    /// Where each code is.
+    spans: Vec<(usize, usize)>,
+    /// Where the directive starts (its `#` or `//`) and where its list of codes ends.
+    mark: usize,
+    end: usize,
+}
+
+fn parse_directive(comment: &str) -> Option<Parsed> {
     let lower = comment.to_ascii_lowercase();
-    let (file_level, rest) = if let Some(at) = lower.find("gpulint: noqa") {
-        (true, &comment[at + "gpulint: noqa".len()..])
+    let (file_level, mark, rest) = if let Some(at) = lower.find("gpulint: noqa") {
+        let mark = comment[..at].rfind('#').unwrap_or(at);
+        (true, mark, &comment[at + "gpulint: noqa".len()..])
     } else {
-        let at = find_noqa(&lower)?;
-        (false, &comment[at..])
+        let (mark, at) = find_noqa(&lower)?;
+        (false, mark, &comment[at..])
+    };
+    let mut parsed = Parsed {
+        file_level,
+        codes: Codes::default(),
+        spans: Vec::new(),
+        mark,
+        end: comment.len(),
     };
     let Some(list) = rest.trim_start().strip_prefix(':') else {
-        return Some((file_level, Codes::default(), comment.len()));
+        return Some(parsed);
     };
     let list_start = comment.len() - list.len();
-    let mut codes = Vec::new();
-    let mut end = list_start;
+    parsed.end = list_start;
     let mut at = 0;
     for word in list.split(|c: char| c == ',' || c.is_whitespace()) {
         let word_start = at;
@@ -159,10 +232,12 @@ fn parse_directive(comment: &str) -> Option<(bool, Codes, usize)> {
         if !is_code {
             break;
         }
-        codes.push(word.to_ascii_uppercase());
-        end = list_start + word_start + word.len();
+        parsed.codes.0.push(word.to_ascii_uppercase());
+        let start = list_start + word_start;
+        parsed.spans.push((start, start + word.len()));
+        parsed.end = start + word.len();
     }
-    Some((file_level, Codes(codes), end))
+    Some(parsed)
 }
 
 /// The next `#` or `//` in a comment: where it is and how long.
@@ -175,8 +250,9 @@ fn next_comment_mark(text: &str) -> Option<(usize, usize)> {
     }
 }
 
-/// Where the text after `# noqa` starts (the `#` may be the comment's own or a later one).
-fn find_noqa(lower: &str) -> Option<usize> {
+/// Where the `#` (or `//`) of `# noqa` is, and where the text after it starts (the `#` may be the
+/// comment's own or a later one).
+fn find_noqa(lower: &str) -> Option<(usize, usize)> {
     let mut from = 0;
     // `# noqa` in Python, `// noqa` in Rust.
     while let Some((hash, len)) = next_comment_mark(&lower[from..]) {
@@ -186,7 +262,10 @@ fn find_noqa(lower: &str) -> Option<usize> {
         if let Some(tail) = trimmed.strip_prefix("noqa") {
             // `# noqa` and `# noqa: ...`, not `# noqa-like words`.
             if tail.is_empty() || tail.starts_with(':') || tail.starts_with(char::is_whitespace) {
-                return Some(after + (rest.len() - trimmed.len()) + "noqa".len());
+                return Some((
+                    from + hash,
+                    after + (rest.len() - trimmed.len()) + "noqa".len(),
+                ));
             }
         }
         from = after;
@@ -243,6 +322,49 @@ mod tests {
         assert_eq!(with_codes("# noqa", &["GPU001"]), None);
         assert_eq!(with_codes("# gpulint: noqa: GPU003", &["GPU001"]), None);
         assert_eq!(with_codes("# a note", &["GPU001"]), None);
+    }
+
+    /// `line` (one line, with a comment) after the removal of `code` from its directive.
+    fn removed(line: &str, code: Option<&str>) -> Option<String> {
+        let hash = line.find('#').unwrap() as u32;
+        let file = gpulint_python::source::FileId(0);
+        let comment = Span::new(file, hash, line.trim_end().len() as u32);
+        let edits = removal(line, comment, code)?;
+        Some(gpulint_rules::fix::apply(line, &edits.iter().collect::<Vec<_>>()).0)
+    }
+
+    #[test]
+    fn an_unused_code_leaves_the_list_and_an_emptied_directive_goes() {
+        let both = "x = f()  # noqa: GPU001, GPU003\n";
+        assert_eq!(
+            removed(both, Some("GPU003")).as_deref(),
+            Some("x = f()  # noqa: GPU001\n")
+        );
+        assert_eq!(
+            removed(both, Some("gpu001")).as_deref(),
+            Some("x = f()  # noqa: GPU003\n")
+        );
+        assert_eq!(
+            removed("x = f()  # NOQA:E501,GPU001\n", Some("GPU001")).as_deref(),
+            Some("x = f()  # NOQA:E501\n")
+        );
+        assert_eq!(
+            removed("x = f()  # noqa: GPU001\n", Some("GPU001")).as_deref(),
+            Some("x = f()\n")
+        );
+        assert_eq!(
+            removed("# the pool  # noqa: GPU001\n", Some("GPU001")).as_deref(),
+            Some("# the pool\n")
+        );
+        assert_eq!(
+            removed("    # gpulint: noqa\n", None).as_deref(),
+            Some("\n")
+        );
+        // The reason after the code would be left outside the comment.
+        assert_eq!(
+            removed("x = f()  # noqa: GPU001 spawn\n", Some("GPU001")),
+            None
+        );
     }
 
     #[test]

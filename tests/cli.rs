@@ -871,11 +871,11 @@ fn report_unused_noqa_names_gpulint_codes_that_suppress_nothing() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     // GPU001 was used; GPU003 was not; E501 and the bare `# noqa` belong to other tools.
     assert!(
-        text.contains("hazard.py:8:27: GPU900 [warning] Unused `noqa` for GPU003"),
+        text.contains("hazard.py:8:27: GPU900 [warning] [*] Unused `noqa` for GPU003"),
         "{text}"
     );
     assert!(
-        text.contains("clean.py:1:1: GPU900 [warning] Unused file-level suppression"),
+        text.contains("clean.py:1:1: GPU900 [warning] [*] Unused file-level suppression"),
         "{text}"
     );
     assert_eq!(text.matches("GPU900").count(), 2, "{text}");

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
 use gpulint_core::effect::{
-    ChildKind, ChildStart, CudaInitSite, CudaUse, Effect, EntryCallers, OtherLayerStart,
-    StartMethod,
+    ChildKind, ChildStart, CudaInitSite, CudaUse, DefaultContextCall, Effect, EntryCallers,
+    OtherLayerStart, StartMethod,
 };
 use gpulint_core::source::Span;
 
@@ -33,6 +33,8 @@ pub struct ForkFact {
     /// The start method is the default in a function nothing in the project calls: the verdict
     /// holds unless its caller sets another one first.
     pub caller_unknown: bool,
+    /// The call that made the process or pool on its package's default context, for a fix.
+    pub made_by: Option<DefaultContextCall>,
 }
 
 impl ForkFact {
@@ -102,6 +104,9 @@ fn add_fork(facts: &mut Vec<ForkFact>, child: &ChildStart) {
             if old.other_layer_start.is_none() {
                 old.other_layer_start = child.other_layer_start.clone();
             }
+            if old.made_by.is_none() {
+                old.made_by = child.made_by.clone();
+            }
             // Until a child has used CUDA, the latest visit's child is the one to describe.
             if let (None, Some(code)) = (&old.child_use, &child.code) {
                 old.child_code = code.to_string();
@@ -119,6 +124,7 @@ fn add_fork(facts: &mut Vec<ForkFact>, child: &ChildStart) {
             at_module_scope: child.at_module_scope,
             other_layer_start: child.other_layer_start.clone(),
             caller_unknown,
+            made_by: child.made_by.clone(),
         }),
     }
 }
@@ -210,6 +216,7 @@ mod tests {
             during_reimport: false,
             other_layer_start: None,
             default_in_entry: None,
+            made_by: None,
         })
     }
 

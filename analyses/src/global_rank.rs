@@ -5,7 +5,7 @@
 //! silent. A launch on several nodes makes the use wrong; no known launch leaves it conditional.
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
-use gpulint_core::effect::{Effect, Nodes};
+use gpulint_core::effect::{Effect, LocalRankRead, Nodes};
 use gpulint_core::source::Span;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +17,8 @@ pub struct GlobalRankFact {
     pub several_nodes: Option<Span>,
     /// Seen only in a function analysed without its callers, whose launch they may know.
     partial: bool,
+    /// Where the code could read the rank on this node instead, when every visit agrees.
+    pub local: Option<LocalRankRead>,
 }
 
 /// The uses found, and the places seen in a process launched on one machine.
@@ -34,7 +36,7 @@ impl GlobalRankFacts {
 
 #[derive(Clone, Debug, Default)]
 pub struct GlobalRankDevice {
-    uses: Vec<Span>,
+    uses: Vec<(Span, Option<LocalRankRead>)>,
     /// A launch on one machine, by this process or an ancestor.
     one_node: Option<Span>,
     /// A launch on several machines.
@@ -46,9 +48,7 @@ impl Analysis for GlobalRankDevice {
 
     fn effect(&mut self, effect: &Effect, _: &Context, _: &mut Self::Facts) {
         match effect {
-            Effect::DeviceFromGlobalRank { span } if !self.uses.contains(span) => {
-                self.uses.push(*span);
-            }
+            Effect::DeviceFromGlobalRank { span, local } => add_use(&mut self.uses, *span, local),
             Effect::Launched {
                 span,
                 nodes: Nodes::One,
@@ -68,10 +68,8 @@ impl Analysis for GlobalRankDevice {
     /// A launch on either path counts: the self-launching script runs its worker code on one path
     /// and the launcher command on the other.
     fn join(&mut self, other: Self) {
-        for span in other.uses {
-            if !self.uses.contains(&span) {
-                self.uses.push(span);
-            }
+        for (span, local) in other.uses {
+            add_use(&mut self.uses, span, &local);
         }
         self.one_node = self.one_node.or(other.one_node);
         self.several = self.several.or(other.several);
@@ -79,7 +77,7 @@ impl Analysis for GlobalRankDevice {
 
     fn finish(self, end: &ProcessEnd, facts: &mut Self::Facts) {
         if self.one_node.is_some() && self.several.is_none() {
-            for span in self.uses {
+            for (span, _) in self.uses {
                 if !facts.one_node.contains(&span) {
                     facts.one_node.push(span);
                 }
@@ -90,7 +88,7 @@ impl Analysis for GlobalRankDevice {
             }
             return;
         }
-        for span in self.uses {
+        for (span, local) in self.uses {
             if end.partial && self.several.is_none() && facts.one_node.contains(&span) {
                 continue;
             }
@@ -98,14 +96,31 @@ impl Analysis for GlobalRankDevice {
                 Some(f) => {
                     f.partial &= end.partial;
                     f.several_nodes = f.several_nodes.or(self.several);
+                    if f.local != local {
+                        f.local = None;
+                    }
                 }
                 None => facts.found.push(GlobalRankFact {
                     span,
                     several_nodes: self.several,
                     partial: end.partial,
+                    local,
                 }),
             }
         }
+    }
+}
+
+/// Records a use at `span`; the same place read two ways keeps no local read.
+fn add_use(
+    uses: &mut Vec<(Span, Option<LocalRankRead>)>,
+    span: Span,
+    local: &Option<LocalRankRead>,
+) {
+    match uses.iter_mut().find(|(s, _)| *s == span) {
+        Some((_, known)) if known != local => *known = None,
+        Some(_) => {}
+        None => uses.push((span, local.clone())),
     }
 }
 
@@ -115,6 +130,7 @@ impl GlobalRankFact {
             span,
             several_nodes,
             partial: false,
+            local: None,
         }
     }
 }
@@ -127,7 +143,10 @@ mod tests {
     fn uses(spans: &[u32]) -> Vec<Effect> {
         spans
             .iter()
-            .map(|s| Effect::DeviceFromGlobalRank { span: at(*s) })
+            .map(|s| Effect::DeviceFromGlobalRank {
+                span: at(*s),
+                local: None,
+            })
             .collect()
     }
 

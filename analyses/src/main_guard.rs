@@ -27,6 +27,8 @@ pub struct UnguardedFact {
     /// The call the re-import runs again.
     pub span: Span,
     pub rerun: Rerun,
+    /// The statement of the main module's top level that reached it, for a fix that guards it.
+    pub statement: Option<Span>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -41,7 +43,7 @@ fn add(facts: &mut Vec<UnguardedFact>, fact: UnguardedFact) {
 impl Analysis for MainGuard {
     type Facts = Vec<UnguardedFact>;
 
-    fn effect(&mut self, effect: &Effect, _: &Context, facts: &mut Self::Facts) {
+    fn effect(&mut self, effect: &Effect, cx: &Context, facts: &mut Self::Facts) {
         match effect {
             Effect::ChildStarted(child)
                 if child.during_reimport && child.start_method != StartMethod::Fork =>
@@ -54,6 +56,7 @@ impl Analysis for MainGuard {
                             start_method: child.start_method,
                             start_method_source: child.start_method_source,
                         },
+                        statement: cx.main_statement,
                     },
                 );
             }
@@ -70,6 +73,7 @@ impl Analysis for MainGuard {
                 UnguardedFact {
                     span: *span,
                     rerun: Rerun::StartMethod { method: *method },
+                    statement: cx.main_statement,
                 },
             ),
             _ => {}
@@ -99,6 +103,7 @@ mod tests {
             during_reimport,
             other_layer_start: None,
             default_in_entry: None,
+            made_by: None,
         })
     }
 

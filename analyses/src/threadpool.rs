@@ -3,7 +3,9 @@
 //! threads, so its first parallel operation can wait for them forever.
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
-use gpulint_core::effect::{ChildKind, CudaUse, Effect, StartMethod};
+use gpulint_core::effect::{
+    ChildKind, ChildStart, CudaUse, DefaultContextCall, Effect, StartMethod,
+};
 use gpulint_core::source::Span;
 
 /// A child forked after the pool started, and its own operation that needs the pool.
@@ -18,14 +20,18 @@ pub struct ThreadpoolFact {
     pub child_compute: CudaUse,
     /// What the child runs, for messages.
     pub child_code: String,
+    /// The fork point is in the module's top-level code.
+    pub at_module_scope: bool,
+    /// The call that made the process or pool on its package's default context, for a fix.
+    pub made_by: Option<DefaultContextCall>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct ForkAfterThreads {
     /// This process's first operation on the pool: its threads exist from there.
     started: Option<CudaUse>,
-    /// A forked child: the fork point, what it runs, and the parent's first operation on the pool.
-    forked: Option<(Span, ChildKind, String, CudaUse)>,
+    /// A forked child: how it started, and the parent's first operation on the pool.
+    forked: Option<(ChildStart, CudaUse)>,
     /// The parent had started the pool when this process was forked from it.
     parent_started: Option<CudaUse>,
     /// The pool was limited to one thread: operations start no threads.
@@ -42,8 +48,7 @@ impl Analysis for ForkAfterThreads {
                 let parent = self.parent_started.take();
                 *self = ForkAfterThreads::default();
                 if let (StartMethod::Fork, Some(parent)) = (child.start_method, parent) {
-                    let code = child.code.as_deref().unwrap_or_default().to_string();
-                    self.forked = Some((child.span, child.kind, code, parent));
+                    self.forked = Some((child.clone(), parent));
                 }
             }
             Effect::HostThreadsLimited { .. } => self.limited = true,
@@ -52,15 +57,17 @@ impl Analysis for ForkAfterThreads {
                     span: *span,
                     what: what.clone(),
                 };
-                if let (Some((fork, kind, code, parent)), false) = (&self.forked, self.reported) {
+                if let (Some((child, parent)), false) = (&self.forked, self.reported) {
                     self.reported = true;
-                    if !facts.iter().any(|f| f.span == *fork) {
+                    if !facts.iter().any(|f| f.span == child.span) {
                         facts.push(ThreadpoolFact {
-                            span: *fork,
-                            kind: *kind,
+                            span: child.span,
+                            kind: child.kind,
                             parent_compute: parent.clone(),
                             child_compute: here.clone(),
-                            child_code: code.clone(),
+                            child_code: child.code.as_deref().unwrap_or_default().to_string(),
+                            at_module_scope: child.at_module_scope,
+                            made_by: child.made_by.clone(),
                         });
                     }
                 }

@@ -19,10 +19,12 @@ pub struct UnmappedLoadFact {
     /// Where this process showed it is one worker of several, if an effect says so (a device of
     /// its own, a process group); `None`: a rank read or a per-GPU child start.
     pub worker_sign: Option<Span>,
+    /// The `None` the load passes as its mapping, if it passes one.
+    pub none_given: Option<Span>,
 }
 
-/// A load: where, what, and the file it names.
-type Load = (Span, Arc<str>, Option<Arc<str>>);
+/// A load: where, what, the file it names, and the `None` it passes as its mapping.
+type Load = (Span, Arc<str>, Option<Arc<str>>, Option<Span>);
 
 #[derive(Clone, Debug, Default)]
 pub struct UnmappedLoad {
@@ -105,12 +107,14 @@ impl Analysis for UnmappedLoad {
             } => {
                 self.worker_sign.get_or_insert(*span);
             }
-            Effect::UnmappedLoad { span, what, file }
-                if !self.narrowed
-                    && !cx.one_rank
-                    && !self.loads.iter().any(|(s, ..)| s == span) =>
-            {
-                self.loads.push((*span, what.clone(), file.clone()));
+            Effect::UnmappedLoad {
+                span,
+                what,
+                file,
+                none_given,
+            } if !self.narrowed && !cx.one_rank && !self.loads.iter().any(|(s, ..)| s == span) => {
+                self.loads
+                    .push((*span, what.clone(), file.clone(), *none_given));
             }
             _ => {}
         }
@@ -142,7 +146,7 @@ impl Analysis for UnmappedLoad {
 
     fn finish(self, end: &ProcessEnd, facts: &mut Self::Facts) {
         for load in &self.loads {
-            let (span, what, _) = load;
+            let (span, what, _, none_given) = load;
             let span = *span;
             if self.one_per_gpu(end, span)
                 && !self.saved_from_host(load)
@@ -152,6 +156,7 @@ impl Analysis for UnmappedLoad {
                     span,
                     what: what.clone(),
                     worker_sign: self.worker_sign,
+                    none_given: *none_given,
                 });
             }
         }
@@ -169,6 +174,7 @@ mod tests {
             span: at(start),
             what: "torch.load".into(),
             file: Some("path".into()),
+            none_given: None,
         }
     }
 

@@ -145,6 +145,7 @@ mod tests {
             during_reimport: false,
             other_layer_start: None,
             default_in_entry: None,
+            made_by: None,
         })
     }
 

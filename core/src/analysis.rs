@@ -18,6 +18,9 @@ pub struct Context<'a> {
     /// at depth `d` (`None`: called by the analysis, as an entry or a child's target). Its length
     /// is the depth of the code that produced the effect.
     pub calls: &'a [Option<Span>],
+    /// The statement of the main module's top level that is running, itself or through the calls
+    /// it made (`None` in code run otherwise: an entry point, a child's target).
+    pub main_statement: Option<Span>,
 }
 
 /// How a simulated process ended, for the verdicts taken then.

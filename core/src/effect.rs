@@ -197,6 +197,27 @@ pub enum Binding {
     Narrowed,
 }
 
+/// A process, pool or executor made on a package's default context (`mp.Pool(4)`), whose own
+/// call could ask for another start method instead.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DefaultContextCall {
+    /// The call that made it.
+    pub call: Span,
+    /// What that call calls, as written (`mp.Pool`).
+    pub callee: Span,
+    /// How the calling module names the same package's `get_context` (`mp.get_context`), when
+    /// it has a name for it that the call's place sees.
+    pub get_context: Option<Arc<str>>,
+}
+
+/// Where code could read the rank on this node: the environment variable the launcher sets, and
+/// how the module names the environment (`os.environ`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalRankRead {
+    pub variable: Arc<str>,
+    pub environ: Arc<str>,
+}
+
 /// A child process as the process that runs it first sees itself.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChildStart {
@@ -222,6 +243,8 @@ pub struct ChildStart {
     /// The start method is the default only because nothing set one in the function that was
     /// analysed as an entry point: a caller may have set one first.
     pub default_in_entry: Option<EntryCallers>,
+    /// The call that made the process, pool or executor on a package's default context.
+    pub made_by: Option<DefaultContextCall>,
 }
 
 /// Whether the project calls a function analysed as an entry point of its own.
@@ -371,8 +394,12 @@ pub enum Effect {
         creates_objects: bool,
     },
     /// A device index taken from the global rank (`RANK`, `get_rank()`) names the device here:
-    /// past the first node it is not an ordinal of this machine.
-    DeviceFromGlobalRank { span: Span },
+    /// past the first node it is not an ordinal of this machine. `local`: where this module could
+    /// read the rank on the node instead, when it can.
+    DeviceFromGlobalRank {
+        span: Span,
+        local: Option<LocalRankRead>,
+    },
     /// The job this process belongs to is launched here, by this process (a launcher command it
     /// runs, a rendezvous address it sets) or by an ancestor (reported again at the child's
     /// start), on `nodes` machines.
@@ -389,11 +416,13 @@ pub enum Effect {
     /// A checkpoint load that restores tensors to the devices they were saved from (no
     /// `map_location`): usually cuda:0, whatever device this process uses.
     /// `file`: how the code names the file it reads (a string, or the variable that holds its
-    /// path), when it names it plainly.
+    /// path), when it names it plainly. `none_given`: the `None` the call passes as the mapping,
+    /// if it passes one.
     UnmappedLoad {
         span: Span,
         what: Arc<str>,
         file: Option<Arc<str>>,
+        none_given: Option<Span>,
     },
     /// A checkpoint was saved here to the file named `file` (as in `UnmappedLoad`); `host_only`:
     /// what was saved is known to hold no CUDA tensor (host tensors, numbers, strings, lists of

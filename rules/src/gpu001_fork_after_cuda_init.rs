@@ -7,7 +7,10 @@ use gpulint_core::effect::StartMethod;
 
 use gpulint_core::effect::ChildKind;
 
-use crate::{Applicability, Diagnostic, Fix, Language, Related, Rule, Severity, Sources};
+use crate::fix::{spawn_at_fork_point, ForkPoint};
+use crate::{
+    Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
+};
 
 pub static RULE: Rule = Rule {
     code: "GPU001",
@@ -18,6 +21,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::Sometimes,
 };
 
 const DOCS: &str = r#"## What it does
@@ -106,6 +110,19 @@ child on the CPU and move its results to the GPU in the parent. Spawned children
 callables (no lambdas or closures) and re-import the main module, so keep process creation under
 `if __name__ == "__main__":`.
 
+## Fix safety
+Where the fork point's own call can say how to start its children, `gpulint check --fix
+--unsafe-fixes` makes it spawn them: `multiprocessing_context="spawn"` on a DataLoader,
+`mp_context=mp.get_context("spawn")` on a `ProcessPoolExecutor`, and
+`mp.get_context("spawn").Pool(...)` or `.Process(...)` for a pool or process made on its package's
+default context, spelled as the file names the package (`mp`, `multiprocessing`, or `get_context`
+imported by name). The fix is unsafe: spawned children re-import the main module instead of
+inheriting the parent's state (a global the parent set at run time is not there: GPU013), and what
+they are handed must be picklable (GPU006). There is no fix for a fork point in module-level code
+outside the main guard (spawned children would run it again: GPU004), in a file that names no
+`get_context`, for a context made for fork, or for `os.fork()`, task queues, servers and engines,
+whose start method is not one call's argument.
+
 ## References
 - PyTorch, "Multiprocessing best practices": CUDA in subprocesses needs spawn or forkserver.
 - pytorch/pytorch#40403, #17359 (DataLoader workers after CUDA init, epoch 2), #15734, #2517.
@@ -125,31 +142,26 @@ fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// Start the workers by spawn at the fork point, where one keyword does it. Unsafe: spawned workers
-/// re-import the main module, and everything sent to them must be picklable.
+/// Start the children by spawn at the fork point, where its own call can say so. Unsafe: spawned
+/// children re-import the main module instead of inheriting the parent's state, and everything
+/// sent to them must be picklable.
 fn spawn_fix(fork: &ForkFact, sources: &dyn Sources) -> Option<Fix> {
-    let text = sources.text(fork.span.file);
-    // Spawned workers would re-import the module and create the loader again (GPU004).
-    if fork.at_module_scope && !crate::fix::under_main_guard(text, fork.span) {
-        return None;
-    }
-    let argument = match fork.kind {
-        ChildKind::DataLoader => "multiprocessing_context=\"spawn\"",
-        // Only where `multiprocessing` is imported under its own name already.
-        ChildKind::Executor if text.lines().any(|l| l.trim() == "import multiprocessing") => {
-            "mp_context=multiprocessing.get_context(\"spawn\")"
-        }
-        _ => return None,
+    let point = ForkPoint {
+        span: fork.span,
+        kind: fork.kind,
+        at_module_scope: fork.at_module_scope,
+        made_by: fork.made_by.as_ref(),
     };
-    let edit = crate::fix::add_keyword(text, fork.span, argument)?;
+    let (edit, what) = spawn_at_fork_point(sources.text(fork.span.file), &point)?;
     Some(Fix {
         applicability: Applicability::Unsafe,
-        message: format!(
-            "pass `{argument}`: spawned workers re-import the main module (keep process creation under `if __name__ == \"__main__\":`), and what they receive must be picklable (no lambdas or local functions)"
-        ),
+        message: format!("{what}: {SPAWN_IS_UNSAFE}"),
         edits: vec![edit],
     })
 }
+
+/// Why starting a child by spawn may change what a program does.
+pub(crate) const SPAWN_IS_UNSAFE: &str = "spawned children re-import the main module instead of inheriting the parent's state (keep process creation under `if __name__ == \"__main__\":`), and what they receive must be picklable (no lambdas or local functions)";
 
 fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
     let (init, child) = fork.hazard()?;
@@ -319,6 +331,7 @@ mod tests {
             at_module_scope: false,
             other_layer_start: None,
             caller_unknown: false,
+            made_by: None,
         }
     }
 

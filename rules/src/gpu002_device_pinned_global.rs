@@ -2,7 +2,7 @@
 
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU002",
@@ -14,6 +14,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does
@@ -64,6 +65,8 @@ def worker(rank, shards):
 ## Fix
 Keep globals on the CPU (or load them lazily inside the worker, after it bound its device) and move
 them to the worker's device there.
+
+gpulint offers no automatic fix: where the global should live (on the CPU, or loaded in each worker) is a choice the code does not state.
 
 ## References
 - SeedVR2 video upscaler, issue 30 (every spawned worker re-created the model on GPU 0).

@@ -4,7 +4,9 @@ use gpulint_analyses::process_group::{GroupVerdict, ProcessGroupFact};
 use gpulint_analyses::Facts;
 use gpulint_core::effect::Backend;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{
+    Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
+};
 
 pub static RULE: Rule = Rule {
     code: "GPU003",
@@ -15,6 +17,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::Sometimes,
 };
 
 const DOCS: &str = r#"## What it does
@@ -77,17 +80,47 @@ Bind the device first: `torch.cuda.set_device(local_rank)` before `init_process_
 `device_id=torch.device("cuda", local_rank)` so the communicator is created eagerly on the right GPU.
 Derive the index from `LOCAL_RANK`, not the global rank.
 
+## Fix safety
+`gpulint check --fix --unsafe-fixes` moves the late `set_device` statement above
+`init_process_group` when both are statements of their own in the same block and nothing between
+them mentions a name the binding reads. The fix is unsafe: what ran between the two (the collective
+or allocation the finding cites) then runs on the rank's own GPU instead of GPU 0, which is the
+point, but a change of what the program does. There is no fix when the device is never bound, the
+binding is in another block or function, or it reads a value computed after the group; pass
+`device_id=` yourself.
+
 ## References
 - pytorch/pytorch#124714 (hang at the first barrier), #49481 (extra contexts on GPU 0), #118761.
 - pytorch/examples DDP tutorial fixes (`set_device` moved before `init_process_group`).
 - NVIDIA/nccl#541 ("Duplicate GPU detected").
 "#;
 
-fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
-    facts.process_groups.iter().filter_map(diagnostic).collect()
+fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
+    facts
+        .process_groups
+        .iter()
+        .filter_map(|g| diagnostic(g, sources))
+        .collect()
 }
 
-fn diagnostic(group: &ProcessGroupFact) -> Option<Diagnostic> {
+/// Moves the late binding above the group, where it is a statement of the same block and nothing
+/// between computes what it reads. Unsafe: what runs between the two then runs on the rank's own
+/// GPU instead of GPU 0, which is the point, but it is a change of what the program does.
+fn bind_first(group: &ProcessGroupFact, sources: &dyn Sources) -> Option<Fix> {
+    let late = group.late_bind?;
+    if late.file != group.span.file {
+        return None;
+    }
+    let text = sources.text(group.span.file);
+    let edits = crate::fix::move_statement_before(text, late, group.span)?;
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: "bind the device before creating the process group: what ran on GPU 0 between the two (the collective or allocation cited) then runs on this rank's GPU".into(),
+        edits,
+    })
+}
+
+fn diagnostic(group: &ProcessGroupFact, sources: &dyn Sources) -> Option<Diagnostic> {
     let verdict = group.verdict()?;
     let backend = match group.backend {
         Backend::Default => "process group (NCCL, since CUDA is in use)",
@@ -122,7 +155,7 @@ fn diagnostic(group: &ProcessGroupFact) -> Option<Diagnostic> {
         label: "created here while the current device is GPU 0 in every rank".into(),
         related,
         help: "call `torch.cuda.set_device(local_rank)` before `init_process_group`, and pass `device_id=torch.device(\"cuda\", local_rank)`".into(),
-        fix: None,
+        fix: bind_first(group, sources),
     })
 }
 
@@ -144,12 +177,17 @@ mod tests {
     }
 
     #[test]
-    fn an_early_use_is_an_error_without_a_fix() {
-        for late in [true, false] {
-            let [d] = group(true, late, Backend::Nccl, true).try_into().unwrap();
-            assert_eq!(d.severity, Severity::Error, "late {late}");
-            assert!(d.fix.is_none());
-        }
+    fn an_early_use_is_an_error_whose_fix_moves_a_late_binding_up() {
+        let [d] = group(true, true, Backend::Nccl, true).try_into().unwrap();
+        assert_eq!(d.severity, Severity::Error);
+        let fix = d.fix.expect("the binding is a statement of the same block");
+        assert_eq!(fix.applicability, Applicability::Unsafe);
+        assert_eq!(
+            crate::fix::applied(GROUP_THEN_BIND, &fix.edits),
+            "torch.cuda.set_device(rank)\ndist.init_process_group(\"nccl\")\n"
+        );
+        let [never_bound] = group(true, false, Backend::Nccl, true).try_into().unwrap();
+        assert!(never_bound.fix.is_none());
     }
 
     #[test]

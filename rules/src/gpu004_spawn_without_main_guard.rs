@@ -5,7 +5,9 @@ use gpulint_analyses::main_guard::{Rerun, UnguardedFact};
 use gpulint_analyses::Facts;
 use gpulint_core::effect::StartMethod;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{
+    Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
+};
 
 pub static RULE: Rule = Rule {
     code: "GPU004",
@@ -16,6 +18,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::Sometimes,
 };
 
 const DOCS: &str = r#"## What it does
@@ -73,6 +76,16 @@ if __name__ == "__main__":
 Put the process creation, and whatever only the parent should run, in a function called under
 `if __name__ == "__main__":`. Call `set_start_method` there too, once.
 
+## Fix safety
+`gpulint check --fix --unsafe-fixes` puts the module-level statement that runs the process creation
+(or the `set_start_method`) under `if __name__ == "__main__":`: that statement and the rest of the
+module go into a new guard when nothing after it defines or imports anything; or, when only
+definitions and imports follow it up to a guard that ends the module, the statement moves to the
+start of that guard. The fix is unsafe: the moved code no longer runs when another module imports
+this one, and what it binds is missing there. There is no fix when other code follows, when a
+function or class after it would move under the guard (the children need it), or when the lines to
+indent hold a triple-quoted string (its text would change) or start with a tab.
+
 ## References
 - Python's multiprocessing guidelines, "Safe importing of main module".
 - Reports of the "bootstrapping phase" error when scripts moved to macOS or Windows, or to Python
@@ -80,11 +93,27 @@ Put the process creation, and whatever only the parent should run, in a function
   `set_start_method`.
 "#;
 
-fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
-    facts.unguarded.iter().map(diagnostic).collect()
+fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
+    facts
+        .unguarded
+        .iter()
+        .map(|f| diagnostic(f, sources))
+        .collect()
 }
 
-fn diagnostic(fact: &UnguardedFact) -> Diagnostic {
+/// Puts the module-level statement that reached the call under the main guard. Unsafe: what it
+/// and the code moved with it bind no longer exists for a module that imports this one.
+fn guard_fix(fact: &UnguardedFact, sources: &dyn Sources) -> Option<Fix> {
+    let statement = fact.statement.filter(|s| s.file == fact.span.file)?;
+    let edits = crate::fix::guard_statement(sources.text(statement.file), statement)?;
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: "put it under `if __name__ == \"__main__\":`: it then runs only when the file is run as a script, and what it binds is missing for any module that imports this one".into(),
+        edits,
+    })
+}
+
+fn diagnostic(fact: &UnguardedFact, sources: &dyn Sources) -> Diagnostic {
     let (message, label, related, help) = match &fact.rerun {
         Rerun::Creation {
             start_method,
@@ -130,7 +159,7 @@ fn diagnostic(fact: &UnguardedFact) -> Diagnostic {
         label,
         related,
         help,
-        fix: None,
+        fix: guard_fix(fact, sources),
     }
 }
 
@@ -144,6 +173,7 @@ mod tests {
             unguarded: vec![UnguardedFact {
                 span: span(10, 20),
                 rerun,
+                statement: None,
             }],
             ..Facts::default()
         }

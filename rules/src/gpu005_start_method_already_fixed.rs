@@ -4,7 +4,7 @@
 use gpulint_analyses::start_method::AlreadyFixedFact;
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU005",
@@ -15,6 +15,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does
@@ -76,6 +77,8 @@ def main():
 Set the start method once, first thing under `if __name__ == "__main__":`, before any queue, lock or
 `get_start_method()`. Or do not touch the default context at all: take
 `multiprocessing.get_context("spawn")` and make processes and queues from it.
+
+gpulint offers no automatic fix: moving `set_start_method` moves it past the code in between, which may itself fix the method or start children.
 
 ## References
 - Python's multiprocessing documentation: "`set_start_method()` should not be used more than once

@@ -5,7 +5,7 @@
 use gpulint_analyses::Facts;
 use gpulint_core::effect::{Handed, StartMethod, Unserializable, UnserializableSent};
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU006",
@@ -16,6 +16,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does
@@ -90,6 +91,8 @@ Define the function or class at module level and bind what it captured with `fun
 (or as attributes of a small module-level class with `__call__`). Create locks, files and pools in
 the child (in the target, `worker_init_fn` or the dataset's first `__getitem__`), or leave them out
 of the pickled state with `__getstate__`.
+
+gpulint offers no automatic fix: moving a function to module level, or a lock out of the pickled state, changes more than one call.
 
 ## References
 - Python's multiprocessing programming guidelines: "More picklability" and "Safe importing of main

@@ -4,7 +4,7 @@ use gpulint_analyses::visible_devices::LateVisibilityFact;
 use gpulint_analyses::Facts;
 use gpulint_core::effect::Init;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU007",
@@ -15,6 +15,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does
@@ -80,6 +81,8 @@ Write the variable before anything in the process initialises CUDA: first thing 
 keep CUDA calls out of module-level code that spawned workers re-import (move them under
 `if __name__ == "__main__":` or into functions). Or leave the variable alone and select the device
 with `torch.cuda.set_device(rank)`.
+
+gpulint offers no automatic fix: where the write belongs (in which process, before which initialisation) depends on how the job is launched.
 
 ## References
 - Reports of all spawned workers landing on GPU 0 because a module-level CUDA call ran before each

@@ -3,7 +3,9 @@
 use gpulint_analyses::global_rank::GlobalRankFact;
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{
+    Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
+};
 
 pub static RULE: Rule = Rule {
     code: "GPU008",
@@ -14,6 +16,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::Sometimes,
 };
 
 const DOCS: &str = r#"## What it does
@@ -69,6 +72,15 @@ torch.cuda.set_device(local_rank)
 Use the local rank (`LOCAL_RANK`; `get_node_local_rank()` on recent PyTorch) for devices, and
 keep the global rank for what is unique across the job (which shard of data, who writes logs).
 
+## Fix safety
+`gpulint check --fix --unsafe-fixes` replaces the index with a read of the variable the same
+launcher sets to the rank on the node: `int(os.environ["LOCAL_RANK"])` for `RANK` and `get_rank()`,
+`int(os.environ["SLURM_LOCALID"])` for `SLURM_PROCID`, spelled as the file names the environment
+(`os.environ`, or `environ` imported from `os`). The fix is unsafe: under a launcher that sets the
+global rank but not that variable, the read fails. There is no fix where the file does not name
+the environment, or for a rank with no such variable (Horovod's `hvd.rank()`: use
+`hvd.local_rank()`).
+
 ## References
 - "invalid device ordinal" reports from multi-node runs of scripts that call
   `torch.cuda.set_device(dist.get_rank())` or read `RANK` for the device, and the PyTorch
@@ -77,6 +89,21 @@ keep the global rank for what is unique across the job (which shard of data, who
 
 fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
     facts.global_rank_devices.iter().map(diagnostic).collect()
+}
+
+/// The index read from the variable the launcher sets to the rank on this node. Unsafe: it
+/// assumes that launcher (`LOCAL_RANK` is missing under others, and the read then fails).
+fn local_rank_fix(fact: &GlobalRankFact) -> Option<Fix> {
+    let local = fact.local.as_ref()?;
+    let read = format!("int({}[\"{}\"])", local.environ, local.variable);
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!(
+            "use `{read}`: the launcher that sets the global rank here sets `{}` too, but another may not (the read then fails)",
+            local.variable
+        ),
+        edits: vec![crate::fix::replace(fact.span, read)],
+    })
 }
 
 fn diagnostic(fact: &GlobalRankFact) -> Diagnostic {
@@ -102,7 +129,7 @@ fn diagnostic(fact: &GlobalRankFact) -> Diagnostic {
         label: "the rank across all nodes, not on this one".into(),
         related,
         help: "use the local rank (`LOCAL_RANK`, `torch.distributed.get_node_local_rank()`), or `rank % torch.cuda.device_count()`".into(),
-        fix: None,
+        fix: local_rank_fix(fact),
     }
 }
 

@@ -4,7 +4,9 @@
 use gpulint_analyses::unmapped_load::UnmappedLoadFact;
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{
+    Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
+};
 
 pub static RULE: Rule = Rule {
     code: "GPU009",
@@ -15,6 +17,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::Sometimes,
 };
 
 const DOCS: &str = r#"## What it does
@@ -74,6 +77,12 @@ Use instead:
 Pass `map_location`: the worker's own device (`f"cuda:{local_rank}"`, a `torch.device`) or `"cpu"`
 and move the model afterwards.
 
+## Fix safety
+`gpulint check --fix --unsafe-fixes` passes `map_location="cpu"` (or writes `"cpu"` in place of the
+`None` the call passes). The fix is unsafe: state copied into a model with `load_state_dict` still
+lands on the model's device, but tensors used as loaded, a TorchScript module or a Lightning model
+stay on the CPU until moved (`.to(device)`).
+
 ## References
 - The PyTorch DDP tutorial loaded its snapshot without `map_location` until it was fixed to map to
   the rank's GPU (pytorch/examples#1078).
@@ -82,11 +91,33 @@ and move the model afterwards.
   8-rank job loading a Lightning checkpoint (mir-group/nequip#613).
 "#;
 
-fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
-    facts.unmapped_loads.iter().map(diagnostic).collect()
+fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
+    facts
+        .unmapped_loads
+        .iter()
+        .map(|f| diagnostic(f, sources))
+        .collect()
 }
 
-fn diagnostic(fact: &UnmappedLoadFact) -> Diagnostic {
+/// Loads onto the host (in place of a `None` the call passes). Unsafe: what the code copies into a
+/// model (`load_state_dict`) still lands on the model's device, but a tensor or module it uses as
+/// loaded is now on the CPU.
+fn map_to_host(fact: &UnmappedLoadFact, sources: &dyn Sources) -> Option<Fix> {
+    let argument = "map_location=\"cpu\"";
+    let edit = match fact.none_given {
+        Some(none) => crate::fix::replace(none, "\"cpu\""),
+        None => crate::fix::add_keyword(sources.text(fact.span.file), fact.span, argument)?,
+    };
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!(
+            "load onto the host (`{argument}`): what is copied into a model (`load_state_dict`) still lands on the model's device, but a tensor or module used as loaded stays on the CPU until moved (`.to(device)`)"
+        ),
+        edits: vec![edit],
+    })
+}
+
+fn diagnostic(fact: &UnmappedLoadFact, sources: &dyn Sources) -> Diagnostic {
     let related = fact
         .worker_sign
         .filter(|s| *s != fact.span)
@@ -108,7 +139,7 @@ fn diagnostic(fact: &UnmappedLoadFact) -> Diagnostic {
         label: "restores each tensor to its saved device".into(),
         related,
         help: "pass `map_location`: the worker's own device (`f\"cuda:{local_rank}\"`) or `\"cpu\"`, then move the model".into(),
-        fix: None,
+        fix: map_to_host(fact, sources),
     }
 }
 
@@ -124,6 +155,7 @@ mod tests {
                 span: span(20, 30),
                 what: "torch.load".into(),
                 worker_sign: Some(span(0, 5)),
+                none_given: None,
             }],
             ..Facts::default()
         };

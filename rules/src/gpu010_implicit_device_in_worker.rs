@@ -4,7 +4,7 @@
 use gpulint_analyses::implicit_device::ImplicitDeviceFact;
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU010",
@@ -16,6 +16,7 @@ pub static RULE: Rule = Rule {
     // A module-level object on the current device is a pinned global: GPU002 says it better.
     replaced_by: &["GPU002"],
     language: Some(Language::Python),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does
@@ -73,6 +74,8 @@ def work(rank):
 ## Fix
 Call `torch.cuda.set_device(rank)` first thing in the worker, or pass the worker's device to every
 placement (`device=f"cuda:{rank}"`, `.to(device)`).
+
+gpulint offers no automatic fix: which value names the worker's GPU (`rank`, `local_rank`, an argument) is the program's own, and the binding belongs at the start of the worker, often another function than the placement.
 
 ## References
 - GPU-0 pile-up reports in multi-GPU inference and training scripts where the model is moved to

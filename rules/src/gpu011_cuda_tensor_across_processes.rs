@@ -4,7 +4,7 @@
 use gpulint_analyses::ipc::{SendHazard, SentFact};
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU011",
@@ -15,6 +15,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does
@@ -97,6 +98,8 @@ Keep the sending process alive until every consumer has finished with its tensor
 consumer sets, or an answer on another queue), or send CPU tensors and move them to the GPU in the
 consumer. Do not put CUDA tensors into a manager's proxies: use a queue instead, or send them to the
 CPU first.
+
+gpulint offers no automatic fix: how long the sender must stay alive, or whether the tensors can travel on the CPU, depends on the consumer.
 
 ## References
 - PyTorch, "Multiprocessing best practices", on sharing CUDA tensors: the producer must keep running

@@ -5,7 +5,7 @@ use gpulint_analyses::fork::ForkFact;
 use gpulint_analyses::Facts;
 
 use crate::gpu001_fork_after_cuda_init::describe;
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU012",
@@ -16,6 +16,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does
@@ -81,6 +82,8 @@ Set the start method on the package that creates the child (`multiprocess.set_st
 for `datasets`, under `if __name__ == "__main__":`); or keep CUDA out of the parent until the children
 exist (load the model inside the mapped function, on the rank's device). For a raw `os.fork()`, fork
 before CUDA is initialised or start the child with a spawn context or `subprocess`.
+
+gpulint offers no automatic fix: the setting belongs to the package that creates the child, which the file may not import.
 
 ## References
 - huggingface/datasets#6435 and #6186: `multiprocessing.set_start_method` does not change how
@@ -175,6 +178,7 @@ mod tests {
                 forks_through: forks_through.map(Into::into),
             }),
             caller_unknown: false,
+            made_by: None,
         }
     }
 

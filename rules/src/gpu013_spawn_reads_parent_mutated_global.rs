@@ -4,7 +4,7 @@
 use gpulint_analyses::stale_globals::StaleGlobalFact;
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU013",
@@ -15,6 +15,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does
@@ -83,6 +84,8 @@ if __name__ == "__main__":
 Pass the value to the child: as an argument of the target or task, through a pool's `initializer`
 and `initargs`, or in the object the child is handed. Or compute it at module level, where every
 process computes it alike.
+
+gpulint offers no automatic fix: handing the value to the child (an argument, an `initializer`) changes the child's signature.
 
 ## References
 - Python's multiprocessing programming guidelines, "Explicitly pass resources to child processes"

@@ -4,8 +4,12 @@
 use gpulint_analyses::threadpool::ThreadpoolFact;
 use gpulint_analyses::Facts;
 
+use crate::fix::{spawn_at_fork_point, ForkPoint};
 use crate::gpu001_fork_after_cuda_init::describe;
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::gpu001_fork_after_cuda_init::SPAWN_IS_UNSAFE;
+use crate::{
+    Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
+};
 
 pub static RULE: Rule = Rule {
     code: "GPU014",
@@ -16,6 +20,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Python),
+    fix: FixAvailability::Sometimes,
 };
 
 const DOCS: &str = r#"## What it does
@@ -73,6 +78,12 @@ Start the workers by spawn or forkserver (`multiprocessing.get_context("spawn")`
 `torch.set_num_threads(1)` first thing in each child (as a pool `initializer`); or create the
 pool before the parent's first CPU operation.
 
+## Fix safety
+`gpulint check --fix --unsafe-fixes` starts the children by spawn where the fork point's own call can
+say so, as for GPU001 (a spawned child starts a thread pool of its own). Unsafe for the same reasons:
+spawned children re-import the main module instead of inheriting the parent's state, and what they
+are handed must be picklable.
+
 ## References
 - pytorch/pytorch issues about forked children hanging in `matmul`/`mm` after the parent used
   torch on the CPU (GNU OpenMP is not fork-safe), and the DataLoader worker loop, which sets one
@@ -80,11 +91,31 @@ pool before the parent's first CPU operation.
 - Python 3.12's `DeprecationWarning` on `fork()` in a multi-threaded process.
 "#;
 
-fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
-    facts.threadpool_forks.iter().map(diagnostic).collect()
+fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
+    facts
+        .threadpool_forks
+        .iter()
+        .map(|f| diagnostic(f, sources))
+        .collect()
 }
 
-fn diagnostic(fact: &ThreadpoolFact) -> Diagnostic {
+/// A spawned child starts its own thread pool: the fix GPU001 makes at the same fork point.
+fn spawn_fix(fact: &ThreadpoolFact, sources: &dyn Sources) -> Option<Fix> {
+    let point = ForkPoint {
+        span: fact.span,
+        kind: fact.kind,
+        at_module_scope: fact.at_module_scope,
+        made_by: fact.made_by.as_ref(),
+    };
+    let (edit, what) = spawn_at_fork_point(sources.text(fact.span.file), &point)?;
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!("{what}: {SPAWN_IS_UNSAFE}"),
+        edits: vec![edit],
+    })
+}
+
+fn diagnostic(fact: &ThreadpoolFact, sources: &dyn Sources) -> Diagnostic {
     let subject = describe(fact.kind);
     let code = if fact.child_code.is_empty() {
         "the child"
@@ -114,7 +145,7 @@ fn diagnostic(fact: &ThreadpoolFact) -> Diagnostic {
             },
         ],
         help: "call `torch.set_num_threads(1)` first in the child (a pool `initializer`), or start it by spawn (`multiprocessing.get_context(\"spawn\")`)".into(),
-        fix: None,
+        fix: spawn_fix(fact, sources),
     }
 }
 
@@ -137,6 +168,8 @@ mod tests {
                 parent_compute: op(0, 5),
                 child_compute: op(60, 65),
                 child_code: "`work`".into(),
+                at_module_scope: false,
+                made_by: None,
             }],
             ..Facts::default()
         };

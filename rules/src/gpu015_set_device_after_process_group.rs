@@ -3,7 +3,9 @@
 use gpulint_analyses::process_group::{GroupVerdict, ProcessGroupFact};
 use gpulint_analyses::Facts;
 
-use crate::{Applicability, Diagnostic, Fix, Language, Related, Rule, Severity, Sources};
+use crate::{
+    Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
+};
 
 pub static RULE: Rule = Rule {
     code: "GPU015",
@@ -15,6 +17,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &["GPU003"],
     language: Some(Language::Python),
+    fix: FixAvailability::Sometimes,
 };
 
 const DOCS: &str = r#"## What it does
@@ -59,9 +62,13 @@ def setup():
 ```
 
 ## Fix
-Move the `set_device` call above `init_process_group`. `gpulint check --fix` does it when the call is a
-statement of its own at the same indentation and nothing between the two mentions a name it reads
-(a safe fix: the program does the same thing, in the order that stays correct when code is added).
+Move the `set_device` call above `init_process_group`.
+
+## Fix safety
+`gpulint check --fix` moves it when the call is a statement of its own in the same block as the
+group and nothing between the two mentions a name it reads. The fix is safe: nothing between them
+touches the GPU (otherwise the finding is GPU003), so the program does the same thing, in the order
+that stays correct when code is added.
 
 ## References
 - Reports of ranks hanging or sharing GPU 0 after a barrier was added between the two calls

@@ -4,7 +4,7 @@ use gpulint_analyses::fork::ForkFact;
 use gpulint_analyses::Facts;
 use gpulint_core::effect::Init;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU101",
@@ -15,6 +15,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Rust),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does
@@ -76,6 +77,8 @@ fn main() {
 ## Fix
 Fork every worker before the first CUDA call, and let each create its own context; or start
 workers as new programs (`std::process::Command`), which initialise CUDA themselves.
+
+gpulint offers no automatic fix: forking before CUDA is initialised reorders the program.
 
 ## References
 - CUDA C Programming Guide, "Initialization": the driver's state is not valid in a child created by
@@ -143,6 +146,7 @@ mod tests {
             at_module_scope: false,
             other_layer_start: None,
             caller_unknown: false,
+            made_by: None,
         };
         let facts = Facts {
             forks: vec![fact(true), fact(false)],

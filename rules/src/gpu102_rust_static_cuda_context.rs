@@ -4,7 +4,7 @@
 use gpulint_analyses::once_global::{OnceGlobalFact, OnceMisuse};
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Language, Related, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU102",
@@ -15,6 +15,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Rust),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does
@@ -71,6 +72,8 @@ pub fn context(ordinal: usize) -> Arc<CudaContext> {
 ## Fix
 Key the cache by ordinal (one object per device), or pass the context explicitly; for forked
 workers, fork before the static is first read, or start them with `std::process::Command`.
+
+gpulint offers no automatic fix: keying the cache by ordinal changes its type.
 
 ## References
 - `std::sync::OnceLock` and `LazyLock` documentation: initialised at most once per process.

@@ -2,7 +2,7 @@
 
 use gpulint_analyses::Facts;
 
-use crate::{Diagnostic, Language, Rule, Severity, Sources};
+use crate::{Diagnostic, FixAvailability, Language, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
     code: "GPU103",
@@ -13,6 +13,7 @@ pub static RULE: Rule = Rule {
     check: Some(check),
     replaced_by: &[],
     language: Some(Language::Rust),
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does
@@ -53,6 +54,8 @@ fn main() {
 
 ## Fix
 Take the device from the local rank, and keep the global rank for what is unique across the job.
+
+gpulint offers no automatic fix: the ordinal's type and error handling (`usize` or `i32`, `?` or `unwrap`) are the program's own, so no one expression replaces it in every call.
 
 ## References
 - The torchrun documentation, which sets `RANK`, `LOCAL_RANK` and `WORLD_SIZE` for each process.

@@ -3,7 +3,7 @@
 
 use gpulint_core::source::Span;
 
-use crate::{Diagnostic, Rule, Severity};
+use crate::{Diagnostic, FixAvailability, Rule, Severity};
 
 pub static RULE: Rule = Rule {
     code: "GPU900",
@@ -14,6 +14,7 @@ pub static RULE: Rule = Rule {
     check: None,
     replaced_by: &[],
     language: None,
+    fix: FixAvailability::Sometimes,
 };
 
 const DOCS: &str = r#"## What it does
@@ -34,6 +35,12 @@ with mp.get_context("spawn").Pool(4) as pool:  # noqa: GPU001  (spawn: nothing t
 
 ## Fix
 Delete the code from the comment (or the comment).
+
+## Fix safety
+`gpulint check --report-unused-noqa --fix` takes the code out of the comment's list, or removes the
+directive where it was the list's only code (an emptied list would suppress every code). The fix is
+safe: the comment suppressed nothing. There is no fix where a reason follows the code in the same
+comment (`# noqa: GPU001 spawned`): removing the directive would leave the reason outside it.
 
 ## References
 - ruff's equivalent, RUF100: https://docs.astral.sh/ruff/rules/unused-noqa/

@@ -2,7 +2,7 @@
 
 use gpulint_core::source::Span;
 
-use crate::{Diagnostic, Rule, Severity};
+use crate::{Diagnostic, FixAvailability, Rule, Severity};
 
 pub static RULE: Rule = Rule {
     code: "GPU999",
@@ -13,6 +13,7 @@ pub static RULE: Rule = Rule {
     check: None,
     replaced_by: &[],
     language: None,
+    fix: FixAvailability::None,
 };
 
 const DOCS: &str = r#"## What it does
@@ -32,6 +33,8 @@ def train(:
 
 ## Fix
 Fix the syntax error or the encoding, or exclude the file from the paths you check.
+
+gpulint offers no automatic fix: it cannot know what the file should have said.
 
 ## References
 - Python's grammar: https://docs.python.org/3/reference/grammar.html

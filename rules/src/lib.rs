@@ -51,6 +51,27 @@ pub struct Rule {
     pub replaced_by: &'static [&'static str],
     /// The source language whose facts it reads; `None` for the driver's own diagnostics.
     pub language: Option<Language>,
+    /// Whether its findings carry a fix.
+    pub fix: FixAvailability,
+}
+
+/// Whether a rule's findings carry a fix: `gpulint rule CODE` says so as ruff does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FixAvailability {
+    /// No finding of the rule has a mechanical fix.
+    None,
+    /// Findings carry a fix where the edit is mechanical (each rule's docs say when).
+    Sometimes,
+}
+
+impl FixAvailability {
+    /// The line `gpulint rule CODE` prints, if any.
+    pub fn sentence(self) -> Option<&'static str> {
+        match self {
+            FixAvailability::None => None,
+            FixAvailability::Sometimes => Some("Fix is sometimes available."),
+        }
+    }
 }
 
 /// Which frontend produced a set of facts: each rule words findings for one language's code.
@@ -146,8 +167,12 @@ pub fn markdown_reference() -> String {
         let docs = docs
             .strip_prefix("## ")
             .map_or(docs.clone(), |d| format!("### {d}"));
+        let fix = r
+            .fix
+            .sentence()
+            .map_or(String::new(), |s| format!("{s}\n\n"));
         out.push_str(&format!(
-            "\n## {}\n\n`{}` · default severity: {}\n\n{}\n",
+            "\n## {}\n\n`{}` · default severity: {}\n\n{fix}{}\n",
             r.code,
             r.name,
             r.severity.as_str(),

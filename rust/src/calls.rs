@@ -509,7 +509,7 @@ impl<'a, A: Analysis> Interp<'a, A> {
             Value::Rank { global } => {
                 if global {
                     let span = self.span(expr);
-                    self.emit(Effect::DeviceFromGlobalRank { span });
+                    self.emit(Effect::DeviceFromGlobalRank { span, local: None });
                 }
                 (DeviceIndex::PerWorker, None)
             }
@@ -593,6 +593,7 @@ impl<'a, A: Analysis> Interp<'a, A> {
             during_reimport: false,
             other_layer_start: None,
             default_in_entry: None,
+            made_by: None,
         }));
         let _ = body(self);
         let mut analyses = self.st.analyses.clone();

@@ -103,7 +103,7 @@ fn fixable_mark(d: &Diagnostic, unsafe_fixes: bool) -> &'static str {
 }
 
 /// What `--fix` did, and what it could do: the findings marked `[*]`, and those only
-/// `--unsafe-fixes` would add.
+/// `--unsafe-fixes` would add, in ruff's words.
 fn fix_summary(
     out: &mut impl Write,
     checked: &Checked,
@@ -119,16 +119,17 @@ fn fix_summary(
         .iter()
         .filter(|d| d.fix.is_some() && !fixable(d, unsafe_fixes))
         .count();
-    if marked > 0 {
-        writeln!(out, "[*] {marked} fixable with the `--fix` option.")?;
-    }
-    if unsafe_ > 0 {
-        writeln!(
+    let s = if unsafe_ == 1 { "" } else { "es" };
+    let hidden = format!("{unsafe_} hidden fix{s} can be enabled with the `--unsafe-fixes` option");
+    match (marked, unsafe_) {
+        (0, 0) => Ok(()),
+        (_, 0) => writeln!(out, "[*] {marked} fixable with the `--fix` option."),
+        (0, _) => writeln!(out, "No fixes available ({hidden})."),
+        _ => writeln!(
             out,
-            "{unsafe_} more fixable with `--fix --unsafe-fixes` (review them: see each fix's note)."
-        )?;
+            "[*] {marked} fixable with the `--fix` option ({hidden})."
+        ),
     }
-    Ok(())
 }
 
 /// `count  CODE  name` per rule, most frequent first (as `ruff --statistics`); JSON with `--output-format json`.

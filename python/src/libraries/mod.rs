@@ -389,6 +389,16 @@ pub enum EnvRole {
     ChangesCalls,
 }
 
+/// A global rank's counterpart on one node (see `torch::LOCAL_RANKS`).
+#[derive(Debug)]
+pub struct LocalRank {
+    /// The environment variable, or the call, that gives the rank across the job.
+    pub global: &'static str,
+    /// The environment variable the same launcher sets to the rank on this node.
+    pub local: &'static str,
+    pub reason: &'static str,
+}
+
 #[derive(Debug)]
 pub struct EnvRow {
     pub name: &'static str,
@@ -569,6 +579,15 @@ pub fn sent_by_handle(name: &str) -> bool {
 /// What the environment variable `name` means.
 pub fn env_role(name: &str) -> Option<EnvRole> {
     torch::ENV.iter().find(|r| r.name == name).map(|r| r.role)
+}
+
+/// The variable that holds the rank on this node where `global` (a variable or a call) gives
+/// the rank across the job.
+pub fn local_rank_of(global: &str) -> Option<&'static str> {
+    torch::LOCAL_RANKS
+        .iter()
+        .find(|r| r.global == global)
+        .map(|r| r.local)
 }
 
 /// Every environment variable with a role.

@@ -26,6 +26,14 @@ impl Layer {
         }
     }
 
+    /// The function that makes a context of this layer with a start method of its own.
+    pub fn get_context(self) -> &'static str {
+        match self {
+            Layer::Multiprocessing => "multiprocessing.get_context",
+            Layer::Multiprocess => "multiprocess.get_context",
+        }
+    }
+
     /// Whether what a child is handed travels by `pickle`, which saves functions and classes by
     /// their importable name. `multiprocess` uses `dill`, which saves lambdas and closures by value.
     pub fn pickles_by_name(self) -> bool {
@@ -781,3 +789,19 @@ pub const METHODS: &[MethodRow] = &[
     worker("submit", Receiver::Executor, WorkerCall::Submit),
     worker("map", Receiver::Executor, WorkerCall::Map),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_layer_names_its_own_get_context() {
+        for layer in Layer::ALL {
+            let found = super::super::lookup(layer.get_context());
+            assert!(
+                matches!(found, Some((Behaviour::GetContext { layer: l, .. }, _)) if l == layer),
+                "{layer:?}"
+            );
+        }
+    }
+}

@@ -12,6 +12,9 @@ const KEY: Param = Param::pos(0, "key");
 const ITEMS: Behaviour = Behaviour::Iterates(Iteration::Items);
 const ENTRY: Behaviour = Behaviour::CallsArgument(Param::pos(0, "component"));
 
+/// The environment mapping, which code subscripts to read a variable.
+pub const ENVIRON: &str = "os.environ";
+
 pub const ROWS: &[Row] = &[
     row(
         "builtins.dict",
@@ -60,7 +63,7 @@ pub const ROWS: &[Row] = &[
         "removes the variable from the environment",
     ),
     row(
-        "os.environ",
+        ENVIRON,
         Behaviour::Environ,
         "the environment, by subscript",
     ),

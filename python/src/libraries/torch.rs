@@ -3,8 +3,8 @@
 use gpulint_core::effect::Backend;
 
 use super::{
-    inits, AttributeBehaviour, AttributeRow, Behaviour, EnvRole, EnvRow, Init, MethodBehaviour,
-    MethodRow, Param, PrefixRow, Receiver, Row,
+    inits, AttributeBehaviour, AttributeRow, Behaviour, EnvRole, EnvRow, Init, LocalRank,
+    MethodBehaviour, MethodRow, Param, PrefixRow, Receiver, Row,
 };
 
 const fn row(name: &'static str, does: Behaviour, reason: &'static str) -> Row {
@@ -592,6 +592,26 @@ pub const ATTRIBUTES: &[AttributeRow] = &[
     },
 ];
 
+/// For a variable or call that gives the rank across the job, the variable the same launcher sets
+/// to the rank on this node: what a device index should come from instead.
+pub const LOCAL_RANKS: &[LocalRank] = &[
+    LocalRank {
+        global: "RANK",
+        local: "LOCAL_RANK",
+        reason: "torchrun sets both for every process",
+    },
+    LocalRank {
+        global: "SLURM_PROCID",
+        local: "SLURM_LOCALID",
+        reason: "Slurm sets both for every task",
+    },
+    LocalRank {
+        global: "torch.distributed.get_rank",
+        local: "LOCAL_RANK",
+        reason: "torchrun, which sets up the `env://` rendezvous most jobs use, sets it",
+    },
+];
+
 /// Environment variables that matter: launchers' rank variables, and CUDA's own.
 pub const ENV: &[EnvRow] = &[
     EnvRow {
@@ -645,3 +665,26 @@ pub const ENV: &[EnvRow] = &[
         reason: "makes `torch.cuda.is_available()` count through NVML",
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_local_rank_pairs_a_global_rank_with_a_rank_on_the_node() {
+        for row in LOCAL_RANKS {
+            let global = super::super::env_role(row.global) == Some(EnvRole::GlobalRank)
+                || matches!(
+                    super::super::lookup(row.global),
+                    Some((Behaviour::ReadsGlobalRank, _))
+                );
+            assert!(global, "{} gives no global rank", row.global);
+            assert_eq!(
+                super::super::env_role(row.local),
+                Some(EnvRole::Rank),
+                "{}",
+                row.local
+            );
+        }
+    }
+}

@@ -26,6 +26,9 @@ pub(super) struct Args<'m> {
     pub opaque_kwargs: bool,
     /// A `*args` among the positional arguments: positions after it are not known.
     pub starred: bool,
+    /// What the call calls, where that is a library name: the expression as written, and the
+    /// name it resolved to before any alias (`torch.multiprocessing.Pool`).
+    pub callee: Option<(&'m Expr, std::sync::Arc<str>)>,
 }
 
 impl<'m> Args<'m> {
@@ -83,8 +86,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 DeviceIndex::Inherited => None,
                 index => Some(Device::Cuda(index)),
             },
-            Value::GlobalRank => {
-                self.emit(Effect::DeviceFromGlobalRank { span: expr.span });
+            Value::GlobalRank(local) => {
+                self.emit(Effect::DeviceFromGlobalRank {
+                    span: expr.span,
+                    local: local.and_then(|var| self.local_rank_read(var)),
+                });
                 value.device()
             }
             v => v.device(),
@@ -131,8 +137,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
     pub(super) fn ordinal_arg(&mut self, value: &Value, expr: &Expr) -> DeviceIndex {
         match value {
             Value::Int(i) => DeviceIndex::Fixed(*i),
-            Value::GlobalRank => {
-                self.emit(Effect::DeviceFromGlobalRank { span: expr.span });
+            Value::GlobalRank(local) => {
+                self.emit(Effect::DeviceFromGlobalRank {
+                    span: expr.span,
+                    local: local.and_then(|var| self.local_rank_read(var)),
+                });
                 DeviceIndex::PerWorker
             }
             _ => DeviceIndex::PerWorker,
@@ -171,7 +180,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 (None, callee)
             }
         };
-        let args = self.eval_args(args, keywords);
+        let mut args = self.eval_args(args, keywords);
+        if let Value::Qualified(name) = &callee {
+            args.callee = Some((func, name.clone()));
+        }
         if let (
             Some((Value::Sequence(_) | Value::Mapping(_), method)),
             ExprKind::Attribute { value, .. },
@@ -257,6 +269,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             kw,
             opaque_kwargs,
             starred,
+            callee: None,
         }
     }
 
@@ -595,6 +608,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 target,
                 args: params,
             } => {
+                let made_by = self.made_by(span, layer, args, context);
                 let (target, target_span) = match args.param(target) {
                     Some((v, e)) => (v.clone(), Some(e.span)),
                     None => (Value::Unknown, None),
@@ -609,6 +623,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     args: values,
                     start: context,
                     layer,
+                    made_by,
                 })
             }
             ProcessApi::Pool { .. } => self.pool(span, layer, api, args, context),
@@ -636,9 +651,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     };
                     (f.clone(), initargs)
                 });
+                let made_by = self.made_by(span, layer, args, context);
                 self.alloc(Object::Executor {
                     span,
                     start,
+                    made_by,
                     started_with: None,
                     initializer,
                 })

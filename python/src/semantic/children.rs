@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::{
-    ChildKind, ChildStart, CudaInitSite, Effect, EntryCallers, Handed, Init, Nodes, OtherLayerStart,
+    ChildKind, ChildStart, CudaInitSite, DefaultContextCall, Effect, EntryCallers, Handed, Init,
+    Nodes, OtherLayerStart,
 };
 
 use super::calls::Args;
@@ -57,6 +58,8 @@ pub(super) struct Start {
     pub launch: Option<(Span, Nodes)>,
     /// The default was taken in a function run as an entry point, whose caller may set another.
     pub default_in_entry: Option<EntryCallers>,
+    /// The call that made the process or pool on its package's default context.
+    pub made_by: Option<DefaultContextCall>,
 }
 
 impl Start {
@@ -69,6 +72,7 @@ impl Start {
             prelude: Vec::new(),
             launch: None,
             default_in_entry: None,
+            made_by: None,
         }
     }
 }
@@ -93,6 +97,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 prelude: Vec::new(),
                 launch: None,
                 default_in_entry: self.proc_ref().entry,
+                made_by: None,
             },
         }
     }
@@ -266,7 +271,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
             during_reimport,
             other_layer_start: start.other_layer,
             default_in_entry: start.default_in_entry,
+            made_by: start.made_by,
         }));
+        // The child runs its target, not the main module's top level.
+        let main_statement = self.main_statement.take();
         if start.method != StartMethod::Fork || parent_init.is_none() {
             self.inherit_visibility(span);
         }
@@ -320,6 +328,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.finish_process(child.clone());
         self.restore_world(world);
         self.frames = frames;
+        self.main_statement = main_statement;
         self.put_trail(trail);
         self.loop_depth = loop_depth;
         self.try_depth = try_depth;
@@ -401,6 +410,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             during_reimport,
             other_layer_start,
             default_in_entry: None,
+            made_by: None,
         }));
         self.exec_block(body);
         let child = self.procs.pop().unwrap_or_default();
@@ -433,6 +443,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             during_reimport,
             other_layer_start,
             default_in_entry: None,
+            made_by: None,
         }));
     }
 
@@ -500,9 +511,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 args,
                 start,
                 layer,
+                made_by,
             } => {
                 let code = self.describe(&target);
-                let start = self.resolve_start(layer, start);
+                let start = Start {
+                    made_by,
+                    ..self.resolve_start(layer, start)
+                };
                 if let Some(at) = target_span {
                     self.hand_over(
                         &[(target.clone(), at, Handed::Target)],
@@ -558,11 +573,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 span: pool_span,
                 start,
                 layer,
+                made_by,
                 forked_with,
                 refork,
                 initializer,
             } => {
-                let start = self.resolve_start(layer, start);
+                let start = Start {
+                    made_by,
+                    ..self.resolve_start(layer, start)
+                };
                 if let Some(task) = &task {
                     self.hand_over(task, layer, (start.method, start.source));
                 }
@@ -584,6 +603,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Object::Executor {
                 span: ex_span,
                 start,
+                made_by,
                 started_with,
                 initializer,
             } => {
@@ -597,7 +617,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         now
                     }
                 };
-                let start = self.resolve_start(Layer::Multiprocessing, start);
+                let start = Start {
+                    made_by,
+                    ..self.resolve_start(Layer::Multiprocessing, start)
+                };
                 if let Some(task) = &task {
                     self.hand_over(task, Layer::Multiprocessing, (start.method, start.source));
                 }
@@ -656,7 +679,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
         else {
             return Value::Unknown;
         };
-        let start = self.resolve_start(layer, context);
+        let made_by = self.made_by(span, layer, args, context);
+        let start = Start {
+            made_by: made_by.clone(),
+            ..self.resolve_start(layer, context)
+        };
         let parent = self.proc_ref().cuda.clone();
         let refork = matches!(args.param(max_tasks), Some((v, _)) if !matches!(v, Value::None));
         let given = args.param(initializer);
@@ -684,6 +711,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             span,
             start: context,
             layer,
+            made_by,
             forked_with,
             refork,
             initializer,
@@ -1078,6 +1106,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     during_reimport: self.proc_ref().reimport,
                     other_layer_start: start.other_layer,
                     default_in_entry: start.default_in_entry,
+                    made_by: None,
                 }),
                 &Default::default(),
                 &mut self.facts,

@@ -92,7 +92,19 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         // A module's top level runs at import, in every interpreter that imports it.
         let run_time = std::mem::replace(&mut self.run_time, false);
         self.globals_mut().entry(file).or_default();
-        self.exec_block(&module.body);
+        if file == self.main {
+            // One statement at a time, so that effects can name the one running.
+            let outer = self.main_statement;
+            for stmt in &module.body {
+                self.main_statement = Some(stmt.span);
+                if self.exec_block(std::slice::from_ref(stmt)) != super::interp::Flow::Normal {
+                    break;
+                }
+            }
+            self.main_statement = outer;
+        } else {
+            self.exec_block(&module.body);
+        }
         self.run_time = run_time;
         self.cur = caller;
         self.loop_depth = loop_depth;

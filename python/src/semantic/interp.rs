@@ -961,11 +961,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         Some(Value::Int(i)) if &**template == "cuda:{}" => {
                             Value::Str(format!("cuda:{i}").into())
                         }
-                        Some(Value::GlobalRank) if &**template == "cuda:{}" => Value::GlobalRank,
+                        Some(Value::GlobalRank(local)) if &**template == "cuda:{}" => {
+                            Value::GlobalRank(*local)
+                        }
                         _ => Value::Device(Device::Cuda(DeviceIndex::PerWorker)),
                     }
-                } else if &**template == "{}" && matches!(values[..], [Value::GlobalRank]) {
-                    Value::GlobalRank
+                } else if let ("{}", [Value::GlobalRank(local)]) = (&**template, &values[..]) {
+                    Value::GlobalRank(*local)
                 } else if values.iter().any(|v| matches!(v, Value::Rank)) && &**template == "{}" {
                     Value::Rank
                 } else if template.starts_with("--") {
@@ -1085,7 +1087,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             Some(EnvRole::GlobalRank) => {
                 self.proc().per_worker = true;
-                return Value::GlobalRank;
+                return Value::GlobalRank(libraries::local_rank_of(key));
             }
             _ => {}
         }
@@ -1499,7 +1501,7 @@ fn derived(values: Vec<Value>) -> Value {
     for v in values {
         match v {
             Value::Cuda(obj) => return Value::cuda(obj.derived()),
-            Value::Rank | Value::GlobalRank => rank = true,
+            Value::Rank | Value::GlobalRank(_) => rank = true,
             Value::HostTensor { .. } => host = true,
             _ => {}
         }

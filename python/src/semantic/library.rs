@@ -271,6 +271,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                             span,
                             what: name.into(),
                             file,
+                            none_given: args.param(map_location).map(|(_, e)| e.span),
                         });
                     }
                     Value::Unknown
@@ -311,7 +312,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             Behaviour::ReadsGlobalRank => {
                 self.proc().per_worker = true;
-                Value::GlobalRank
+                Value::GlobalRank(libraries::local_rank_of(name))
             }
             Behaviour::ProcessGroup {
                 backend,
@@ -461,7 +462,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             Behaviour::Converts { to_int } => match args.pos.first() {
                 Some((Value::Rank, _)) => Value::Rank,
-                Some((Value::GlobalRank, _)) => Value::GlobalRank,
+                Some((Value::GlobalRank(local), _)) => Value::GlobalRank(*local),
                 Some((Value::Int(i), _)) if to_int => Value::Int(*i),
                 Some((Value::Str(s), _)) if to_int => s.parse().map_or(Value::Unknown, Value::Int),
                 Some((Value::Int(i), _)) => Value::Str(i.to_string().into()),

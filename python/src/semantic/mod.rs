@@ -17,6 +17,7 @@ mod heap;
 mod imports;
 mod interp;
 mod launch;
+mod spelling;
 pub use launch::documented_nodes;
 mod library;
 mod memo;
@@ -40,7 +41,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
 use gpulint_core::analysis::{Analysis, Context};
-use gpulint_core::effect::{CudaInitSite, CudaObject, Effect};
+use gpulint_core::effect::{CudaInitSite, CudaObject, DefaultContextCall, Effect};
 
 use crate::libraries::processes::StartMethod;
 use crate::model::{Class, ClassId, FuncId, Function, Module, Receives};
@@ -169,11 +170,13 @@ enum Object {
         args: Vec<Value>,
         start: Option<(StartMethod, Span)>,
         layer: crate::libraries::processes::Layer,
+        made_by: Option<DefaultContextCall>,
     },
     Pool {
         span: Span,
         start: Option<(StartMethod, Span)>,
         layer: crate::libraries::processes::Layer,
+        made_by: Option<DefaultContextCall>,
         /// The parent's CUDA state when the workers were forked.
         forked_with: Option<CudaInitSite>,
         /// Workers are replaced later (`maxtasksperchild`), forked from the parent as it is then.
@@ -184,6 +187,7 @@ enum Object {
     Executor {
         span: Span,
         start: Option<(StartMethod, Span)>,
+        made_by: Option<DefaultContextCall>,
         started_with: Option<Option<CudaInitSite>>,
         /// The initializer each worker runs before its tasks, and its arguments.
         initializer: Option<(Value, Vec<Value>)>,
@@ -353,6 +357,8 @@ struct Interp<'m, A: Analysis> {
     library_modules: HashMap<crate::program::NodeId, std::sync::Arc<str>>,
     /// The call expression being called, for the frame it enters (`Frame::called_at`).
     pending_call: Option<Span>,
+    /// The statement of the main module's top level that is running (`Context::main_statement`).
+    main_statement: Option<Span>,
     /// The next frame is an entry's or its receiver's: its callers are unknown.
     entry_call: bool,
     /// `Context::calls` of the effect being emitted (a buffer kept between effects).
@@ -438,6 +444,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             heap: heap::Heap::new(),
             frames: Vec::new(),
             pending_call: None,
+            main_statement: None,
             library_modules: HashMap::default(),
             entry_call: false,
             call_sites: Vec::new(),
@@ -781,6 +788,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             function: self.frames.last().map(|f| self.func(f.func).name_span),
             one_rank: self.one_rank_depth > 0,
             calls: &self.call_sites,
+            main_statement: self.main_statement,
         };
         let process = self
             .procs

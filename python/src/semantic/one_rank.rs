@@ -6,7 +6,7 @@ use super::value::Value;
 use crate::model::CmpOp;
 
 fn rank(v: &Value) -> bool {
-    matches!(v, Value::Rank | Value::GlobalRank)
+    matches!(v, Value::Rank | Value::GlobalRank(_))
 }
 
 fn constant(v: &Value) -> bool {
@@ -148,7 +148,7 @@ mod tests {
         let zero = Value::Int(0);
         assert!(matches!(
             compare(
-                &Value::GlobalRank,
+                &Value::GlobalRank(None),
                 &[CmpOp::Eq],
                 std::slice::from_ref(&zero)
             ),

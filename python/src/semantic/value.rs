@@ -68,8 +68,9 @@ pub enum Value {
     Rank,
     /// The rank across every node of the job (`RANK`, `get_rank()`), or a device string built
     /// from it: as a device ordinal, valid on the first node only. Arithmetic on it
-    /// (`% torch.cuda.device_count()`) makes it a plain [`Value::Rank`].
-    GlobalRank,
+    /// (`% torch.cuda.device_count()`) makes it a plain [`Value::Rank`]. It carries the variable
+    /// the same launcher sets to the rank on this node, where one is known.
+    GlobalRank(Option<&'static str>),
     /// A test of the rank against a constant (`rank == 0`): `true` holds on one rank only;
     /// `false` (`rank != 0`) fails on one rank only.
     OneRank(bool),
@@ -248,7 +249,7 @@ impl Value {
         match self {
             Value::Str(s) => Device::parse(s),
             Value::Int(i) => Some(Device::Cuda(DeviceIndex::Fixed(*i))),
-            Value::Rank | Value::GlobalRank => Some(Device::Cuda(DeviceIndex::PerWorker)),
+            Value::Rank | Value::GlobalRank(_) => Some(Device::Cuda(DeviceIndex::PerWorker)),
             Value::Device(d) => Some(*d),
             Value::Cuda(obj) => Some(Device::Cuda(obj.index)),
             _ => None,
@@ -322,6 +323,11 @@ impl Value {
                 }
                 Value::Mapping(a)
             }
+            // The global rank on both paths, read from different launchers' variables: the local
+            // one is known only where both agree.
+            (Value::GlobalRank(a), Value::GlobalRank(b)) => {
+                Value::GlobalRank(if a == b { a } else { None })
+            }
             // Equal on both paths (`world_size = 1` in each branch): that value, not a device.
             (a, b) if same(&a, &b) => a,
             // The launcher's selection on one path only: what the other path holds may select.
@@ -386,7 +392,7 @@ pub(super) fn same(a: &Value, b: &Value) -> bool {
         (Value::None, Value::None)
         | (Value::LaunchVisibility, Value::LaunchVisibility)
         | (Value::Rank, Value::Rank)
-        | (Value::GlobalRank, Value::GlobalRank)
+        | (Value::GlobalRank(_), Value::GlobalRank(_))
         | (Value::CpuGroup, Value::CpuGroup) => true,
         (Value::Device(x), Value::Device(y)) => x == y,
         (Value::Qualified(x), Value::Qualified(y)) => x == y,
@@ -459,7 +465,7 @@ mod tests {
             Value::Bool(true),
             Value::None,
             Value::Rank,
-            Value::GlobalRank,
+            Value::GlobalRank(None),
             Value::Device(Device::Cuda(DeviceIndex::Current)),
             Value::Qualified("torch.cuda".into()),
             Value::HostTensor { pinned: None },

@@ -580,7 +580,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
         // The group shows that this process is a rank under a launcher: a device owner made
         // earlier in it (accelerate's state) bound the rank's device there, before the group.
-        if self.proc_ref().bound.is_none() {
+        if !self.device_bound() {
             if let Some(earlier) = self.proc_ref().launcher_binding {
                 self.bind_device(earlier, false);
             }

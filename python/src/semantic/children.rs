@@ -133,6 +133,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         parent_init: Option<CudaInitSite>,
     ) -> (Process<A>, Option<CudaInitSite>) {
         let id = self.new_process_id();
+        // A child inherits the environment and the default device: what it does depends on them.
+        self.context();
         match start {
             StartMethod::Fork => {
                 let parent = self.proc_ref();
@@ -193,7 +195,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// `CUDA_VISIBLE_DEVICES` for it before starting it) initialises CUDA on those GPUs only: its
     /// device is bound from its start.
     fn inherit_visibility(&mut self, span: Span) {
-        let narrowed = self.proc_ref().env.keys().any(|k| {
+        let narrowed = self.context().env.keys().any(|k| {
             crate::libraries::env_role(k) == Some(crate::libraries::EnvRole::NarrowsVisibility)
         });
         if narrowed && self.proc_ref().bound.is_none() {
@@ -912,13 +914,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let several = parallel
             .iter()
             .any(|p| matches!(args.param(*p), Some((Value::Int(n), _)) if *n > 1));
-        let in_child = self.proc_ref().env.get(key).map(String::as_str) != Some(in_process)
+        let in_child = self.env_var(key).map(String::as_str) != Some(in_process)
             && self.settings.requirements.at_least(package, in_child_since) != Some(false);
         if !several && !in_child {
             return false;
         }
         let parent = self.proc_ref().cuda.clone();
-        let from_env = self.proc_ref().env.get(method_env);
+        let from_env = self.env_var(method_env);
         let method = match from_env.and_then(|m| StartMethod::parse(m)) {
             Some(m) => m,
             None => match self.settings.requirements.at_least(package, spawns_since) {

@@ -26,6 +26,68 @@ pub(super) struct Frozen<A> {
     pub class_attrs: ClassTable<HashMap<Name, Value>>,
     pub class_bases: ClassTable<Vec<Value>>,
     pub process: Process<A>,
+    /// What its top level, or one it imported, read of the process context: it is reused in a
+    /// process that is not clean only where those reads give the same.
+    pub reads: ContextReads,
+}
+
+/// A context flag read while freezing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Read {
+    Bound,
+    DefaultCuda,
+}
+
+/// What a frozen import's top level read of the process context, with what it saw. Reads of the
+/// same thing that saw different values (a module set a variable between them) are kept both:
+/// no process matches them all, so the import is run again there.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ContextReads {
+    /// The context read as a whole (a child inheriting the environment, the environment listed).
+    pub whole: bool,
+    env: Vec<(String, Option<String>)>,
+    flags: Vec<(Read, bool)>,
+}
+
+impl ContextReads {
+    pub fn env(&mut self, key: &str, value: Option<&String>) {
+        if !self
+            .env
+            .iter()
+            .any(|(k, v)| k == key && v.as_ref() == value)
+        {
+            self.env.push((key.to_string(), value.cloned()));
+        }
+    }
+
+    pub fn flag(&mut self, read: Read, seen: bool) {
+        if !self.flags.contains(&(read, seen)) {
+            self.flags.push((read, seen));
+        }
+    }
+
+    fn merge(&mut self, other: &ContextReads) {
+        self.whole |= other.whole;
+        for (k, v) in &other.env {
+            self.env(k, v.as_ref());
+        }
+        for (read, seen) in &other.flags {
+            self.flag(*read, *seen);
+        }
+    }
+
+    /// Whether every read gives in `process` what it gave while freezing.
+    pub fn same_in<A>(&self, process: &Process<A>) -> bool {
+        !self.whole
+            && self
+                .env
+                .iter()
+                .all(|(k, v)| process.env.get(k) == v.as_ref())
+            && self.flags.iter().all(|(read, seen)| match read {
+                Read::Bound => process.bound.is_some() == *seen,
+                Read::DefaultCuda => process.default_cuda.is_some() == *seen,
+            })
+    }
 }
 
 /// The frozen import of every module some file of the program imports.
@@ -115,6 +177,7 @@ fn freeze<A: Analysis>(
 ) -> Frozen<A> {
     let no_main = FileId(u32::MAX);
     let mut interp = Interp::new(program, cache, no_main, settings, None);
+    interp.context_reads = Some(Default::default());
     interp.run_directly = members.iter().copied().collect();
     interp.statement_budgets = true;
     for &m in members {
@@ -125,6 +188,11 @@ fn freeze<A: Analysis>(
         heap: interp.heap,
         class_attrs: interp.class_attrs,
         class_bases: interp.class_bases,
+        reads: interp
+            .context_reads
+            .take()
+            .map(|r| r.into_inner())
+            .unwrap_or_default(),
         process: interp.procs.pop().unwrap_or_default(),
     }
 }
@@ -133,6 +201,9 @@ impl<A: Analysis> Interp<'_, A> {
     /// Makes a frozen import part of this process: its modules (those not imported here yet), their
     /// objects and classes, and its effects on the process.
     pub(super) fn attach(&mut self, frozen: &Frozen<A>) {
+        if let Some(reads) = &self.context_reads {
+            reads.borrow_mut().merge(&frozen.reads);
+        }
         self.memo.world_written();
         merge_missing(&mut self.globals, &frozen.globals);
         self.heap.attach(&frozen.heap);

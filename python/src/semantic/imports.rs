@@ -1,6 +1,7 @@
 //! Imports of the program's own modules: a module's top level runs the first time a process imports
 //! it, with that module's globals; `from m import n` reads `m`'s globals, or imports submodule `m.n`.
 
+use super::frozen::Frozen;
 use super::value::{Name, Value};
 use super::Interp;
 use crate::program::NodeId;
@@ -44,12 +45,14 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         if self.globals.contains_key(&file) {
             return;
         }
-        if !self.run_directly.contains(&file) && self.imports_like_a_clean_process() {
+        if !self.run_directly.contains(&file) {
             if let Some(frozen) = self.cache.get(file) {
-                let frozen = std::sync::Arc::clone(frozen);
-                self.attach(&frozen);
-                if self.globals.contains_key(&file) {
-                    return;
+                if self.frozen_applies(frozen) {
+                    let frozen = std::sync::Arc::clone(frozen);
+                    self.attach(&frozen);
+                    if self.globals.contains_key(&file) {
+                        return;
+                    }
                 }
             }
         }
@@ -62,19 +65,30 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         self.import_depth -= 1;
     }
 
-    /// Whether a module's top level would do here what it does in a clean process (where the cache
-    /// ran it): not when the device is bound or narrowed, a default CUDA device is set, a process
-    /// group is pending, or CUDA's availability check was switched to NVML.
-    fn imports_like_a_clean_process(&self) -> bool {
+    /// Whether a module's top level would do here what it did in the clean process where the cache
+    /// ran it. Not while a process group is pending (what the import does on the implicit device
+    /// is evidence). Where the device is bound, a default CUDA device is set or a variable with a
+    /// role is in the environment (CUDA's availability check switched to NVML, say), only if what
+    /// it and what it imported read of that context is the same here, and the variables it sets are
+    /// unset here or have the same values (a merge keeps the importer's, where running it would
+    /// overwrite).
+    fn frozen_applies(&self, frozen: &Frozen<A>) -> bool {
         let p = self.proc_ref();
+        if !p.analyses.imports_like_clean() {
+            return false;
+        }
         let env_matters = p
             .env
             .keys()
             .any(|k| crate::libraries::env_role(k).is_some());
-        p.bound.is_none()
-            && p.default_cuda.is_none()
-            && !env_matters
-            && p.analyses.imports_like_clean()
+        let clean = p.bound.is_none() && p.default_cuda.is_none() && !env_matters;
+        clean
+            || (frozen.reads.same_in(p)
+                && frozen
+                    .process
+                    .env
+                    .iter()
+                    .all(|(k, v)| p.env.get(k).is_none_or(|here| here == v)))
     }
 
     /// Runs a module's top level as module code: no frames, its own globals, no enclosing loop.

@@ -1095,7 +1095,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             libraries::env_role(key),
             Some(EnvRole::NarrowsVisibility | EnvRole::LauncherVisibility)
         );
-        match self.proc_ref().env.get(key) {
+        match self.env_var(key) {
             Some(v) if v == LAUNCH_SELECTION => Value::LaunchVisibility,
             Some(v) => Value::Str(v.as_str().into()),
             None if launched => Value::LaunchVisibility,
@@ -1218,17 +1218,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
         } else {
             what
         };
-        let process = self.proc_ref();
         let pinned = match index {
             DeviceIndex::Fixed(_) => true,
-            DeviceIndex::Current => process.bound.is_none(),
+            DeviceIndex::Current => !self.device_bound(),
             DeviceIndex::PerWorker | DeviceIndex::Inherited => false,
         };
         let object = CudaObject {
             site: span,
             index,
             pinned,
-            process: process.id,
+            process: self.proc_ref().id,
             global: None,
             by_handle,
         };

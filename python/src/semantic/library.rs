@@ -88,9 +88,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 safe_in_child,
                 unless_env,
             } => {
-                let env = &self.proc_ref().env;
                 let level = match unless_env {
-                    Some((key, value)) if env.get(key).is_some_and(|v| v == value) => Init::None,
+                    Some((key, value)) if self.env_var(key).is_some_and(|v| v == value) => {
+                        Init::None
+                    }
                     _ => level,
                 };
                 let what = format!("`{short}` {reason}");
@@ -176,13 +177,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     ),
                     Some(Device::Cpu) => host(),
                     Some(_) => Value::Unknown,
-                    None if default_device && self.proc_ref().default_cuda.is_some() => self
-                        .new_cuda_object(
-                            span,
-                            DeviceIndex::Current,
-                            format!("`{short}` allocates on CUDA, the default device"),
-                            by_handle(),
-                        ),
+                    None if default_device && self.default_cuda_set() => self.new_cuda_object(
+                        span,
+                        DeviceIndex::Current,
+                        format!("`{short}` allocates on CUDA, the default device"),
+                        by_handle(),
+                    ),
                     None => match passthrough(args) {
                         Value::Cuda(obj) => Value::Cuda(obj),
                         _ => host(),
@@ -212,7 +212,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Value::None
             }
             // On the CPU, a layer computes on host tensors when called, as a tensor operation does.
-            Behaviour::CreatesParameters if self.proc_ref().default_cuda.is_none() => {
+            Behaviour::CreatesParameters if !self.default_cuda_set() => {
                 Value::HostTensor { pinned: None }
             }
             Behaviour::CreatesParameters => self.new_cuda_object(

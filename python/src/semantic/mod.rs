@@ -337,6 +337,9 @@ struct Interp<'m, A: Analysis> {
     /// Modules imported by running their top level even when the cache has them (the import cycle
     /// being frozen).
     run_directly: HashSet<FileId>,
+    /// While freezing an import: what its top level read of the process context (see
+    /// `frozen::ContextReads`), so that the frozen import is reused only where that reads the same.
+    context_reads: Option<std::cell::RefCell<frozen::ContextReads>>,
     /// The file run as `__main__`.
     main: FileId,
     /// The module whose globals the running code sees.
@@ -434,6 +437,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             builtins: HashMap::default(),
             cache,
             run_directly: HashSet::default(),
+            context_reads: None,
             main,
             cur: main,
             settings,
@@ -536,6 +540,42 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     fn proc_ref(&self) -> &Process<A> {
         self.procs.last().expect("the process stack is never empty")
+    }
+
+    /// The running process, read for its context as a whole (its environment, bound device or
+    /// default CUDA device): a frozen import that did is reused only in a clean process.
+    fn context(&self) -> &Process<A> {
+        if let Some(reads) = &self.context_reads {
+            reads.borrow_mut().whole = true;
+        }
+        self.proc_ref()
+    }
+
+    /// The value of `key` in the process's environment, noted as read (see `Interp::context`).
+    fn env_var(&self, key: &str) -> Option<&String> {
+        let value = self.proc_ref().env.get(key);
+        if let Some(reads) = &self.context_reads {
+            reads.borrow_mut().env(key, value);
+        }
+        value
+    }
+
+    /// Whether the device is bound in this process, noted as read (see `Interp::context`).
+    fn device_bound(&self) -> bool {
+        let bound = self.proc_ref().bound.is_some();
+        if let Some(reads) = &self.context_reads {
+            reads.borrow_mut().flag(frozen::Read::Bound, bound);
+        }
+        bound
+    }
+
+    /// Whether a default CUDA device is set in this process, noted as read.
+    fn default_cuda_set(&self) -> bool {
+        let set = self.proc_ref().default_cuda.is_some();
+        if let Some(reads) = &self.context_reads {
+            reads.borrow_mut().flag(frozen::Read::DefaultCuda, set);
+        }
+        set
     }
 
     fn new_process_id(&mut self) -> u32 {

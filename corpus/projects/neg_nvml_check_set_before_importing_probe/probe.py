@@ -1,0 +1,4 @@
+"""Whether a GPU is visible, asked once at import."""
+import torch
+
+HAS_GPU = torch.cuda.is_available()

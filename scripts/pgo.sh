@@ -5,8 +5,8 @@
 # the profile. Needs rustup's llvm-tools component (installed here if missing), about 10 minutes
 # on two cores.
 #   scripts/pgo.sh              the profile, then the binary: target/pgo/dist/gpulint
-#   scripts/pgo.sh --profile    only the profile, target/pgo/merged.profdata (scripts/build-wheel.sh
-#                               builds the wheel with it)
+#   scripts/pgo.sh --profile    only the profile, target/pgo/merged.profdata (`scripts/build-wheel.sh
+#                               --pgo` builds the wheel with it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

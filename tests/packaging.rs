@@ -2,6 +2,9 @@
 //! pre-commit runs this repository as a hook against a git repository with a hazard. They download
 //! maturin and pre-commit with pip and build the binary again (minutes), so they are `#[ignore]`d
 //! in the quick `cargo test --workspace` and run by the full test command (`-- --include-ignored`).
+//! pre-commit installs the hook as it does for users (`pip install` of a clone, built by maturin),
+//! but in the dev profile (`MATURIN_PEP517_ARGS`) and into the test run's target folder, so that
+//! it reuses the compiled dependencies instead of a release build of about ten minutes.
 
 mod common;
 
@@ -177,11 +180,49 @@ fn the_maturin_wheel_installs_and_runs_without_a_rust_toolchain() {
     assert!(!text.contains("vendor"), "{text}");
 }
 
+/// Copies the files git tracks into `to`: the source a clone (pre-commit's) would have.
+fn copy_tracked(to: &Path) {
+    let files = ok(Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(root()));
+    for file in files.stdout.split(|b| *b == 0).filter(|f| !f.is_empty()) {
+        let file = String::from_utf8_lossy(file).to_string();
+        fs::create_dir_all(to.join(&file).parent().unwrap()).unwrap();
+        fs::copy(root().join(&file), to.join(&file)).unwrap();
+    }
+}
+
 #[test]
 #[ignore = "slow: pre-commit builds the hook from source (run with --include-ignored)"]
 fn pre_commit_runs_the_hook_from_this_repository() {
     let tmp = tempfile::tempdir().unwrap();
-    let tools = venv(&tmp.path().join("tools"), &["pre-commit>=3,<5"]);
+    let tools = venv(
+        &tmp.path().join("tools"),
+        &["pre-commit>=3,<5", "maturin>=1.5,<2"],
+    );
+
+    // pip builds the hook as pre-commit asks it to, through maturin, which keeps to Cargo.lock:
+    // with a manifest that needs a dependency the lock does not give, the build stops.
+    let stale = tmp.path().join("stale");
+    copy_tracked(&stale);
+    let manifest = fs::read_to_string(stale.join("Cargo.toml")).unwrap();
+    let changed = manifest.replacen("anyhow = \"1\"\n", "anyhow = \"1\"\nitoa = \"1\"\n", 1);
+    assert_ne!(changed, manifest);
+    fs::write(stale.join("Cargo.toml"), changed).unwrap();
+    let refused = run(Command::new(tools.join("pip"))
+        .args(["wheel", "--no-deps", "--no-build-isolation", "--wheel-dir"])
+        .arg(tmp.path().join("refused"))
+        .arg(&stale)
+        .env(
+            "PATH",
+            format!("{}:{}", tools.display(), std::env::var("PATH").unwrap()),
+        )
+        .env("CARGO_NET_OFFLINE", "true"));
+    let text = String::from_utf8_lossy(&refused.stdout).to_string()
+        + &String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{text}");
+    assert!(text.contains("--locked was passed"), "{text}");
+
     let project = tmp.path().join("project");
     fs::create_dir(&project).unwrap();
     let git = |args: &[&str]| git_in(&project, args);
@@ -193,12 +234,19 @@ fn pre_commit_runs_the_hook_from_this_repository() {
     fs::write(project.join("gpulint.toml"), "exclude = [\"vendor\"]\n").unwrap();
     git(&["add", "hazard.py", "vendor/lib.py", "gpulint.toml"]);
     git(&["commit", "--quiet", "-m", "a hazard"]);
+    let target_dir = Path::new(env!("CARGO_BIN_EXE_gpulint"))
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .to_path_buf();
     let try_repo = || {
         run(Command::new(tools.join("pre-commit"))
             .arg("try-repo")
             .arg(root())
             .args(["gpulint", "--all-files"])
             .env("PRE_COMMIT_HOME", tmp.path().join("cache"))
+            .env("MATURIN_PEP517_ARGS", "--profile dev")
+            .env("CARGO_TARGET_DIR", &target_dir)
             .current_dir(&project))
     };
     let failing = try_repo();

@@ -804,6 +804,22 @@ fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> {
         }
         Behaviour::Collective { device, group, .. } => collective_probes(c, device, group),
         Behaviour::Returns(target) => returns(c, target)?,
+        Behaviour::Object => object_rows(c)?,
+        Behaviour::Answers(answer) => {
+            let branches =
+                |then: &str, other: &str| p(format!("if {x}():\n    {then}\nelse:\n    {other}\n"));
+            let cuda = "y = torch.zeros(1, device='cuda:1')";
+            let host = "y = 0";
+            let (taken, not_taken) = match answer {
+                true => (branches(cuda, host), branches(host, cuda)),
+                false => (branches(host, cuda), branches(cuda, host)),
+            };
+            vec![
+                Probe::new("the branch its answer takes runs", taken)
+                    .has("a CUDA object", any_object),
+                Probe::new("the other branch does not", not_taken).lacks("CUDA object", any_object),
+            ]
+        }
         Behaviour::StartsChildren { api, layer } => starts_children(c, api, layer),
         Behaviour::GetContext { layer, method } => {
             let module = layer.module();
@@ -1667,6 +1683,35 @@ fn collective_probes(c: &Callee, device: &[Param], group: Param) -> Vec<Probe> {
 
 /// Called through what it returns (`m = torch.get_device_module()`, then `m.device_count()`), each
 /// row under the returned name does what it says.
+/// An object's rows hold when it is first bound to a name of the program's own.
+fn object_rows(c: &Callee) -> Result<Vec<Probe>, String> {
+    let under = format!("{}.", c.name);
+    let rows: Vec<&Row> = libraries::rows()
+        .filter(|r| r.name.starts_with(&under))
+        .collect();
+    if rows.is_empty() {
+        return Err(format!(
+            "an object under which no row is named: `{}`",
+            c.name
+        ));
+    }
+    let mut out = Vec::new();
+    for row in rows {
+        let through = Callee {
+            name: row.name.to_string(),
+            setup: format!("{}m = {}\n", c.setup, c.expr),
+            expr: format!("m.{}", &row.name[under.len()..]),
+        };
+        let label = format!("through the object, `{}`", row.name);
+        out.extend(
+            probes(&through, row.does)?
+                .into_iter()
+                .map(|p| p.labelled(&label)),
+        );
+    }
+    Ok(out)
+}
+
 fn returns(c: &Callee, target: &str) -> Result<Vec<Probe>, String> {
     let under = format!("{target}.");
     let rows: Vec<&Row> = libraries::rows()

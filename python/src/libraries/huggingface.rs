@@ -63,6 +63,41 @@ pub const ROWS: &[Row] = &[
         "re-exported at the package's top level",
     ),
     row(
+        "vllm.platforms.current_platform",
+        Behaviour::Object,
+        "the platform object (`vllm.platforms.__getattr__` builds it on first use from the plugin that claims the host); its predicates have rows",
+    ),
+    row(
+        "vllm.platforms.current_platform.is_cuda",
+        Behaviour::Answers(true),
+        "on an NVIDIA CUDA host vLLM's platform is `CudaPlatform` (vllm/platforms/__init__.py picks it when NVML finds a GPU; vllm 0.6 to 0.33)",
+    ),
+    row(
+        "vllm.platforms.current_platform.is_cuda_alike",
+        Behaviour::Answers(true),
+        "true for CUDA and ROCm platforms; on an NVIDIA CUDA host it is `CudaPlatform` (vllm 0.6 to 0.33)",
+    ),
+    row(
+        "vllm.platforms.current_platform.is_rocm",
+        Behaviour::Answers(false),
+        "on an NVIDIA CUDA host vLLM's platform is not ROCm: code under `if current_platform.is_rocm():` (importing `vllm.platforms.rocm`, which may ask torch for the GPU's architecture) does not run there (vllm 0.6 to 0.33)",
+    ),
+    row(
+        "vllm.platforms.current_platform.is_cpu",
+        Behaviour::Answers(false),
+        "on an NVIDIA CUDA host vLLM's platform is not the CPU one (vllm 0.6 to 0.33)",
+    ),
+    row(
+        "vllm.platforms.current_platform.is_tpu",
+        Behaviour::Answers(false),
+        "on an NVIDIA CUDA host vLLM's platform is not the TPU one (vllm 0.6 to 0.33)",
+    ),
+    row(
+        "vllm.platforms.current_platform.is_xpu",
+        Behaviour::Answers(false),
+        "on an NVIDIA CUDA host vLLM's platform is not Intel's XPU one (vllm 0.6 to 0.33)",
+    ),
+    row(
         "vllm.LLM",
         Behaviour::ParallelEngine {
             parallel: &[

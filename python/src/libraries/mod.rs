@@ -127,6 +127,13 @@ pub enum Behaviour {
     },
     /// Returns the module or object named here (`torch.get_device_module()`).
     Returns(&'static str),
+    /// An object of the library, named so that the rows under its name apply to it also where the
+    /// library's own sources make it some other way (vLLM's `current_platform`, made by a module
+    /// `__getattr__` from whichever platform plugin answers).
+    Object,
+    /// Answers this on the host every rule describes, a machine with NVIDIA GPUs and CUDA (vLLM's
+    /// `current_platform.is_rocm()`): an `if` that tests the call alone runs only that branch.
+    Answers(bool),
     /// A decorator that makes the function a task of a worker which imports the module and then
     /// forks the children that run its tasks (Celery's `@app.task`, prefork pool by default).
     ForkedTask,

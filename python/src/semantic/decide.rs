@@ -2,7 +2,8 @@
 //! the default; `elif num_proc != -1 and num_proc <= 1 or ...` after it set 1): only the branch
 //! that runs is analysed. A test decides only through constants and locals whose value is exact
 //! (`Frame::exact`: a literal default the caller left, or a literal assigned, on every path), read
-//! again here without effects. Anything else (a global, an attribute, a call) leaves both
+//! again here without effects, and calls a row answers for the host the rules describe (vLLM's
+//! `current_platform.is_rocm()`). Anything else (a global, an attribute, another call) leaves both
 //! branches to run, as before.
 
 use gpulint_core::analysis::Analysis;
@@ -40,6 +41,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 }
                 _ => None,
             },
+            // A call an `Answers` row answered while the test was evaluated.
+            ExprKind::Call { .. } => self
+                .answered
+                .iter()
+                .find(|(span, _)| *span == test.span)
+                .map(|(_, answer)| *answer),
             _ if self.readable(test) => truth(&self.read(test)),
             _ => None,
         }

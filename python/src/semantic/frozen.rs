@@ -31,62 +31,71 @@ pub(super) struct Frozen<A> {
     pub reads: ContextReads,
 }
 
-/// A context flag read while freezing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a read of the process context asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Read {
-    Bound,
-    DefaultCuda,
+    /// The context as a whole (a child inheriting the environment, the environment listed).
+    Whole,
+    /// A variable's value in the environment, and what it was.
+    Env(String, Option<String>),
+    /// Whether the device is bound, and whether it was.
+    Bound(bool),
+    /// Whether a default CUDA device is set, and whether it was.
+    DefaultCuda(bool),
 }
 
-/// What a frozen import's top level read of the process context, with what it saw. Reads of the
-/// same thing that saw different values (a module set a variable between them) are kept both:
-/// no process matches them all, so the import is run again there.
+/// What a frozen import read of the process context, with what it saw, by the module whose top
+/// level was running (a read made while running a module the importer already has is not made
+/// again there). Reads of the same thing that saw different values (a module set a variable
+/// between them) are kept both: no process matches them all, so the import runs again there.
 #[derive(Clone, Debug, Default)]
 pub(super) struct ContextReads {
-    /// The context read as a whole (a child inheriting the environment, the environment listed).
-    pub whole: bool,
-    env: Vec<(String, Option<String>)>,
-    flags: Vec<(Read, bool)>,
+    reads: Vec<(FileId, Read)>,
+    /// The modules whose top level is running, innermost last.
+    importing: Vec<FileId>,
 }
 
 impl ContextReads {
-    pub fn env(&mut self, key: &str, value: Option<&String>) {
-        if !self
-            .env
-            .iter()
-            .any(|(k, v)| k == key && v.as_ref() == value)
-        {
-            self.env.push((key.to_string(), value.cloned()));
+    pub fn read(&mut self, read: Read) {
+        // Outside any import (the frozen module's own run): always read again.
+        let by = self.importing.last().copied().unwrap_or(FileId(u32::MAX));
+        if !self.reads.iter().any(|(f, r)| *f == by && *r == read) {
+            self.reads.push((by, read));
         }
     }
 
-    pub fn flag(&mut self, read: Read, seen: bool) {
-        if !self.flags.contains(&(read, seen)) {
-            self.flags.push((read, seen));
-        }
+    pub fn enter(&mut self, module: FileId) {
+        self.importing.push(module);
+    }
+
+    pub fn leave(&mut self) {
+        self.importing.pop();
     }
 
     fn merge(&mut self, other: &ContextReads) {
-        self.whole |= other.whole;
-        for (k, v) in &other.env {
-            self.env(k, v.as_ref());
-        }
-        for (read, seen) in &other.flags {
-            self.flag(*read, *seen);
+        for (by, read) in &other.reads {
+            if !self.reads.iter().any(|(f, r)| f == by && r == read) {
+                self.reads.push((*by, read.clone()));
+            }
         }
     }
 
-    /// Whether every read gives in `process` what it gave while freezing.
-    pub fn same_in<A>(&self, process: &Process<A>) -> bool {
-        !self.whole
-            && self
-                .env
-                .iter()
-                .all(|(k, v)| process.env.get(k) == v.as_ref())
-            && self.flags.iter().all(|(read, seen)| match read {
-                Read::Bound => process.bound.is_some() == *seen,
-                Read::DefaultCuda => process.default_cuda.is_some() == *seen,
-            })
+    /// Whether every read a reuse in `process` stands for gives there what it gave while
+    /// freezing: those of modules `process` has not imported yet.
+    pub fn same_in<A>(
+        &self,
+        process: &Process<A>,
+        imported: &HashMap<FileId, Arc<HashMap<Name, Value>>>,
+    ) -> bool {
+        self.reads.iter().all(|(by, read)| {
+            imported.contains_key(by)
+                || match read {
+                    Read::Whole => false,
+                    Read::Env(k, v) => process.env.get(k) == v.as_ref(),
+                    Read::Bound(seen) => process.bound.is_some() == *seen,
+                    Read::DefaultCuda(seen) => process.default_cuda.is_some() == *seen,
+                }
+        })
     }
 }
 

@@ -61,7 +61,13 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
             return;
         }
         self.import_depth += 1;
+        if let Some(reads) = &self.context_reads {
+            reads.borrow_mut().enter(file);
+        }
         self.exec_module(file);
+        if let Some(reads) = &self.context_reads {
+            reads.borrow_mut().leave();
+        }
         self.import_depth -= 1;
     }
 
@@ -83,7 +89,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
             .any(|k| crate::libraries::env_role(k).is_some());
         let clean = p.bound.is_none() && p.default_cuda.is_none() && !env_matters;
         clean
-            || (frozen.reads.same_in(p)
+            || (frozen.reads.same_in(p, &self.globals)
                 && frozen
                     .process
                     .env

@@ -423,6 +423,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return IfTest::OnlyElse;
         }
         let seen = std::mem::replace(&mut self.start_query_seen, false);
+        self.answered.clear();
         let tested = self.eval(test);
         let only_if_unset =
             std::mem::replace(&mut self.start_query_seen, seen) && tests_for_none(test);

@@ -349,6 +349,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 passthrough(args)
             }
             Behaviour::Returns(name) => Value::Qualified((*name).into()),
+            // An object is not called; a call of it is a call of something unknown.
+            Behaviour::Object => Value::Unknown,
+            Behaviour::Answers(answer) => {
+                self.answered.push((span, answer));
+                Value::Bool(answer)
+            }
             Behaviour::StartsChildren { api, layer } => {
                 self.call_process_api(span, name, api, layer, args, None)
             }

@@ -382,6 +382,9 @@ struct Interp<'m, A: Analysis> {
     one_rank_depth: u32,
     /// A `get_start_method(allow_none=True)` ran since the running `if` test began.
     start_query_seen: bool,
+    /// The calls an `Answers` row answered while the running `if` test was evaluated, by span
+    /// (see `decide`).
+    answered: Vec<(Span, bool)>,
     import_depth: usize,
     /// Whether module-level statements get a budget each (the main program's top level, a cached
     /// import); elsewhere (a child's re-import, an entry's import) they share the running budget.
@@ -462,6 +465,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             unset_guard_depth: 0,
             one_rank_depth: 0,
             start_query_seen: false,
+            answered: Vec::new(),
             import_depth: 0,
             fork_calls: HashSet::default(),
             run_time: false,
@@ -545,37 +549,36 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// The running process, read for its context as a whole (its environment, bound device or
     /// default CUDA device): a frozen import that did is reused only in a clean process.
     fn context(&self) -> &Process<A> {
-        if let Some(reads) = &self.context_reads {
-            reads.borrow_mut().whole = true;
-        }
+        self.note_read(frozen::Read::Whole);
         self.proc_ref()
     }
 
     /// The value of `key` in the process's environment, noted as read (see `Interp::context`).
     fn env_var(&self, key: &str) -> Option<&String> {
         let value = self.proc_ref().env.get(key);
-        if let Some(reads) = &self.context_reads {
-            reads.borrow_mut().env(key, value);
-        }
+        self.note_read(frozen::Read::Env(key.to_string(), value.cloned()));
         value
     }
 
     /// Whether the device is bound in this process, noted as read (see `Interp::context`).
     fn device_bound(&self) -> bool {
         let bound = self.proc_ref().bound.is_some();
-        if let Some(reads) = &self.context_reads {
-            reads.borrow_mut().flag(frozen::Read::Bound, bound);
-        }
+        self.note_read(frozen::Read::Bound(bound));
         bound
     }
 
     /// Whether a default CUDA device is set in this process, noted as read.
     fn default_cuda_set(&self) -> bool {
         let set = self.proc_ref().default_cuda.is_some();
-        if let Some(reads) = &self.context_reads {
-            reads.borrow_mut().flag(frozen::Read::DefaultCuda, set);
-        }
+        self.note_read(frozen::Read::DefaultCuda(set));
         set
+    }
+
+    /// Notes a read of the context while freezing an import (see `frozen::ContextReads`).
+    fn note_read(&self, read: frozen::Read) {
+        if let Some(reads) = &self.context_reads {
+            reads.borrow_mut().read(read);
+        }
     }
 
     fn new_process_id(&mut self) -> u32 {

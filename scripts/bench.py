@@ -2,8 +2,10 @@
 """gpulint against ruff, on the same trees, in one run: alternating runs, medians, ratios, peak memory.
 
 Trees: this Python's standard library, the sources of a pinned transformers release (its wheel,
-downloaded once from PyPI into the cache and unpacked), and a pinned vLLM source archive (with its
-tests and examples: many small main programs that start GPU workers). ruff is installed once,
+downloaded once from PyPI into the cache and unpacked), a pinned vLLM source archive (with its
+tests and examples: many small main programs that start GPU workers), and with `--broad` twelve more
+pinned GPU packages of the review set (scripts/review.py fetches them into its own cache), each
+checked from its own root as a user runs it. ruff is installed once,
 pinned, into a virtual environment in the cache. Then Rust crates with generated CUDA and NVML
 bindings, pinned, downloaded once from crates.io into the cache: ruff reads no Rust, so for them
 gpulint's time and peak memory alone. Usage: scripts/bench.sh [--pgo] [--runs N] [--tree PATH ...]
@@ -37,6 +39,10 @@ CRATES = [
     ("nvml-wrapper-sys", "0.8.0"),
     ("cudarc", "0.12.1"),
 ]
+# `--broad`: review-set packages (scripts/review.py pins and fetches them), the GPU-heavy and the
+# large ones among them: servers, trainers, GPU arrays.
+BROAD = ["deepspeed", "colossalai", "accelerate", "lightning", "megatron-core", "nemo-toolkit",
+         "diffusers", "timm", "sglang", "vllm", "cupy", "numba"]
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("GPULINT_BENCH_CACHE", Path.home() / ".cache" / "gpulint-bench"))
 GPULINT = ROOT / "target" / "release" / "gpulint"
@@ -93,10 +99,25 @@ def crate(name, version):
     return tree / f"{name}-{version}"
 
 
-def run(command):
+def broad():
+    """The roots of the `--broad` packages, as scripts/review.py pins and unpacks them."""
+    import review
+
+    roots = []
+    for name, version, how, _ in review.PACKAGES:
+        if name in BROAD:
+            tree = review.fetch(name, version, how)
+            folders = [p for p in tree.iterdir() if p.is_dir()]
+            roots.append(folders[0] if len(folders) == 1 else tree)
+    return roots
+
+
+def run(command, cwd=None):
     """Wall seconds and peak resident MiB of one run (output discarded)."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     _, _, usage = os.wait4(process.pid, 0)
     return time.perf_counter() - start, usage.ru_maxrss / 1024
 
@@ -112,10 +133,36 @@ def warm_cache(tree):
 
 
 def warm(tree, runs, gpulint):
-    """Wall seconds and peak MiB of `runs` runs answered from the cache, after one that fills it."""
-    command = [str(gpulint), "check", "--exit-zero", "--cache-dir", str(warm_cache(tree)), str(tree)]
-    run(command)  # fills the cache
-    return [run(command) for _ in range(runs)]
+    """Wall seconds and peak MiB of `runs` runs answered from the cache, after one that fills it;
+    then of runs after one file was changed (its text grows by a comment line, and is put back)."""
+    command = [str(gpulint), "check", "--exit-zero", "--cache-dir", str(warm_cache(tree)), "."]
+    run(command, tree)  # fills the cache
+    unchanged = [run(command, tree) for _ in range(runs)]
+    edited = one_file(tree)
+    changed = []
+    if edited is not None:
+        original = edited.read_bytes()
+        try:
+            for i in range(runs):
+                edited.write_bytes(original + f"\n# bench edit {i}\n".encode())
+                changed.append(run(command, tree))
+        finally:
+            edited.write_bytes(original)
+        run(command, tree)  # the cache as it was
+    return unchanged, changed
+
+
+def one_file(tree):
+    """The file a one-file change edits: the tree's largest Python file that is not a test, in a
+    tree this script or the review set downloaded (never the standard library's)."""
+    import review
+
+    if not (tree.is_relative_to(CACHE) or tree.is_relative_to(review.CACHE)):
+        return None
+    files = sorted(
+        (p for p in tree.rglob("*.py") if "test" not in p.parts[-1]), key=lambda p: p.stat().st_size
+    )
+    return files[-1] if files else None
 
 
 def row(name, samples):
@@ -126,23 +173,27 @@ def row(name, samples):
 
 
 def compare(tree, runs, ruff_bin, gpulint):
+    # From the tree's root, as a user runs both.
     commands = {
-        "gpulint": [str(gpulint), "check", "--no-cache", "--exit-zero", str(tree)],
-        "ruff": [str(ruff_bin), "check", "--no-cache", "--isolated", "--exit-zero", str(tree)],
+        "gpulint": [str(gpulint), "check", "--no-cache", "--exit-zero", "."],
+        "ruff": [str(ruff_bin), "check", "--no-cache", "--isolated", "--exit-zero", "."],
     }
     for command in commands.values():
-        run(command)  # warm-up: the file cache
+        run(command, tree)  # warm-up: the file cache
     results = {name: [] for name in commands}
     for _ in range(runs):
         for name, command in commands.items():
-            results[name].append(run(command))
+            results[name].append(run(command, tree))
     ratios = [g[0] / r[0] for g, r in zip(results["gpulint"], results["ruff"])]
-    warm_samples = warm(tree, runs, gpulint)
-    print(f"\n{tree} ({runs} alternating runs each, medians)")
+    warm_samples, changed = warm(tree, runs, gpulint)
+    files = sum(1 for _ in tree.rglob("*.py"))
+    print(f"\n{tree} ({files} Python files; {runs} alternating runs each, medians)")
     print(f"  {'':12} {'wall s':>8} {'min-max':>15} {'peak MiB':>9}")
     for name, samples in results.items():
         row(name, samples)
     row("gpulint warm", warm_samples)
+    if changed:
+        row("1 changed", changed)
     print(f"  gpulint/ruff wall: median {statistics.median(ratios):.2f} "
           f"(pairs {min(ratios):.2f}-{max(ratios):.2f})")
     cold = statistics.median(w for w, _ in results["gpulint"])
@@ -151,14 +202,15 @@ def compare(tree, runs, ruff_bin, gpulint):
 
 def alone(tree, runs, gpulint):
     """gpulint on a tree ruff does not read (a Rust crate): its time and peak memory."""
-    command = [str(gpulint), "check", "--no-cache", "--exit-zero", str(tree)]
-    run(command)  # warm-up: the file cache
-    samples = [run(command) for _ in range(runs)]
+    command = [str(gpulint), "check", "--no-cache", "--exit-zero", "."]
+    run(command, tree)  # warm-up: the file cache
+    samples = [run(command, tree) for _ in range(runs)]
     files = sum(1 for _ in tree.rglob("*.rs"))
     print(f"\n{tree} ({files} Rust files, {runs} runs, medians)")
     print(f"  {'':12} {'wall s':>8} {'min-max':>15} {'peak MiB':>9}")
     row("gpulint", samples)
-    row("gpulint warm", warm(tree, runs, gpulint))
+    # The Rust frontend's findings are not cached: a warm run is a cold one.
+    row("gpulint warm", warm(tree, runs, gpulint)[0])
 
 
 def main():
@@ -166,11 +218,15 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--tree", action="append", type=Path, help="trees to check instead")
     parser.add_argument("--gpulint", type=Path, default=GPULINT, help="the binary to time")
+    parser.add_argument("--broad", action="store_true", help="add twelve review-set packages")
     args = parser.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
-    trees = args.tree or [Path(sysconfig.get_paths()["stdlib"]), transformers(), vllm()] + [
-        crate(name, version) for name, version in CRATES
-    ]
+    trees = args.tree or [Path(sysconfig.get_paths()["stdlib"]), transformers(), vllm()]
+    if args.broad and not args.tree:
+        trees += broad()
+    if not args.tree:
+        trees += [crate(name, version) for name, version in CRATES]
+    trees = [tree.resolve() for tree in trees]
     rust = [tree for tree in trees if (tree / "Cargo.toml").is_file()]
     ruff_bin = ruff() if len(rust) < len(trees) else None
     print(f"gpulint {args.gpulint} against ruff {RUFF}, {os.cpu_count()} cores")

@@ -1,79 +1,13 @@
 //! The new fixes as an editor gets them from `gpulint server`: a quick fix on the finding, whose
 //! edit, typed in, makes the finding go away. Every wait has a deadline.
 
-mod common;
+mod lsp;
 
-use std::io::{BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
-
+use lsp::Client;
 use serde_json::{json, Value};
-
-const WAIT: Duration = Duration::from_secs(60);
 
 /// The global rank picks the device (GPU008) on the eighth line.
 const RANKS: &str = "import os\n\nimport torch\n\n\ndef setup():\n    rank = int(os.environ[\"RANK\"])\n    torch.cuda.set_device(rank)\n\n\nif __name__ == \"__main__\":\n    setup()\n";
-
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    incoming: mpsc::Receiver<Value>,
-}
-
-impl Server {
-    fn start(cwd: &std::path::Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_gpulint"))
-            .arg("server")
-            .current_dir(cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the gpulint binary runs");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, incoming) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            while let Some(message) = common::read_lsp_message(&mut reader) {
-                if tx.send(message).is_err() {
-                    break;
-                }
-            }
-        });
-        Server {
-            child,
-            stdin,
-            incoming,
-        }
-    }
-
-    fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// The next message `wanted` accepts; the others are dropped.
-    fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let message = self.incoming.recv_timeout(left).expect("a message in time");
-            if wanted(&message) {
-                return message;
-            }
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 #[test]
 fn a_new_fix_is_a_quick_fix_whose_edit_clears_the_finding() {
@@ -81,7 +15,7 @@ fn a_new_fix_is_a_quick_fix_whose_edit_clears_the_finding() {
     let path = dir.path().join("ranks.py");
     std::fs::write(&path, RANKS).unwrap();
     let uri = format!("file://{}", path.display());
-    let mut server = Server::start(dir.path());
+    let mut server = Client::start(dir.path());
     let root = format!("file://{}", dir.path().display());
     server.send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

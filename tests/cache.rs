@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::root;
+use common::{copy_tree, root};
 
 /// Runs the binary with its cache in `cache` (`None`: `--no-cache`), and `GPULINT_TIMINGS` set so
 /// that a run answered from the cache says so.
@@ -37,19 +37,6 @@ fn seen(out: &Output) -> (Option<i32>, String) {
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
     )
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 fn data_files(cache: &Path) -> Vec<PathBuf> {

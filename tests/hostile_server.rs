@@ -4,9 +4,9 @@
 //! never a crash, a hang or memory taken on a header's word. Memory is the child's own peak
 //! (`wait4`); every wait has a deadline that only guards against a hang.
 
-mod common;
+mod lsp;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -48,7 +48,7 @@ impl Server {
         let (tx, incoming) = mpsc::channel();
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
-            while let Some(message) = read_message(&mut reader) {
+            while let Some(message) = lsp::read_message(&mut reader) {
                 if tx.send(message).is_err() {
                     break;
                 }
@@ -141,10 +141,6 @@ impl Drop for Server {
 
 fn frame(body: &str) -> Vec<u8> {
     format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
-}
-
-fn read_message(reader: &mut impl BufRead) -> Option<Value> {
-    common::read_lsp_message(reader)
 }
 
 /// An error answer that has no id: its code and message.

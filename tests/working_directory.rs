@@ -6,20 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{gpulint, root};
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
+use common::{copy_tree, gpulint, root};
 
 #[test]
 fn the_corpus_projects_give_the_same_report_from_any_working_directory() {

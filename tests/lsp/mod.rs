@@ -183,8 +183,9 @@ impl Drop for Client {
     }
 }
 
-/// The next message the server wrote; `None` at the end of its output.
-fn read_message(reader: &mut impl BufRead) -> Option<Value> {
+/// The next message the server wrote, by its `Content-Length` header; `None` at the end of its
+/// output or on a body that is not JSON.
+pub fn read_message(reader: &mut impl BufRead) -> Option<Value> {
     let mut length = None;
     loop {
         let mut line = String::new();

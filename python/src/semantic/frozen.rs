@@ -59,6 +59,10 @@ impl ContextReads {
     pub fn read(&mut self, read: Read) {
         // Outside any import (the frozen module's own run): always read again.
         let by = self.importing.last().copied().unwrap_or(FileId(u32::MAX));
+        self.add(by, read);
+    }
+
+    fn add(&mut self, by: FileId, read: Read) {
         if !self.reads.iter().any(|(f, r)| *f == by && *r == read) {
             self.reads.push((by, read));
         }
@@ -74,9 +78,7 @@ impl ContextReads {
 
     fn merge(&mut self, other: &ContextReads) {
         for (by, read) in &other.reads {
-            if !self.reads.iter().any(|(f, r)| f == by && r == read) {
-                self.reads.push((*by, read.clone()));
-            }
+            self.add(*by, read.clone());
         }
     }
 

@@ -250,9 +250,7 @@ fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result
                 results.push(((*id, checked.result, checked.unseen), checked.queried));
             }
             None => {
-                let plan = plan.as_mut().expect("a leaf not analysed was in the plan");
-                let queried = plan.queried(*id).to_vec();
-                let result = plan.take(*id).expect("a reused leaf has findings");
+                let (result, queried) = reused(&mut plan, *id);
                 let own = reused_leaves.remove(id).unwrap_or_default();
                 let own: HashSet<&str> = own.iter().map(String::as_str).collect();
                 names.extend(program.names_only_in(&own.into_iter().collect()));
@@ -319,12 +317,7 @@ fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result
                 consistent &= checked.consistent;
                 results.push(((*id, checked.result, checked.unseen), checked.queried));
             }
-            None => {
-                let plan = plan.as_mut().expect("a file not analysed was in the plan");
-                let queried = plan.queried(*id).to_vec();
-                let result = plan.take(*id).expect("a reused file has findings");
-                results.push((result, queried));
-            }
+            None => results.push(reused(&mut plan, *id)),
         }
     }
     if timings {
@@ -416,6 +409,26 @@ fn import_cache(program: &Program, roots: &[FileId]) -> ImportCache<Analyses> {
         eprintln!("gpulint: internal error while running imported modules (please report this)");
         ImportCache::default()
     })
+}
+
+/// The recorded findings of a main program the cache's plan reused instead of analysing it, and
+/// the names it asked about. Only planned files are left unanalysed, so both are there; were one
+/// missing, the file is named with an internal error rather than passed as clean.
+fn reused(plan: &mut Option<cache::Plan>, id: FileId) -> (cache::MainResult, Vec<(String, bool)>) {
+    let recorded = plan
+        .as_mut()
+        .and_then(|plan| Some((plan.queried(id).to_vec(), plan.take(id)?)));
+    match recorded {
+        Some((queried, result)) => (result, queried),
+        None => (
+            (
+                id,
+                Err("the cache's plan lost this file's findings (please report this)".into()),
+                Vec::new(),
+            ),
+            Vec::new(),
+        ),
+    }
 }
 
 /// The Rust frontend's findings, with the unseen places it has none of.

@@ -360,51 +360,9 @@ impl<'a, A: Analysis> Interp<'a, A> {
                 let r = self.expr(&b.right)?;
                 binary(&b.op, l, r)
             }
-            E::Assign(a) => {
-                let v = self.expr(&a.right)?;
-                if let E::Path(p) = &*a.left {
-                    if let Some(name) = p.path.get_ident() {
-                        self.set_var(&name.to_string(), v);
-                    }
-                } else {
-                    self.expr(&a.left)?;
-                }
-                Value::Unknown
-            }
-            E::Field(f) => {
-                let base = self.expr(&f.base)?;
-                let name = match &f.member {
-                    syn::Member::Named(n) => n.to_string(),
-                    syn::Member::Unnamed(i) => i.index.to_string(),
-                };
-                match base {
-                    Value::Struct(_, fields) => fields
-                        .iter()
-                        .find(|(n, _)| *n == name)
-                        .map_or(Value::Unknown, |(_, v)| v.clone()),
-                    Value::Tuple(items) => name
-                        .parse::<usize>()
-                        .ok()
-                        .and_then(|i| items.get(i).cloned())
-                        .unwrap_or(Value::Unknown),
-                    Value::Cuda { object, ordinal } => Value::Cuda {
-                        object: object.derived(),
-                        ordinal,
-                    },
-                    _ => Value::Unknown,
-                }
-            }
-            E::Index(i) => {
-                let base = self.expr(&i.expr)?;
-                self.expr(&i.index)?;
-                match base {
-                    Value::Cuda { object, ordinal } => Value::Cuda {
-                        object: object.derived(),
-                        ordinal,
-                    },
-                    _ => Value::Unknown,
-                }
-            }
+            E::Assign(a) => return self.assign(a),
+            E::Field(f) => return self.field(f),
+            E::Index(i) => return self.indexed(i),
             E::Tuple(t) => {
                 let mut items = Vec::new();
                 for e in &t.elems {
@@ -431,52 +389,12 @@ impl<'a, A: Analysis> Interp<'a, A> {
                 }
                 Value::Unknown
             }
-            E::Struct(s) => {
-                let segs = index::segments(&s.path);
-                let ty = match self
-                    .index
-                    .resolve(self.scope, &segs, self.self_ty.as_deref())
-                {
-                    Resolved::Local(p) => Some(Arc::from(p)),
-                    _ => None,
-                };
-                let mut fields = Vec::new();
-                for f in &s.fields {
-                    let name = match &f.member {
-                        syn::Member::Named(n) => n.to_string(),
-                        syn::Member::Unnamed(i) => i.index.to_string(),
-                    };
-                    fields.push((name, self.expr(&f.expr)?));
-                }
-                if let Some(rest) = &s.rest {
-                    self.expr(rest)?;
-                }
-                Value::Struct(ty, Rc::new(fields))
-            }
+            E::Struct(s) => return self.struct_value(s),
             E::Closure(c) => Value::Closure(c, self.file, self.scope),
             E::If(i) => return self.if_expr(i),
             E::Match(m) => return self.match_expr(m),
-            E::ForLoop(f) => {
-                self.expr(&f.expr)?;
-                let pat = &f.pat;
-                return self.looped(true, |s| {
-                    let mark = s.st.vars.len();
-                    s.bind(pat, Value::Unknown);
-                    let r = s.block(&f.body);
-                    s.st.vars.truncate(mark.min(s.st.vars.len()));
-                    r
-                });
-            }
-            E::While(w) => {
-                let cond = &w.cond;
-                return self.looped(true, |s| {
-                    let mark = s.st.vars.len();
-                    s.condition(cond)?;
-                    let r = s.block(&w.body);
-                    s.st.vars.truncate(mark.min(s.st.vars.len()));
-                    r
-                });
-            }
+            E::ForLoop(f) => return self.for_loop(f),
+            E::While(w) => return self.while_loop(w),
             E::Loop(l) => return self.looped(false, |s| s.block(&l.body)),
             E::Let(l) => {
                 let v = self.expr(&l.expr)?;
@@ -498,6 +416,106 @@ impl<'a, A: Analysis> Interp<'a, A> {
             }
             E::Continue(_) => return Err(Exit::Break),
             _ => Value::Unknown,
+        })
+    }
+
+    /// `a = b`: a plain variable takes the value; any other place is evaluated for its effects.
+    fn assign(&mut self, a: &'a syn::ExprAssign) -> R<'a> {
+        let v = self.expr(&a.right)?;
+        if let syn::Expr::Path(p) = &*a.left {
+            if let Some(name) = p.path.get_ident() {
+                self.set_var(&name.to_string(), v);
+            }
+        } else {
+            self.expr(&a.left)?;
+        }
+        Ok(Value::Unknown)
+    }
+
+    /// A field of a struct or tuple value; a field of a CUDA object is derived from it.
+    fn field(&mut self, f: &'a syn::ExprField) -> R<'a> {
+        let base = self.expr(&f.base)?;
+        let name = match &f.member {
+            syn::Member::Named(n) => n.to_string(),
+            syn::Member::Unnamed(i) => i.index.to_string(),
+        };
+        Ok(match base {
+            Value::Struct(_, fields) => fields
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or(Value::Unknown, |(_, v)| v.clone()),
+            Value::Tuple(items) => name
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| items.get(i).cloned())
+                .unwrap_or(Value::Unknown),
+            Value::Cuda { object, ordinal } => Value::Cuda {
+                object: object.derived(),
+                ordinal,
+            },
+            _ => Value::Unknown,
+        })
+    }
+
+    /// `base[index]`: an element of a CUDA object is derived from it.
+    fn indexed(&mut self, i: &'a syn::ExprIndex) -> R<'a> {
+        let base = self.expr(&i.expr)?;
+        self.expr(&i.index)?;
+        Ok(match base {
+            Value::Cuda { object, ordinal } => Value::Cuda {
+                object: object.derived(),
+                ordinal,
+            },
+            _ => Value::Unknown,
+        })
+    }
+
+    /// A struct literal: its fields' values, typed when the path names a local type.
+    fn struct_value(&mut self, s: &'a syn::ExprStruct) -> R<'a> {
+        let segs = index::segments(&s.path);
+        let ty = match self
+            .index
+            .resolve(self.scope, &segs, self.self_ty.as_deref())
+        {
+            Resolved::Local(p) => Some(Arc::from(p)),
+            _ => None,
+        };
+        let mut fields = Vec::new();
+        for f in &s.fields {
+            let name = match &f.member {
+                syn::Member::Named(n) => n.to_string(),
+                syn::Member::Unnamed(i) => i.index.to_string(),
+            };
+            fields.push((name, self.expr(&f.expr)?));
+        }
+        if let Some(rest) = &s.rest {
+            self.expr(rest)?;
+        }
+        Ok(Value::Struct(ty, Rc::new(fields)))
+    }
+
+    /// A `for` loop: the iterated expression once, then the body as a loop, its pattern unknown.
+    fn for_loop(&mut self, f: &'a syn::ExprForLoop) -> R<'a> {
+        self.expr(&f.expr)?;
+        let pat = &f.pat;
+        self.looped(true, |s| {
+            let mark = s.st.vars.len();
+            s.bind(pat, Value::Unknown);
+            let r = s.block(&f.body);
+            s.st.vars.truncate(mark.min(s.st.vars.len()));
+            r
+        })
+    }
+
+    /// A `while` loop: the condition and the body, as a loop.
+    fn while_loop(&mut self, w: &'a syn::ExprWhile) -> R<'a> {
+        let cond = &w.cond;
+        self.looped(true, |s| {
+            let mark = s.st.vars.len();
+            s.condition(cond)?;
+            let r = s.block(&w.body);
+            s.st.vars.truncate(mark.min(s.st.vars.len()));
+            r
         })
     }
 

@@ -32,8 +32,41 @@ pub fn gather(launcher: Option<Launcher>) -> Cu<Env> {
             (None, None)
         }
     };
-    let (nccl, nccl_path, nccl_missing) = if libs::nccl_present() {
-        test_doubles |= libs::nccl_is_double();
+    let (nccl, nccl_path, nccl_missing) = nccl_state(&mut test_doubles);
+    if let Some(why) = &nccl_missing {
+        missing.push(format!("NCCL: {why}"));
+    }
+    let (cuda, mut gpus) = cuda_gpus(&mut missing)?;
+    let (driver, nvml_cuda) = match &nvml {
+        Some(n) => nvml_versions(n, &mut gpus),
+        None => (None, None),
+    };
+    let host = Host {
+        driver,
+        cuda,
+        nvml_cuda,
+        nccl,
+        missing,
+        libraries: Libraries {
+            cuda: libs::cuda_path(),
+            nvml: nvml_path,
+            nccl: nccl_path,
+        },
+        test_doubles,
+        gpus,
+        launcher,
+    };
+    Ok(Env {
+        host,
+        nvml,
+        nccl_missing,
+    })
+}
+
+/// NCCL's version and path, or why it cannot be used (absent, or older than the probe needs).
+fn nccl_state(test_doubles: &mut bool) -> (Option<String>, Option<String>, Option<String>) {
+    if libs::nccl_present() {
+        *test_doubles |= libs::nccl_is_double();
         if let Some(sym) = libs::nccl_missing_symbol() {
             let path = libs::nccl_path().unwrap_or_else(|| "libnccl.so".into());
             (
@@ -55,11 +88,12 @@ pub fn gather(launcher: Option<Launcher>) -> Cu<Env> {
             why = format!("{why}; {hint}");
         }
         (None, None, Some(why))
-    };
-    if let Some(why) = &nccl_missing {
-        missing.push(format!("NCCL: {why}"));
     }
-    // Only the count is needed to go on; a detail the driver refuses is named and left out.
+}
+
+/// The CUDA driver's version and the GPUs it counts. Only the count is needed to go on: a detail
+/// the driver refuses is named in `missing` and left out.
+fn cuda_gpus(missing: &mut Vec<String>) -> Cu<(String, Vec<Gpu>)> {
     let mut failed = |e: crate::cu::CuError| {
         missing.push(format!("CUDA: {e}"));
     };
@@ -95,44 +129,26 @@ pub fn gather(launcher: Option<Launcher>) -> Cu<Env> {
             memory_mib,
         });
     }
-    let mut driver = None;
-    let mut nvml_cuda = None;
-    if let Some(n) = &nvml {
-        driver = n.sys_driver_version().ok();
-        nvml_cuda = n.sys_cuda_driver_version().ok().map(version_text);
-        let count = n.device_count().unwrap_or(0);
-        for index in 0..count {
-            let Ok(uuid) = n.device_by_index(index).and_then(|d| d.uuid()) else {
-                continue;
-            };
-            if let Some(g) = gpus
-                .iter_mut()
-                .find(|g| !g.uuid.is_empty() && g.uuid.eq_ignore_ascii_case(&uuid))
-            {
-                g.nvml_index = Some(index);
-            }
+    Ok((cuda, gpus))
+}
+
+/// The driver's and NVML's CUDA versions, and each GPU's NVML index, matched by UUID.
+fn nvml_versions(n: &Nvml, gpus: &mut [Gpu]) -> (Option<String>, Option<String>) {
+    let driver = n.sys_driver_version().ok();
+    let nvml_cuda = n.sys_cuda_driver_version().ok().map(version_text);
+    let count = n.device_count().unwrap_or(0);
+    for index in 0..count {
+        let Ok(uuid) = n.device_by_index(index).and_then(|d| d.uuid()) else {
+            continue;
+        };
+        if let Some(g) = gpus
+            .iter_mut()
+            .find(|g| !g.uuid.is_empty() && g.uuid.eq_ignore_ascii_case(&uuid))
+        {
+            g.nvml_index = Some(index);
         }
     }
-    let host = Host {
-        driver,
-        cuda,
-        nvml_cuda,
-        nccl,
-        missing,
-        libraries: Libraries {
-            cuda: libs::cuda_path(),
-            nvml: nvml_path,
-            nccl: nccl_path,
-        },
-        test_doubles,
-        gpus,
-        launcher,
-    };
-    Ok(Env {
-        host,
-        nvml,
-        nccl_missing,
-    })
+    (driver, nvml_cuda)
 }
 
 /// A CUDA version number as "12.8" (12080 → 12.8).

@@ -82,13 +82,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
         },
         None => None,
     };
-    let mut wanted: Vec<&str> = HAZARDS.iter().map(|(c, _)| *c).collect();
-    if !opts.hazards.is_empty() {
-        wanted.retain(|c| opts.hazards.iter().any(|h| resolve_hazard(h) == Some(c)));
-    }
-    if let Some(f) = &findings {
-        wanted.retain(|c| f.iter().any(|x| x.code == *c));
-    }
+    let wanted = wanted_hazards(opts, findings.as_deref());
 
     // The driver is asked for the host on this thread: a driver that never answers must not
     // hang the probe past its timeout either.
@@ -97,29 +91,8 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
         "the CUDA driver (cuInit and the device queries)",
     ));
 
-    if !libs::cuda_present() {
-        let why = format!(
-            "no CUDA driver: {} not found; {}",
-            libs::names_tried("cuda"),
-            libs::search_path()
-        );
+    if let Some(why) = driver_unusable() {
         return no_gpu(opts, out, &why);
-    }
-    if let Some(sym) = libs::cuda_missing_symbol() {
-        let path = libs::cuda_path().unwrap_or_else(|| "libcuda".into());
-        return no_gpu(
-            opts,
-            out,
-            &format!("{path} has no {sym}: the driver is too old for the probe"),
-        );
-    }
-    if let Err(e) = cu::init() {
-        return no_gpu(opts, out, &format!("the CUDA driver did not start: {e}"));
-    }
-    match cu::device_count() {
-        Ok(0) => return no_gpu(opts, out, "the CUDA driver sees no device"),
-        Err(e) => return no_gpu(opts, out, &format!("the CUDA driver did not start: {e}")),
-        Ok(_) => {}
     }
     let launcher = match launcher() {
         Ok(l) => l,
@@ -133,33 +106,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
         Err(e) => return no_gpu(opts, out, &format!("could not read the GPUs: {e}")),
     };
     drop(answered);
-    let workers = opts
-        .workers
-        .unwrap_or_else(|| (env.gpu_count() as usize).clamp(2, 8))
-        .max(1);
-    let plan = hazards::Plan {
-        env: &env,
-        workers,
-        timeout: opts.timeout,
-    };
-    let mut hazards = Vec::new();
-    let per_host = "runs once per host: run `gpulint probe` without a launcher for it";
-    for code in wanted {
-        let name = HAZARDS
-            .iter()
-            .find(|(c, _)| *c == code)
-            .map_or("", |(_, n)| *n);
-        hazards.push(match code {
-            // Several ranks forking workers at once on one host would blur NVML's view.
-            "GPU001" | "GPU002" | "GPU007" if env.host.launcher.is_some() => {
-                report::Hazard::skipped(code, name, per_host)
-            }
-            "GPU001" => plan.gpu001(),
-            "GPU002" => plan.gpu002(),
-            "GPU003" => plan.gpu003(),
-            _ => plan.gpu007(),
-        });
-    }
+    let hazards = run_hazards(opts, &env, wanted);
     let findings_given = findings.is_some();
     let checks = findings
         .map(|f| findings::check(&f, &hazards, |code| resolve_hazard(code).is_some()))
@@ -181,6 +128,77 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> i32 {
         let _ = write!(out, "{}", report::render(&report));
     }
     0
+}
+
+/// The hazards to reproduce: all, or those `--hazard` names, and of those the ones the given
+/// findings hold.
+fn wanted_hazards(opts: &Options, findings: Option<&[findings::Finding]>) -> Vec<&'static str> {
+    let mut wanted: Vec<&str> = HAZARDS.iter().map(|(c, _)| *c).collect();
+    if !opts.hazards.is_empty() {
+        wanted.retain(|c| opts.hazards.iter().any(|h| resolve_hazard(h) == Some(c)));
+    }
+    if let Some(f) = &findings {
+        wanted.retain(|c| f.iter().any(|x| x.code == *c));
+    }
+    wanted
+}
+
+/// Why the CUDA driver cannot run the probe (absent, too old, not starting, or seeing no device),
+/// if it cannot.
+fn driver_unusable() -> Option<String> {
+    if !libs::cuda_present() {
+        return Some(format!(
+            "no CUDA driver: {} not found; {}",
+            libs::names_tried("cuda"),
+            libs::search_path()
+        ));
+    }
+    if let Some(sym) = libs::cuda_missing_symbol() {
+        let path = libs::cuda_path().unwrap_or_else(|| "libcuda".into());
+        return Some(format!(
+            "{path} has no {sym}: the driver is too old for the probe"
+        ));
+    }
+    if let Err(e) = cu::init() {
+        return Some(format!("the CUDA driver did not start: {e}"));
+    }
+    match cu::device_count() {
+        Ok(0) => Some("the CUDA driver sees no device".into()),
+        Err(e) => Some(format!("the CUDA driver did not start: {e}")),
+        Ok(_) => None,
+    }
+}
+
+/// Reproduces each wanted hazard with the host's GPUs.
+fn run_hazards(opts: &Options, env: &host::Env, wanted: Vec<&'static str>) -> Vec<report::Hazard> {
+    let workers = opts
+        .workers
+        .unwrap_or_else(|| (env.gpu_count() as usize).clamp(2, 8))
+        .max(1);
+    let plan = hazards::Plan {
+        env,
+        workers,
+        timeout: opts.timeout,
+    };
+    let mut hazards = Vec::new();
+    let per_host = "runs once per host: run `gpulint probe` without a launcher for it";
+    for code in wanted {
+        let name = HAZARDS
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map_or("", |(_, n)| *n);
+        hazards.push(match code {
+            // Several ranks forking workers at once on one host would blur NVML's view.
+            "GPU001" | "GPU002" | "GPU007" if env.host.launcher.is_some() => {
+                report::Hazard::skipped(code, name, per_host)
+            }
+            "GPU001" => plan.gpu001(),
+            "GPU002" => plan.gpu002(),
+            "GPU003" => plan.gpu003(),
+            _ => plan.gpu007(),
+        });
+    }
+    hazards
 }
 
 /// Sets the watchdog's flag when dropped, on every way out of the guarded part.

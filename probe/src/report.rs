@@ -144,9 +144,18 @@ fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
 
 /// The human report: the host, then a block per hazard with its fixes as a table.
 pub fn render(r: &Report) -> String {
-    use std::fmt::Write;
-    let h = &r.host;
     let mut s = String::new();
+    render_host(&mut s, &r.host);
+    for z in &r.hazards {
+        render_hazard(&mut s, z);
+    }
+    render_findings(&mut s, r);
+    s
+}
+
+/// The host block: versions, library paths, what is missing, the launcher, and a line per GPU.
+fn render_host(s: &mut String, h: &Host) {
+    use std::fmt::Write;
     let _ = writeln!(s, "Host");
     let nvml_cuda = match &h.nvml_cuda {
         Some(v) if *v != h.cuda => format!(" (NVML says {v})"),
@@ -200,34 +209,42 @@ pub fn render(r: &Report) -> String {
             g.uuid
         );
     }
-    for z in &r.hazards {
-        let _ = writeln!(s, "\n{} {}: {}", z.rule, z.hazard, z.verdict.as_str());
-        if let Some(reason) = &z.reason {
-            let _ = writeln!(s, "  reason: {reason}");
-        }
-        for line in z.evidence.lines() {
-            let _ = writeln!(s, "  {line}");
-        }
-        if !z.fixes.is_empty() {
+}
+
+/// A hazard's block: its verdict, reason and evidence, and its fixes as a table.
+fn render_hazard(s: &mut String, z: &Hazard) {
+    use std::fmt::Write;
+    let _ = writeln!(s, "\n{} {}: {}", z.rule, z.hazard, z.verdict.as_str());
+    if let Some(reason) = &z.reason {
+        let _ = writeln!(s, "  reason: {reason}");
+    }
+    for line in z.evidence.lines() {
+        let _ = writeln!(s, "  {line}");
+    }
+    if !z.fixes.is_empty() {
+        let _ = writeln!(
+            s,
+            "  {:<20} {:>12} {:>10}  {:<5}  detail",
+            "fix", "ms/worker", "MiB/worker", "works"
+        );
+        for f in &z.fixes {
+            let ms = f.ms.map_or("—".to_string(), |m| format!("{m:.1}"));
             let _ = writeln!(
                 s,
-                "  {:<20} {:>12} {:>10}  {:<5}  detail",
-                "fix", "ms/worker", "MiB/worker", "works"
+                "  {:<20} {:>12} {:>10}  {:<5}  {}",
+                f.name,
+                ms,
+                opt(&f.mib),
+                if f.works { "yes" } else { "no" },
+                f.detail
             );
-            for f in &z.fixes {
-                let ms = f.ms.map_or("—".to_string(), |m| format!("{m:.1}"));
-                let _ = writeln!(
-                    s,
-                    "  {:<20} {:>12} {:>10}  {:<5}  {}",
-                    f.name,
-                    ms,
-                    opt(&f.mib),
-                    if f.works { "yes" } else { "no" },
-                    f.detail
-                );
-            }
         }
     }
+}
+
+/// The findings given with `--findings`, each confirmed, not confirmed, or not probed here.
+fn render_findings(s: &mut String, r: &Report) {
+    use std::fmt::Write;
     if r.findings_given && r.findings.is_empty() {
         let _ = writeln!(s, "\nFindings: none in the file");
     }
@@ -243,7 +260,6 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(s, "    {status}: {}", f.evidence);
         }
     }
-    s
 }
 
 #[cfg(test)]

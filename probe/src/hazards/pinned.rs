@@ -15,28 +15,8 @@ const OUT_OF_MEMORY: i64 = 2;
 
 impl Plan<'_> {
     pub fn gpu002(&self) -> Hazard {
-        if self.env.nvml.is_none() {
-            return Hazard::skipped(
-                RULE.0,
-                RULE.1,
-                "needs NVML to see which process holds memory on which GPU",
-            );
-        }
-        if self.workers < 2 {
-            return Hazard::skipped(RULE.0, RULE.1, "needs ≥ 2 workers (--workers)");
-        }
-        if self
-            .env
-            .host
-            .gpus
-            .first()
-            .is_some_and(|g| g.nvml_index.is_none())
-        {
-            return Hazard::skipped(
-                RULE.0,
-                RULE.1,
-                "NVML does not know GPU 0: its UUID matched no NVML device (a MIG instance?)",
-            );
+        if let Some(why) = self.gpu002_unsupported() {
+            return Hazard::skipped(RULE.0, RULE.1, why);
         }
         let n = self.workers;
         let gpus = self.env.gpu_count();
@@ -115,6 +95,29 @@ impl Plan<'_> {
         z.evidence = e;
         z.fixes = vec![self.device_first_fix()];
         z
+    }
+
+    /// Why this host cannot show GPU002, if it cannot: it needs NVML, two workers, and GPU 0 known
+    /// to NVML.
+    fn gpu002_unsupported(&self) -> Option<&'static str> {
+        if self.env.nvml.is_none() {
+            return Some("needs NVML to see which process holds memory on which GPU");
+        }
+        if self.workers < 2 {
+            return Some("needs ≥ 2 workers (--workers)");
+        }
+        if self
+            .env
+            .host
+            .gpus
+            .first()
+            .is_some_and(|g| g.nvml_index.is_none())
+        {
+            return Some(
+                "NVML does not know GPU 0: its UUID matched no NVML device (a MIG instance?)",
+            );
+        }
+        None
     }
 
     /// Why NVML's view cannot be used: it lists none of the workers that did start.

@@ -505,62 +505,8 @@ impl Lower {
             },
             E::BooleanLiteral(b) => ExprKind::Bool(b.value),
             E::NoneLiteral(_) => ExprKind::NoneLiteral,
-            E::FString(f) => {
-                let mut template = String::new();
-                let mut parts = ThinVec::new();
-                for part in f.value.iter() {
-                    match part {
-                        ast::FStringPart::Literal(lit) => template.push_str(&lit.value),
-                        ast::FStringPart::FString(fs) => {
-                            for element in fs.elements.iter() {
-                                match element {
-                                    ast::InterpolatedStringElement::Literal(lit) => {
-                                        template.push_str(&lit.value)
-                                    }
-                                    ast::InterpolatedStringElement::Interpolation(i) => {
-                                        template.push_str("{}");
-                                        parts.push(self.expr(&i.expression));
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                ExprKind::FString {
-                    template: template.into(),
-                    parts,
-                }
-            }
-            E::Lambda(l) => {
-                let (params, vararg, kwarg) = self.params(l.parameters.as_deref());
-                let id = FuncId {
-                    file: self.module.file,
-                    index: self.module.functions.len() as u32,
-                };
-                self.module.functions.push(Function {
-                    name: "<lambda>".to_string(),
-                    name_span: self.span(l.range),
-                    params,
-                    vararg,
-                    kwarg,
-                    decorators: ThinVec::new(),
-                    body: ThinVec::new(),
-                    class: None,
-                    parent: self.function,
-                    names: Default::default(),
-                    yield_at: None,
-                });
-                let outer = self.function.replace(id);
-                let outer_yields = std::mem::take(&mut self.yields);
-                let body_expr = self.expr(&l.body);
-                self.yields = outer_yields;
-                self.function = outer;
-                self.module.functions[id.index as usize].body = thin_vec![Stmt {
-                    span: body_expr.span,
-                    kind: StmtKind::Return(Some(body_expr)),
-                }];
-                ExprKind::Lambda(id)
-            }
+            E::FString(f) => self.fstring(f),
+            E::Lambda(l) => self.lambda(l),
             E::If(i) => ExprKind::IfExp {
                 test: self.boxed(&i.test),
                 body: self.boxed(&i.body),
@@ -614,6 +560,67 @@ impl Lower {
             }
             other => ExprKind::Other(self.children(other)),
         }
+    }
+
+    /// An f-string: its literal text with `{}` where each interpolation was, and the
+    /// interpolated expressions in order.
+    fn fstring(&mut self, f: &ast::ExprFString) -> ExprKind {
+        let mut template = String::new();
+        let mut parts = ThinVec::new();
+        for part in f.value.iter() {
+            match part {
+                ast::FStringPart::Literal(lit) => template.push_str(&lit.value),
+                ast::FStringPart::FString(fs) => {
+                    for element in fs.elements.iter() {
+                        match element {
+                            ast::InterpolatedStringElement::Literal(lit) => {
+                                template.push_str(&lit.value)
+                            }
+                            ast::InterpolatedStringElement::Interpolation(i) => {
+                                template.push_str("{}");
+                                parts.push(self.expr(&i.expression));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ExprKind::FString {
+            template: template.into(),
+            parts,
+        }
+    }
+
+    /// A lambda: a function of its own (named `<lambda>`) whose body returns the expression.
+    fn lambda(&mut self, l: &ast::ExprLambda) -> ExprKind {
+        let (params, vararg, kwarg) = self.params(l.parameters.as_deref());
+        let id = FuncId {
+            file: self.module.file,
+            index: self.module.functions.len() as u32,
+        };
+        self.module.functions.push(Function {
+            name: "<lambda>".to_string(),
+            name_span: self.span(l.range),
+            params,
+            vararg,
+            kwarg,
+            decorators: ThinVec::new(),
+            body: ThinVec::new(),
+            class: None,
+            parent: self.function,
+            names: Default::default(),
+            yield_at: None,
+        });
+        let outer = self.function.replace(id);
+        let outer_yields = std::mem::take(&mut self.yields);
+        let body_expr = self.expr(&l.body);
+        self.yields = outer_yields;
+        self.function = outer;
+        self.module.functions[id.index as usize].body = thin_vec![Stmt {
+            span: body_expr.span,
+            kind: StmtKind::Return(Some(body_expr)),
+        }];
+        ExprKind::Lambda(id)
     }
 
     fn comprehension(

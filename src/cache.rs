@@ -35,8 +35,12 @@ use gpulint_python::known::{Digest, Knowledge, Known};
 use gpulint_python::program::{normalize, Input, Probe, Program, Restored};
 use gpulint_python::semantic::Settings;
 use gpulint_python::source::{FileId, Span};
-use gpulint_rules::{Applicability, Diagnostic, Edit, Fix, Related, Severity};
-use serde::{Deserialize, Serialize};
+use gpulint_rules::Diagnostic;
+use serde::Serialize;
+
+mod records;
+
+use records::*;
 
 /// The cache's folder name, at the project's root.
 pub const FOLDER: &str = ".gpulint_cache";
@@ -198,211 +202,6 @@ pub struct Previous {
     /// The files whose state [`Previous::unchanged`] found changed although their bytes were not
     /// (touched, copied back), with their state now.
     refreshed: Vec<(usize, FileState)>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct Head {
-    identity: String,
-    /// When the run that wrote it started (nanoseconds since the epoch).
-    started_ns: i64,
-    /// The inputs, as given to the program: a path, and why it could not be walked.
-    inputs: Vec<(Vec<u8>, Option<String>)>,
-    /// Every file of the program, in id order.
-    files: Vec<FileRecord>,
-    probes: Vec<ProbeRecord>,
-    /// The digest of the native extension modules the Rust sources define.
-    native: Digest,
-    /// Each main program's findings, in the order the run collected them.
-    mains: Vec<MainRecord>,
-}
-
-type State = (u64, i64, i64, u64, u64);
-
-fn state_record(s: FileState) -> State {
-    (s.len, s.modified_ns, s.changed_ns, s.inode, s.device)
-}
-
-fn state_of((len, modified_ns, changed_ns, inode, device): State) -> FileState {
-    FileState {
-        len,
-        modified_ns,
-        changed_ns,
-        inode,
-        device,
-    }
-}
-
-#[derive(Serialize, Deserialize)]
-struct FileRecord {
-    path: Vec<u8>,
-    checked: bool,
-    notebook: bool,
-    /// Another frontend's (Rust): loaded again on every run.
-    foreign: bool,
-    /// What the file system said of it when it was read, and the digest of its bytes; `None` for
-    /// a file not read from the disk (it could not be).
-    read: Option<(State, Digest)>,
-    comments: Vec<(u32, u32)>,
-}
-
-#[derive(Serialize, Deserialize, Debug)]
-enum ProbeRecord {
-    Listing(Vec<u8>, Option<State>, Digest),
-    Unlistable(Vec<u8>),
-    Link(Vec<u8>, u8),
-    Read(Vec<u8>, Option<State>, Option<Digest>),
-}
-
-#[derive(Serialize, Deserialize, Clone)]
-struct MainRecord {
-    file: u32,
-    settings: Digest,
-    fingerprint: Digest,
-    queried: Vec<(String, bool)>,
-    diagnostics: Vec<DiagnosticRecord>,
-    /// Where budgets cut its analysis short.
-    unseen: Vec<SpanRecord>,
-}
-
-type SpanRecord = (u32, u32, u32);
-
-#[derive(Serialize, Deserialize, Clone)]
-struct DiagnosticRecord {
-    code: String,
-    name: String,
-    severity: u8,
-    message: String,
-    span: SpanRecord,
-    label: String,
-    related: Vec<(SpanRecord, String)>,
-    help: String,
-    fix: Option<FixRecord>,
-}
-
-/// Safe?, its message, its edits.
-type FixRecord = (bool, String, Vec<(SpanRecord, String)>);
-
-fn path_bytes(path: &Path) -> Vec<u8> {
-    path.as_os_str().as_encoded_bytes().to_vec()
-}
-
-fn path_of(bytes: &[u8]) -> PathBuf {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStringExt;
-        PathBuf::from(std::ffi::OsString::from_vec(bytes.to_vec()))
-    }
-    #[cfg(not(unix))]
-    {
-        PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
-    }
-}
-
-fn span_record(span: Span) -> SpanRecord {
-    (span.file.0, span.start, span.end)
-}
-
-/// The span a record names, its file moved by `file` (`None` when that file is gone).
-fn span_of((file, start, end): SpanRecord, remap: &impl Fn(u32) -> Option<FileId>) -> Option<Span> {
-    Some(Span::new(remap(file)?, start, end))
-}
-
-fn diagnostic_record(d: &Diagnostic) -> DiagnosticRecord {
-    DiagnosticRecord {
-        code: d.code.to_string(),
-        name: d.name.to_string(),
-        severity: d.severity as u8,
-        message: d.message.clone(),
-        span: span_record(d.span),
-        label: d.label.clone(),
-        related: d
-            .related
-            .iter()
-            .map(|r| (span_record(r.span), r.message.clone()))
-            .collect(),
-        help: d.help.clone(),
-        fix: d.fix.as_ref().map(|f| {
-            (
-                f.applicability == Applicability::Safe,
-                f.message.clone(),
-                f.edits
-                    .iter()
-                    .map(|e| (span_record(e.span), e.content.clone()))
-                    .collect(),
-            )
-        }),
-    }
-}
-
-/// A code or name as the `&'static str` diagnostics hold: the rules' own, else one kept for the
-/// rest of the process (a handful at most: GPU999 words its two kinds of name).
-fn static_str(text: &str) -> &'static str {
-    use std::sync::Mutex;
-    static KEPT: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
-    for rule in gpulint_rules::RULES {
-        for known in [rule.code, rule.name] {
-            if known == text {
-                return known;
-            }
-        }
-    }
-    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(found) = kept.iter().find(|k| **k == text) {
-        return found;
-    }
-    let leaked: &'static str = Box::leak(text.to_string().into_boxed_str());
-    kept.push(leaked);
-    leaked
-}
-
-fn diagnostic_of(
-    r: &DiagnosticRecord,
-    remap: &impl Fn(u32) -> Option<FileId>,
-) -> Option<Diagnostic> {
-    let severity = match r.severity {
-        s if s == Severity::Info as u8 => Severity::Info,
-        s if s == Severity::Warning as u8 => Severity::Warning,
-        _ => Severity::Error,
-    };
-    let mut related = Vec::new();
-    for (span, message) in &r.related {
-        related.push(Related {
-            span: span_of(*span, remap)?,
-            message: message.clone(),
-        });
-    }
-    let fix = match &r.fix {
-        None => None,
-        Some((safe, message, edits)) => {
-            let mut out = Vec::new();
-            for (span, content) in edits {
-                out.push(Edit {
-                    span: span_of(*span, remap)?,
-                    content: content.clone(),
-                });
-            }
-            Some(Fix {
-                applicability: if *safe {
-                    Applicability::Safe
-                } else {
-                    Applicability::Unsafe
-                },
-                message: message.clone(),
-                edits: out,
-            })
-        }
-    };
-    Some(Diagnostic {
-        code: static_str(&r.code),
-        name: static_str(&r.name),
-        severity,
-        message: r.message.clone(),
-        span: span_of(r.span, remap)?,
-        label: r.label.clone(),
-        related,
-        help: r.help.clone(),
-        fix,
-    })
 }
 
 /// The digest of settings as an analysis reads them.
@@ -854,6 +653,8 @@ pub fn folder(given: Option<&Path>, config_file: Option<&Path>, first: &Path) ->
 
 #[cfg(test)]
 mod tests {
+    use gpulint_rules::{Applicability, Edit, Fix, Related, Severity};
+
     use super::*;
 
     #[test]

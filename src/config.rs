@@ -22,6 +22,10 @@ use toml::Spanned;
 
 use crate::selection::{self, selects, Selection};
 
+mod keys;
+
+use keys::build;
+
 /// Keys under `[tool.gpulint]` (or at the top of `gpulint.toml`).
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -682,158 +686,6 @@ fn parse_config(path: &Path, text: &str) -> Result<Option<Config>, ConfigError> 
     };
     let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
     build(path, text, Some(path.to_path_buf()), root, raw).map(Some)
-}
-
-/// The settings `raw` gives, read from `text` (errors point into it, named `path`); patterns and
-/// the baseline are relative to `root`.
-fn build(
-    path: &Path,
-    text: &str,
-    source: Option<PathBuf>,
-    root: PathBuf,
-    raw: RawConfig,
-) -> Result<Config, ConfigError> {
-    let error = |span: Range<usize>, message: String| ConfigError {
-        path: path.to_path_buf(),
-        text: text.to_string(),
-        span,
-        message,
-    };
-    // `named`: the key and value as the message quotes them.
-    let severity_of = |level: &Spanned<String>, named: String| {
-        parse_severity(level.get_ref()).ok_or_else(|| {
-            error(
-                level.span(),
-                format!("{named} is not \"error\", \"warning\" or \"info\""),
-            )
-        })
-    };
-    let selectors = |list: Option<Vec<Spanned<String>>>| -> Result<Vec<String>, ConfigError> {
-        let mut out = Vec::new();
-        for s in list.unwrap_or_default() {
-            if !selection::known(s.get_ref()) {
-                return Err(error(
-                    s.span(),
-                    format!(
-                        "`{}` selects no rule (use `ALL`, a code such as GPU001, or a prefix)",
-                        s.get_ref()
-                    ),
-                ));
-            }
-            out.push(s.into_inner());
-        }
-        Ok(out)
-    };
-    let pattern = |s: &Spanned<String>| -> Result<Pattern, ConfigError> {
-        Pattern::new(s.get_ref()).map_err(|message| error(s.span(), message))
-    };
-    let mut config = Config {
-        source,
-        selection: vec![Selection {
-            select: match raw.select {
-                Some(list) => Some(selectors(Some(list))?),
-                None => None,
-            },
-            extend_select: selectors(raw.extend_select)?,
-            ignore: selectors(raw.ignore)?,
-        }],
-        ..Config::default()
-    };
-    if let Some(table) = raw.per_file_ignores {
-        let mut patterns = Vec::with_capacity(table.len());
-        for (glob, codes) in table {
-            let span = codes.span();
-            let spanned_glob = Spanned::new(span.clone(), glob);
-            let codes = selectors(Some(codes.into_inner()))?;
-            patterns.push((pattern(&spanned_glob)?, codes));
-        }
-        config.per_file_ignores = Some(FileIgnores {
-            root: root.clone(),
-            patterns,
-        });
-    }
-    let count = raw
-        .exclude
-        .iter()
-        .chain(&raw.extend_exclude)
-        .map(Vec::len)
-        .sum::<usize>();
-    if count > MAX_PATTERNS {
-        let first = raw
-            .exclude
-            .iter()
-            .chain(&raw.extend_exclude)
-            .flatten()
-            .next();
-        return Err(error(
-            first.map_or(0..0, |s| s.span()),
-            format!(
-                "{count} exclude patterns: at most {MAX_PATTERNS} are read (name folders, or use wider globs)"
-            ),
-        ));
-    }
-    let excludes =
-        |list: Vec<Spanned<String>>| -> Result<Excludes, ConfigError> {
-            let mut globs = Vec::with_capacity(list.len());
-            for s in &list {
-                globs.push(Glob::new(s.get_ref()).map_err(|e| {
-                    error(s.span(), format!("`{}` is not a glob: {e}", s.get_ref()))
-                })?);
-            }
-            Excludes::build(root.clone(), globs).map_err(|e| {
-                let span = list.first().map_or(0..0, |s| s.span());
-                error(
-                    span,
-                    format!("the exclude patterns cannot be compiled: {e}"),
-                )
-            })
-        };
-    if let Some(list) = raw.exclude {
-        config.exclude = Some(excludes(list)?);
-    }
-    if let Some(list) = raw.extend_exclude {
-        config.extend_exclude.push(excludes(list)?);
-    }
-    if let Some(v) = raw.target_version {
-        config.target_version = Some(PythonVersion::parse(v.get_ref()).ok_or_else(|| {
-            error(
-                v.span(),
-                format!(
-                    "target-version `{}` is not a version such as \"py312\"",
-                    v.get_ref()
-                ),
-            )
-        })?);
-    }
-    if let Some(p) = raw.platform {
-        config.platform = Some(Platform::parse(p.get_ref()).ok_or_else(|| {
-            error(
-                p.span(),
-                format!(
-                    "platform `{}` is not \"linux\", \"macos\" or \"windows\"",
-                    p.get_ref()
-                ),
-            )
-        })?);
-    }
-    for (code, level) in raw.severity.unwrap_or_default() {
-        let Some(rule) = gpulint_rules::rule(&code) else {
-            return Err(error(
-                level.span(),
-                format!("severity for unknown rule `{code}`"),
-            ));
-        };
-        let named = format!("severity `{}` for {code}", level.get_ref());
-        config
-            .severity
-            .insert(rule.code.to_string(), severity_of(&level, named)?);
-    }
-    config.baseline = raw.baseline.map(|b| normalize(&root.join(b.into_inner())));
-    if let Some(level) = raw.fail_on {
-        let named = format!("fail-on `{}`", level.get_ref());
-        config.fail_on = Some(severity_of(&level, named)?);
-    }
-    Ok(config)
 }
 
 fn parse_severity(text: &str) -> Option<Severity> {

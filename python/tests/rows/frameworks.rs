@@ -2,6 +2,7 @@
 
 use super::*;
 
+/// The probes of a row that does `CudaDevice`.
 pub(crate) fn cuda_device(c: &Callee, index: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);

@@ -3,6 +3,7 @@
 
 use super::*;
 
+/// The probes of a row that does `InitsCuda`.
 pub(crate) fn inits_cuda(
     c: &Callee,
     level: Init,

@@ -3,6 +3,7 @@
 
 use super::*;
 
+/// The probes of a row that does `BindsDeviceUnderLauncher`.
 pub(crate) fn under_launcher(c: &Callee, init: Init, owner: bool) -> Vec<Probe> {
     let x = c.expr.as_str();
     let launched = Probe::new(
@@ -45,6 +46,7 @@ pub(crate) fn under_launcher(c: &Callee, init: Init, owner: bool) -> Vec<Probe> 
     out
 }
 
+/// The probes of a row that does `LoadsModel`.
 pub(crate) fn loads_model(
     c: &Callee,
     device: Option<Param>,
@@ -108,8 +110,6 @@ pub(crate) fn loads_model(
     Ok(out)
 }
 
-/// Called through what it returns (`m = torch.get_device_module()`, then `m.device_count()`), each
-/// row under the returned name does what it says.
 /// An object's rows hold when it is first bound to a name of the program's own.
 pub(crate) fn object_rows(c: &Callee) -> Result<Vec<Probe>, String> {
     let under = format!("{}.", c.name);
@@ -156,6 +156,7 @@ pub(crate) fn dataset_map() -> (&'static str, Param, Param) {
         .expect("a `MapsDataset` method row on datasets")
 }
 
+/// The probes of a row that does `Answers`.
 pub(crate) fn answers(c: &Callee, answer: bool) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -173,6 +174,7 @@ pub(crate) fn answers(c: &Callee, answer: bool) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `ParallelEngine`.
 pub(crate) fn parallel_engine(c: &Callee, does: Behaviour) -> Vec<Probe> {
     let Behaviour::ParallelEngine {
         parallel,
@@ -273,6 +275,7 @@ pub(crate) fn parallel_engine(c: &Callee, does: Behaviour) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `ForkingDataset`.
 pub(crate) fn forking_dataset(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);

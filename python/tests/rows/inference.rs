@@ -2,6 +2,7 @@
 
 use super::*;
 
+/// The probes of a row that does `LoadsOnProviders`.
 pub(crate) fn loads_on_providers(
     c: &Callee,
     providers: Param,

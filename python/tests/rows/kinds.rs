@@ -114,6 +114,8 @@ pub(crate) fn alias(c: &Callee, to: &str) -> Result<Vec<Probe>, String> {
     probes(c, target.does)
 }
 
+/// Called through what it returns (`m = torch.get_device_module()`, then `m.device_count()`), each
+/// row under the returned name does what it says.
 pub(crate) fn returns(c: &Callee, target: &str) -> Result<Vec<Probe>, String> {
     let under = format!("{target}.");
     let rows: Vec<&Row> = libraries::rows()

@@ -22,6 +22,7 @@ pub(crate) fn carries(c: &Callee, carrier: Carrier) -> Probe {
     )
 }
 
+/// The probes of a row that does `StartsChildren`.
 pub(crate) fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<Probe> {
     let x = c.expr.as_str();
     let module = layer.module();
@@ -237,6 +238,7 @@ pub(crate) fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<
     }
 }
 
+/// The probes of a row that does `GetContext`.
 pub(crate) fn get_context(c: &Callee, layer: Layer, method: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -269,6 +271,7 @@ pub(crate) fn get_context(c: &Callee, layer: Layer, method: Param) -> Vec<Probe>
     ]
 }
 
+/// The probes of a row that does `FixesStartMethod`.
 pub(crate) fn fixes_start_method(
     c: &Callee,
     allow_none: Option<Param>,
@@ -299,6 +302,7 @@ pub(crate) fn fixes_start_method(
     probes
 }
 
+/// The probes of a row that does `SetStartMethod`.
 pub(crate) fn set_start_method(c: &Callee, layer: Layer, method: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -322,6 +326,7 @@ pub(crate) fn set_start_method(c: &Callee, layer: Layer, method: Param) -> Vec<P
     )]
 }
 
+/// The probes of a row that does `HandlesRequests`.
 pub(crate) fn handles_requests(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -352,6 +357,7 @@ pub(crate) fn handles_requests(c: &Callee) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `ForkedTask`.
 pub(crate) fn forked_task(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -383,6 +389,7 @@ pub(crate) fn forked_task(c: &Callee) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `Waits`.
 pub(crate) fn waits(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -392,6 +399,7 @@ pub(crate) fn waits(c: &Callee) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `RunsCommand`.
 pub(crate) fn runs_command(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -416,6 +424,7 @@ pub(crate) fn runs_command(c: &Callee) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `EndsProcess`.
 pub(crate) fn ends_process(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);

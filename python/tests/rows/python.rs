@@ -3,6 +3,7 @@
 
 use super::*;
 
+/// The probes of a row that does `DictOfKeywords`.
 pub(crate) fn dict_of_keywords(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -15,6 +16,7 @@ pub(crate) fn dict_of_keywords(c: &Callee) -> Vec<Probe> {
     .has("a tensor on cuda:1", object(CUDA_1))]
 }
 
+/// The probes of a row that does `Partial`.
 pub(crate) fn partial(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -30,6 +32,7 @@ pub(crate) fn partial(c: &Callee) -> Vec<Probe> {
     .has("a tensor on cuda:1", object(CUDA_1))]
 }
 
+/// The probes of a row that does `ReadsEnv`.
 pub(crate) fn reads_env(c: &Callee, key: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -52,6 +55,7 @@ pub(crate) fn reads_env(c: &Callee, key: Param) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `WritesEnv`.
 pub(crate) fn writes_env(c: &Callee, key: Param, value: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -67,6 +71,7 @@ pub(crate) fn writes_env(c: &Callee, key: Param, value: Param) -> Vec<Probe> {
     .has("a tensor on the device read back", object(CUDA_1))]
 }
 
+/// The probes of a row that does `RemovesEnv`.
 pub(crate) fn removes_env(c: &Callee, key: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -86,6 +91,7 @@ pub(crate) fn removes_env(c: &Callee, key: Param) -> Vec<Probe> {
     .lacks("a tensor on cuda:1", object(CUDA_1))]
 }
 
+/// The probes of a row that does `Environ`.
 pub(crate) fn environ(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -106,6 +112,7 @@ pub(crate) fn environ(c: &Callee) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `Converts`.
 pub(crate) fn converts(c: &Callee, to_int: bool) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -124,6 +131,7 @@ pub(crate) fn converts(c: &Callee, to_int: bool) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `Iterates`.
 pub(crate) fn iterates(c: &Callee, shape: Iteration) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -144,6 +152,7 @@ pub(crate) fn iterates(c: &Callee, shape: Iteration) -> Vec<Probe> {
     .has("a tensor on cuda:1", object(CUDA_1))]
 }
 
+/// The probes of a row that does `CallsArgument`.
 pub(crate) fn calls_argument(c: &Callee, param: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -159,6 +168,7 @@ pub(crate) fn calls_argument(c: &Callee, param: Param) -> Vec<Probe> {
     .has("a tensor on the device it returned", object(CUDA_1))]
 }
 
+/// The probes of a row that does `Inspects`.
 pub(crate) fn inspects(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -177,6 +187,7 @@ pub(crate) fn inspects(c: &Callee) -> Vec<Probe> {
     .lacks("child", any_child)]
 }
 
+/// The probes of a row that does `Memoises`.
 pub(crate) fn memoises(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -202,6 +213,7 @@ pub(crate) fn memoises(c: &Callee) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `EntersAtYield`.
 pub(crate) fn enters_at_yield(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -244,6 +256,7 @@ pub(crate) fn enters_at_yield(c: &Callee) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `Unpicklable`.
 pub(crate) fn unpicklable(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);

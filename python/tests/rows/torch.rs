@@ -3,6 +3,7 @@
 
 use super::*;
 
+/// The probes of a row that does `Collective`.
 pub(crate) fn collective_probes(c: &Callee, device: &[Param], group: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let name = short(libraries::canonical(&c.name)).to_string();
@@ -43,6 +44,7 @@ pub(crate) fn collective_probes(c: &Callee, device: &[Param], group: Param) -> V
     out
 }
 
+/// The probes of a row that does `Loader`.
 pub(crate) fn loader(c: &Callee, does: Behaviour) -> Vec<Probe> {
     let Behaviour::Loader {
         dataset,
@@ -111,6 +113,7 @@ pub(crate) fn loader(c: &Callee, does: Behaviour) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `CudaTensorType`.
 pub(crate) fn cuda_tensor_type(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -131,6 +134,7 @@ pub(crate) fn cuda_tensor_type(c: &Callee) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `BindsDevice`.
 pub(crate) fn binds_device(c: &Callee, device: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -155,6 +159,7 @@ pub(crate) fn binds_device(c: &Callee, device: Param) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `Factory`.
 pub(crate) fn factory(
     c: &Callee,
     device: Param,
@@ -221,6 +226,7 @@ pub(crate) fn factory(
     out
 }
 
+/// The probes of a row that does `Computes`.
 pub(crate) fn computes(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -241,6 +247,7 @@ pub(crate) fn computes(c: &Callee) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `LimitsHostThreads`.
 pub(crate) fn limits_host_threads(c: &Callee, count: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -252,6 +259,7 @@ pub(crate) fn limits_host_threads(c: &Callee, count: Param) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `CreatesParameters`.
 pub(crate) fn creates_parameters(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -272,6 +280,7 @@ pub(crate) fn creates_parameters(c: &Callee) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `DeviceValue`.
 pub(crate) fn device_value(c: &Callee, kind: Param, index: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -293,6 +302,7 @@ pub(crate) fn device_value(c: &Callee, kind: Param, index: Param) -> Vec<Probe> 
     ]
 }
 
+/// The probes of a row that does `SetsDefaultDevice`.
 pub(crate) fn sets_default_device(c: &Callee, device: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -310,6 +320,7 @@ pub(crate) fn sets_default_device(c: &Callee, device: Param) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `SavesTensors`.
 pub(crate) fn saves_tensors(c: &Callee, obj: Param, file: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -330,6 +341,7 @@ pub(crate) fn saves_tensors(c: &Callee, obj: Param, file: Param) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `LoadsTensors`.
 pub(crate) fn loads_tensors(c: &Callee, map_location: Param, file: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -381,6 +393,7 @@ pub(crate) fn loads_tensors(c: &Callee, map_location: Param, file: Param) -> Vec
     ]
 }
 
+/// The probes of a row that does `ReadsGlobalRank`.
 pub(crate) fn reads_global_rank(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -402,6 +415,7 @@ pub(crate) fn reads_global_rank(c: &Callee) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `ReadsRank`.
 pub(crate) fn reads_rank(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -412,6 +426,7 @@ pub(crate) fn reads_rank(c: &Callee) -> Vec<Probe> {
     .has("a tensor on a per-worker device", object(PER_WORKER))]
 }
 
+/// The probes of a row that does `ProcessGroup`.
 pub(crate) fn process_group(
     c: &Callee,
     backend: Param,
@@ -446,6 +461,7 @@ pub(crate) fn process_group(
     ]
 }
 
+/// The probes of a row that does `Subgroup`.
 pub(crate) fn subgroup(c: &Callee, backend: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -472,6 +488,7 @@ pub(crate) fn subgroup(c: &Callee, backend: Param) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `LibraryDataset`.
 pub(crate) fn library_dataset(
     c: &Callee,
     transforms: &'static [&'static str],
@@ -499,6 +516,7 @@ pub(crate) fn library_dataset(
         .collect())
 }
 
+/// The probes of a row that does `IndexesArguments`.
 pub(crate) fn indexes_arguments(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -549,6 +567,7 @@ pub(crate) fn indexes_arguments(c: &Callee) -> Vec<Probe> {
     ]
 }
 
+/// The probes of a row that does `Compose`.
 pub(crate) fn compose(c: &Callee, steps: Param) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -564,6 +583,7 @@ pub(crate) fn compose(c: &Callee, steps: Param) -> Vec<Probe> {
     .has("a tensor on cuda:1", object(CUDA_1))]
 }
 
+/// The probes of a row that does `ToHost`.
 pub(crate) fn to_host(c: &Callee) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
@@ -579,6 +599,7 @@ pub(crate) fn to_host(c: &Callee) -> Vec<Probe> {
     .lacks("use of `y`", uses("y"))]
 }
 
+/// The probes of a row that does `NarrowsVisibility`.
 pub(crate) fn narrows_visibility(c: &Callee, param: &'static str) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);

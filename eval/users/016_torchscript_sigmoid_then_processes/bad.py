@@ -1,0 +1,26 @@
+import torch
+from torch.multiprocessing import Process
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        return torch.sigmoid(x)
+
+
+def run(rank):
+    xs = torch.randn((5, 3), dtype=torch.float32)
+    net = torch.jit.script(Net())
+    print(rank, net(xs))
+
+
+if __name__ == "__main__":
+    xs = torch.randn((5, 3), dtype=torch.float32)
+    net = torch.jit.script(Net())
+    print(net(xs))
+    procs = []
+    for rank in range(2):
+        p = Process(target=run, args=(rank,))
+        p.start()
+        procs.append(p)
+    for p in procs:
+        p.join()

@@ -4,10 +4,13 @@
 Every case folder holds a `bad.py` (the hazard as a user wrote it), a `good.py` (the same program
 as the fix in the public thread left it) and a `case.toml` (source, title, rule, family, notes;
 optionally `also`, rules that are right on bad.py too, and `platform` / `target_version`, passed
-to `gpulint check`). Rust cases hold `bad.rs` / `good.rs` instead.
+to `gpulint check`). Rust cases hold `bad.rs` / `good.rs` instead; a case whose fix lives in a
+launcher's file (a start script, a server configuration) holds two folders, `bad/` and `good/`,
+each checked as a whole.
 
-Each file is checked on its own (`gpulint check FILE --output-format json --isolated --no-cache`,
-run from the case folder), and the findings are scored:
+Each file (or folder) is checked on its own (`gpulint check PATH --output-format json --isolated
+--no-cache`, run from the case folder, or from inside `bad/` / `good/`), and the findings are
+scored:
 
 - a bad case is *found* when its `rule` is reported on bad.py, else *missed*;
 - a good case is a *false positive* when any counted finding is reported on good.py;
@@ -38,7 +41,9 @@ BROKEN = "GPU999"
 
 
 def check(binary, folder, name, case):
-    """The findings of one file, as (code, severity, row, message) tuples."""
+    """The findings of one file or folder, as (code, severity, row, message) tuples."""
+    if (folder / name).is_dir():
+        folder, name = folder / name, "."
     cmd = [str(binary), "check", name, "--output-format", "json", "--isolated", "--no-cache",
            "--exit-zero"]
     if case.get("platform"):
@@ -52,7 +57,8 @@ def check(binary, folder, name, case):
         findings = json.loads(run.stdout or "[]")
     except json.JSONDecodeError as err:
         return None, f"unreadable output: {err}"
-    return [(f["code"], f["severity"], f["location"]["row"], f["message"]) for f in findings], ""
+    return [(f["code"], f["severity"], f"{Path(f['filename']).name}:{f['location']['row']}",
+             f["message"]) for f in findings], ""
 
 
 def counted(findings):
@@ -61,13 +67,17 @@ def counted(findings):
 
 def score_case(binary, folder):
     case = tomllib.loads((folder / "case.toml").read_text())
-    ext = "rs" if (folder / "bad.rs").exists() else "py"
+    if (folder / "bad").is_dir():
+        bad_name, good_name = "bad", "good"
+    else:
+        ext = "rs" if (folder / "bad.rs").exists() else "py"
+        bad_name, good_name = f"bad.{ext}", f"good.{ext}"
     rule = case["rule"]
     right = {rule, *case.get("also", [])}
     result = {"case": folder.name, "rule": rule, "family": case["family"],
               "source": case["source"], "title": case["title"]}
-    bad, err_bad = check(binary, folder, f"bad.{ext}", case)
-    good, err_good = check(binary, folder, f"good.{ext}", case)
+    bad, err_bad = check(binary, folder, bad_name, case)
+    good, err_good = check(binary, folder, good_name, case)
     if bad is None or good is None:
         result["status"] = "error"
         result["error"] = err_bad or err_good

@@ -2,7 +2,7 @@ from torch import multiprocessing as mp
 from torchvision.models import resnet50
 
 
-def run_worker(rank):
+def copy_in_child(rank):
     print(f"worker {rank} started")
     model = resnet50()
     local_copy = [p.clone() for p in model.parameters()]
@@ -12,12 +12,12 @@ def run_worker(rank):
 def main():
     ctx = mp.get_context("spawn")
     model = resnet50()
-    snapshot_a = [p.clone() for p in model.parameters()]
-    snapshot_b = [p.clone() for p in model.parameters()]
-    print(len(snapshot_a), len(snapshot_b))
+    ema_copy = [p.clone() for p in model.parameters()]
+    swa_copy = [p.clone() for p in model.parameters()]
+    print(len(ema_copy), len(swa_copy))
     workers = []
     for rank in range(2):
-        proc = ctx.Process(target=run_worker, args=(rank,))
+        proc = ctx.Process(target=copy_in_child, args=(rank,))
         proc.start()
         workers.append(proc)
     for proc in workers:

@@ -2,14 +2,14 @@ import torch
 import torch.multiprocessing as mp
 
 
-def map_fn():
-    t1 = torch.randn(300, 300) + torch.randn(300, 300)
-    print(t1.mean().item())
+def noisy_sum():
+    total = torch.randn(300, 300) + torch.randn(300, 300)
+    print(total.mean().item())
 
 
 if __name__ == "__main__":
-    t0 = torch.randn(300, 300) + torch.randn(300, 300)
-    w = mp.Process(target=map_fn)
-    w.daemon = True
-    w.start()
-    w.join()
+    warmup = torch.randn(300, 300) + torch.randn(300, 300)
+    child = mp.Process(target=noisy_sum)
+    child.daemon = True
+    child.start()
+    child.join()

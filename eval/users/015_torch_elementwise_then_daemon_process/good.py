@@ -2,11 +2,11 @@ import torch
 import torch.multiprocessing as mp
 
 
-def map_fn(index):
-    t1 = torch.randn(300, 300) + torch.randn(300, 300)
-    print(index, t1.mean().item())
+def noisy_sum(index):
+    total = torch.randn(300, 300) + torch.randn(300, 300)
+    print(index, total.mean().item())
 
 
 if __name__ == "__main__":
-    t0 = torch.randn(300, 300) + torch.randn(300, 300)
-    mp.spawn(map_fn, nprocs=1)
+    warmup = torch.randn(300, 300) + torch.randn(300, 300)
+    mp.spawn(noisy_sum, nprocs=1)

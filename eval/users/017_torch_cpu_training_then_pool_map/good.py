@@ -4,7 +4,7 @@ import torch
 import torch.multiprocessing as mp
 
 
-def cpu_run(_=None):
+def fit_small(_=None):
     net = torch.nn.Sequential(torch.nn.Linear(1024, 1024), torch.nn.Linear(1024, 1))
     x, y = torch.randn(10, 1024), torch.randn(10, 1)
     opt = torch.optim.SGD(net.parameters(), lr=0.1)
@@ -14,19 +14,19 @@ def cpu_run(_=None):
         opt.step()
 
 
-def sequential():
+def in_process():
     for _ in range(5):
-        cpu_run()
+        fit_small()
 
 
-def pooled():
+def in_pool():
     pool = mp.get_context("spawn").Pool(processes=1)
-    result = pool.map(cpu_run, [None])
+    result = pool.map(fit_small, [None])
     pool.close()
     pool.join()
     return result
 
 
 if __name__ == "__main__":
-    print(timeit(sequential, number=1))
-    print(timeit(pooled, number=1))
+    print(timeit(in_process, number=1))
+    print(timeit(in_pool, number=1))

@@ -3,16 +3,16 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 
-def init_distributed_world(rank, world_size):
+def join_group(rank, world_size):
     backend = dist.Backend.NCCL if torch.cuda.is_available() else dist.Backend.GLOO
     dist.init_process_group(init_method="tcp://localhost:20000", backend=backend, rank=rank, world_size=world_size)
     dist.all_reduce(torch.zeros([1]).cuda(), op=dist.ReduceOp.SUM)
     print("reduced", dist.get_rank())
 
 
-def local_worker(rank, workers):
-    init_distributed_world(rank, workers)
+def entry(rank, workers):
+    join_group(rank, workers)
 
 
 if __name__ == "__main__":
-    mp.spawn(local_worker, nprocs=2, args=(2,), join=True)
+    mp.spawn(entry, nprocs=2, args=(2,), join=True)

@@ -3,7 +3,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 
-def init_distributed_world(rank, world_size):
+def join_group(rank, world_size):
     backend = dist.Backend.NCCL if torch.cuda.is_available() else dist.Backend.GLOO
     torch.cuda.set_device(rank)
     dist.init_process_group(init_method="tcp://localhost:20000", backend=backend, rank=rank, world_size=world_size)
@@ -11,9 +11,9 @@ def init_distributed_world(rank, world_size):
     print("reduced", dist.get_rank())
 
 
-def local_worker(rank, workers):
-    init_distributed_world(rank, workers)
+def entry(rank, workers):
+    join_group(rank, workers)
 
 
 if __name__ == "__main__":
-    mp.spawn(local_worker, nprocs=2, args=(2,), join=True)
+    mp.spawn(entry, nprocs=2, args=(2,), join=True)

@@ -2,7 +2,7 @@ import numpy as np
 from torch.utils.data import DataLoader, Dataset
 from torch.utils.data.sampler import Sampler
 
-print("running this script")
+print("module imported")
 
 
 class FixedOrderSampler(Sampler):
@@ -16,10 +16,10 @@ class FixedOrderSampler(Sampler):
         return len(self.indices)
 
 
-class ZerosDataset(Dataset):
+class ConstantRows(Dataset):
     def __getitem__(self, item):
         return np.zeros(5)
 
 
-loader = DataLoader(ZerosDataset(), batch_size=2, sampler=FixedOrderSampler([1, 2, 3]), num_workers=1)
+loader = DataLoader(ConstantRows(), batch_size=2, sampler=FixedOrderSampler([1, 2, 3]), num_workers=1)
 print(next(iter(loader)))

@@ -14,12 +14,12 @@ class FixedOrderSampler(Sampler):
         return len(self.indices)
 
 
-class ZerosDataset(Dataset):
+class ConstantRows(Dataset):
     def __getitem__(self, item):
         return np.zeros(5)
 
 
 if __name__ == "__main__":
-    print("running this script")
-    loader = DataLoader(ZerosDataset(), batch_size=2, sampler=FixedOrderSampler([1, 2, 3]), num_workers=1)
+    print("module imported")
+    loader = DataLoader(ConstantRows(), batch_size=2, sampler=FixedOrderSampler([1, 2, 3]), num_workers=1)
     print(next(iter(loader)))

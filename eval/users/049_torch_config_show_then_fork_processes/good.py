@@ -2,7 +2,7 @@ import torch
 import torch.multiprocessing as torch_mp
 
 
-def square_on(x, device):
+def square_on_gpu(x, device):
     y = x.to(device)
     return y * y
 
@@ -14,7 +14,7 @@ if __name__ == "__main__":
     x = torch.rand(1000)
     processes = []
     for i in range(10):
-        p = ctx.Process(target=square_on, args=(x, torch.device(f"cuda:{i % 2}")))
+        p = ctx.Process(target=square_on_gpu, args=(x, torch.device(f"cuda:{i % 2}")))
         p.start()
         processes.append(p)
     for p in processes:

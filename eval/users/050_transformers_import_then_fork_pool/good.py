@@ -4,7 +4,7 @@ import torch.nn as nn
 import transformers  # noqa: F401
 
 
-class Net(nn.Module):
+class TinyHead(nn.Module):
     def __init__(self):
         super().__init__()
         self.linear = nn.Linear(10, 10)
@@ -13,11 +13,11 @@ class Net(nn.Module):
         return self.linear(x)
 
 
-def to_cuda(i):
-    net = Net().cuda()
+def place_on_gpu(i):
+    net = TinyHead().cuda()
     print(f"process {i} has {sum(p.numel() for p in net.parameters())} parameters on the GPU")
 
 
 if __name__ == "__main__":
     with multiprocessing.get_context("spawn").Pool(4) as pool:
-        pool.map(to_cuda, range(4))
+        pool.map(place_on_gpu, range(4))

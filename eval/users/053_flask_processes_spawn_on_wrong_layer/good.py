@@ -14,8 +14,8 @@ def frames(predictor):
         yield render(predictor(frame))
 
 
-@app.route("/video_feed1")
-def video_feed1():
+@app.route("/segment_stream")
+def segment_stream():
     return Response(frames(DefaultPredictor(cfg)), mimetype="multipart/x-mixed-replace; boundary=frame")
 
 

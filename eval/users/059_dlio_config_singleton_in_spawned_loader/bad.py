@@ -2,7 +2,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 
-class ConfigArguments:
+class RunConfig:
     __instance = None
 
     def __init__(self):
@@ -12,12 +12,12 @@ class ConfigArguments:
 
     @staticmethod
     def get_instance():
-        if ConfigArguments.__instance is None:
-            ConfigArguments.__instance = ConfigArguments()
-        return ConfigArguments.__instance
+        if RunConfig.__instance is None:
+            RunConfig.__instance = RunConfig()
+        return RunConfig.__instance
 
 
-def load_config(args, overrides):
+def apply_overrides(args, overrides):
     for key, value in overrides.items():
         setattr(args, key, value)
 
@@ -27,17 +27,17 @@ class SampleFiles(Dataset):
         return 1024
 
     def __getitem__(self, idx):
-        args = ConfigArguments.get_instance()
+        args = RunConfig.get_instance()
         return torch.zeros(args.record_length, dtype=torch.uint8)
 
 
-def worker_init(worker_id):
-    args = ConfigArguments.get_instance()
+def on_worker_start(worker_id):
+    args = RunConfig.get_instance()
     print(worker_id, args.data_folder, args.reader)
 
 
 if __name__ == "__main__":
-    load_config(ConfigArguments.get_instance(), {"data_folder": "/lus/run42", "reader": "hdf5", "record_length": 1024})
-    loader = DataLoader(SampleFiles(), batch_size=8, num_workers=4, multiprocessing_context="spawn", worker_init_fn=worker_init)
+    apply_overrides(RunConfig.get_instance(), {"data_folder": "/lus/run42", "reader": "hdf5", "record_length": 1024})
+    loader = DataLoader(SampleFiles(), batch_size=8, num_workers=4, multiprocessing_context="spawn", worker_init_fn=on_worker_start)
     for batch in loader:
         pass

@@ -4,7 +4,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 
-class ConfigArguments:
+class RunConfig:
     __instance = None
 
     def __init__(self):
@@ -14,12 +14,12 @@ class ConfigArguments:
 
     @staticmethod
     def get_instance():
-        if ConfigArguments.__instance is None:
-            ConfigArguments.__instance = ConfigArguments()
-        return ConfigArguments.__instance
+        if RunConfig.__instance is None:
+            RunConfig.__instance = RunConfig()
+        return RunConfig.__instance
 
 
-def load_config(args, overrides):
+def apply_overrides(args, overrides):
     for key, value in overrides.items():
         setattr(args, key, value)
 
@@ -35,16 +35,16 @@ class SampleFiles(Dataset):
         return torch.zeros(self.record_length, dtype=torch.uint8)
 
 
-def worker_init(worker_id, overrides):
-    args = ConfigArguments.get_instance()
-    load_config(args, overrides)
+def on_worker_start(worker_id, overrides):
+    args = RunConfig.get_instance()
+    apply_overrides(args, overrides)
     print(worker_id, args.data_folder, args.reader)
 
 
 if __name__ == "__main__":
     overrides = {"data_folder": "/lus/run42", "reader": "hdf5", "record_length": 1024}
-    load_config(ConfigArguments.get_instance(), overrides)
+    apply_overrides(RunConfig.get_instance(), overrides)
     loader = DataLoader(SampleFiles(overrides["record_length"]), batch_size=8, num_workers=4,
-                        multiprocessing_context="spawn", worker_init_fn=partial(worker_init, overrides=overrides))
+                        multiprocessing_context="spawn", worker_init_fn=partial(on_worker_start, overrides=overrides))
     for batch in loader:
         pass

@@ -1,12 +1,12 @@
 from transformers import PyTorchBenchmark, PyTorchBenchmarkArguments
 
 benchmark_args = PyTorchBenchmarkArguments(
-    models=["bert-base-uncased"],
+    models=["distilroberta-base"],
     batch_sizes=[8],
-    sequence_lengths=[8, 32, 128, 512],
+    sequence_lengths=[16, 64, 256],
     save_to_csv=True,
-    log_filename="log",
-    env_info_csv_file="env_info",
+    log_filename="bench.log",
+    env_info_csv_file="env.csv",
 )
 benchmark = PyTorchBenchmark(benchmark_args)
 results = benchmark.run()

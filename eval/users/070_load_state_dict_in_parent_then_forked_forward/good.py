@@ -5,7 +5,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 
-class TheModelClass(nn.Module):
+class SmallConvNet(nn.Module):
     def __init__(self):
         super().__init__()
         self.conv1 = nn.Conv2d(3, 64, 5)
@@ -17,15 +17,15 @@ class TheModelClass(nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
-def train(model):
+def infer_once(model):
     tensor = torch.rand((1, 3, 34, 34))
     print(model.forward(tensor).shape)
 
 
 if __name__ == "__main__":
     ctx = multiprocessing.get_context("spawn")
-    parent_model = TheModelClass()
-    parent_model.load_state_dict(torch.load("./model.torch", map_location=torch.device("cpu")))
-    p = ctx.Process(target=train, args=(parent_model,))
+    net = SmallConvNet()
+    net.load_state_dict(torch.load("./model.torch", map_location=torch.device("cpu")))
+    p = ctx.Process(target=infer_once, args=(net,))
     p.start()
     p.join()

@@ -1,0 +1,14 @@
+import numpy as np
+from flask import Flask, jsonify, request
+from tensorflow import keras
+
+app = Flask(__name__)
+model = keras.models.load_model("models/keras-weights.hdf5")
+model.predict(np.zeros((1, 224, 224, 3)))
+
+
+@app.route("/predict", methods=["POST"])
+def predict():
+    pixels = np.asarray(request.get_json()["pixels"], dtype=np.float32).reshape(1, 224, 224, 3)
+    scores = model.predict(pixels)
+    return jsonify(label=int(scores.argmax()))

@@ -1,0 +1,25 @@
+import multiprocessing as mp
+
+import torch
+import transformers  # noqa: F401
+
+
+def serve(gpu, requests):
+    device = torch.device(f"cuda:{gpu}")
+    model = torch.nn.Linear(200, 300)
+    model = model.to(device)
+    while (batch := requests.get()) is not None:
+        print(gpu, model(batch.to(device)).shape)
+
+
+if __name__ == "__main__":
+    ctx = mp.get_context("spawn")
+    queues = [ctx.Queue() for _ in range(2)]
+    workers = [ctx.Process(target=serve, args=(gpu, q)) for gpu, q in enumerate(queues)]
+    for w in workers:
+        w.start()
+    for q in queues:
+        q.put(torch.randn(8, 200))
+        q.put(None)
+    for w in workers:
+        w.join()

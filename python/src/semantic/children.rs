@@ -169,8 +169,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.procs.push(fresh);
                 // A new interpreter: every module is imported afresh, the main one first. An
                 // interactive main has no file to import: the child has none of it.
-                self.globals = Default::default();
-                self.memo.world_written();
+                self.world.forget_modules();
                 if !self.interactive {
                     self.exec_module(self.main);
                 }
@@ -228,7 +227,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             };
         }
         let (at_module_scope, during_reimport) = self.child_context();
-        let world = self.save_world();
+        let world = self.world.save();
         // A child of the main program (or an entry) has a budget of its own; a child's child draws
         // on its parent's.
         let budget = if self.procs.len() == 1 {
@@ -328,7 +327,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.run_time = run_time;
         let child = self.procs.pop().unwrap_or_default();
         self.finish_process(child.clone());
-        self.restore_world(world);
+        self.world.restore(world);
         self.frames = frames;
         self.main_statement = main_statement;
         self.put_trail(trail);
@@ -398,7 +397,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let other_layer_start = self.other_layer_start(None);
         let (mut child, parent_init) = self.child_process(StartMethod::Fork, parent_init);
         child.child_of = Some(fork_span);
-        let world = self.save_world();
+        let world = self.world.save();
         let locals = self.frames.last().map(|f| f.locals.clone());
         self.procs.push(child);
         self.emit(Effect::ChildStarted(ChildStart {
@@ -417,7 +416,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.exec_block(body);
         let child = self.procs.pop().unwrap_or_default();
         self.finish_process(child);
-        self.restore_world(world);
+        self.world.restore(world);
         if let (Some(frame), Some(locals)) = (self.frames.last_mut(), locals) {
             frame.locals = locals;
         }
@@ -506,7 +505,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let Value::Object(id) = recv.primary() else {
             return None;
         };
-        let (entry, start, code) = match self.heap.get(*id)?.clone() {
+        let (entry, start, code) = match self.world.object(*id)?.clone() {
             Object::Process {
                 target,
                 target_span,
@@ -570,7 +569,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let (func, values, func_span) = self.pool_call(call, args);
         let code = self.describe(&func);
         let task = func_span.map(|at| [(func.clone(), at, Handed::Task)]);
-        match self.heap.get(id)?.clone() {
+        match self.world.object(id)?.clone() {
             Object::Pool {
                 span: pool_span,
                 start,
@@ -1031,7 +1030,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             dataset,
             collate,
             ..
-        }) = self.heap.get(id).cloned()
+        }) = self.world.object(id).cloned()
         else {
             return Value::Unknown;
         };
@@ -1067,7 +1066,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             one_thread,
             child,
             ..
-        }) = self.heap.get(id).cloned()
+        }) = self.world.object(id).cloned()
         else {
             return Value::Unknown;
         };

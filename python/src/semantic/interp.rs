@@ -41,7 +41,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             if self.frames.is_empty() && self.statement_budgets {
                 self.fuel = super::STATEMENT_FUEL;
                 if self.main_guard == Some(stmt.span) && self.procs.len() == 1 {
-                    self.import_state = Some((self.save_world(), self.proc_ref().clone()));
+                    self.import_state = Some((self.world.save(), self.proc_ref().clone()));
                 }
             }
             let flow = self.exec(stmt);
@@ -144,7 +144,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let class = self.class(*id);
                 self.eval_decorators(&class.decorators);
                 let bases: Vec<Value> = class.bases.iter().map(|b| self.eval(b)).collect();
-                self.class_bases_mut().insert(*id, Arc::new(bases));
+                self.world.set_class_bases(*id, bases);
                 for s in &class.body {
                     if let StmtKind::Assign { targets, value } = &s.kind {
                         let v = self.eval(value);
@@ -155,7 +155,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                                     &format!("{}.{name}", class.name),
                                     s.span,
                                 );
-                                self.class_attrs_mut(*id).insert(Name::from(&**name), v);
+                                self.world
+                                    .class_attrs_mut(*id)
+                                    .insert(Name::from(&**name), v);
                             }
                         }
                     }
@@ -541,7 +543,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// The current scope's bindings, the module's (a function may assign its `global`s), and the
     /// running process, for branch joins.
     fn snapshot(&self) -> Snapshot<A> {
-        let module = self.globals.get(&self.cur).cloned().unwrap_or_default();
+        let module = self
+            .world
+            .globals()
+            .get(&self.cur)
+            .cloned()
+            .unwrap_or_default();
         let locals = self.frames.last().map(|f| f.locals.clone());
         Snapshot {
             locals,
@@ -567,12 +574,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
             f.exact = exact;
         }
         if !self
-            .globals
+            .world
+            .globals()
             .get(&self.cur)
             .is_some_and(|g| Arc::ptr_eq(g, &module))
         {
             let cur = self.cur;
-            self.globals_mut().insert(cur, module);
+            self.world.globals_mut().insert(cur, module);
         }
         *self.proc() = process;
     }
@@ -608,12 +616,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
             });
         }
         let unchanged = self
-            .globals
+            .world
+            .globals()
             .get(&self.cur)
             .is_some_and(|g| Arc::ptr_eq(g, &module));
         if !unchanged {
             let cur = self.cur;
-            join_scope(self.globals_mut().entry(cur).or_default(), &module);
+            join_scope(self.world.globals_mut().entry(cur).or_default(), &module);
         }
         self.proc().join(process);
     }
@@ -685,7 +694,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     Value::Class(id) => {
                         let name = format!("{}.{attr}", self.class(id).name);
                         let value = self.as_global(value, &name, span);
-                        self.class_attrs_mut(id).insert(Name::from(&**attr), value);
+                        self.world
+                            .class_attrs_mut(id)
+                            .insert(Name::from(&**attr), value);
                     }
                     _ => {}
                 }
@@ -1108,7 +1119,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     fn iterate(&mut self, iterable: &Value, span: Span) -> Value {
         match iterable.primary() {
             Value::Sequence(items) => items.iter().cloned().fold(Value::Unknown, Value::join),
-            Value::Object(id) => match self.heap.get(*id) {
+            Value::Object(id) => match self.world.object(*id) {
                 Some(Object::Loader { .. }) => self.iterate_loader(*id, span),
                 _ => Value::Unknown,
             },
@@ -1274,7 +1285,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         // A call from a function (an entry point's own call is made once) with plain arguments
         // may have run before from this state (see `memo`); a memoised result is a global.
         let recording = if self.memo.enabled
-            && !self.memo.dirty
+            && !self.world.dirty()
             && captures.is_none()
             && !self.frames.is_empty()
             && !cached

@@ -37,15 +37,6 @@ pub(super) struct Memo<A> {
     pub enabled: bool,
     /// Bumped when the state every entry point starts from changes (see [`Memo::rebase`]).
     generation: u32,
-    /// Since the running entry point started: a global, a class or an object it did not allocate
-    /// was written. Nothing is recorded or replayed then, and a recording that ends dirty is
-    /// impure (only the next entry point clears it).
-    pub dirty: bool,
-    /// The first own-heap index the running entry point allocated.
-    floor: u32,
-    /// The lowest own-heap index written since the innermost recording began (0: another
-    /// segment's object).
-    written_from: u32,
     /// Effects emitted and calls cut so far: either, while a call ran, makes it impure.
     pub emits: u64,
     pub cuts: u64,
@@ -113,32 +104,13 @@ pub(super) struct Recording<A> {
 }
 
 impl<A> Memo<A> {
-    /// An entry point starts from the saved state: nothing written yet.
-    pub fn entry_started(&mut self, heap_len: u32) {
-        self.dirty = false;
-        self.floor = heap_len;
-    }
-
-    /// The state entry points start from changed; a dirty change makes earlier records stale.
-    pub fn rebase(&mut self) {
-        if self.dirty {
+    /// The state entry points start from changed; a change that wrote shared state the entry
+    /// points had (`dirty`, see `World::dirty`) makes earlier records stale.
+    pub fn rebase(&mut self, dirty: bool) {
+        if dirty {
             self.generation += 1;
             self.recorded.clear();
             self.count = 0;
-        }
-    }
-
-    /// A global, a class attribute or a class was written.
-    pub fn world_written(&mut self) {
-        self.dirty = true;
-    }
-
-    /// An object was written; `own` is the running heap's own segment.
-    pub fn object_written(&mut self, id: ObjId, own: u32) {
-        let index = if id.segment == own { id.index } else { 0 };
-        self.written_from = self.written_from.min(index);
-        if index < self.floor {
-            self.dirty = true;
         }
     }
 }
@@ -170,10 +142,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         // An object the running entry point did not allocate is the same, unwritten, in every
         // entry point of this generation (writing one makes the entry dirty).
-        let own = self.heap.own();
-        let stable = |id: ObjId| id.segment != own || id.index < memo.floor;
+        let stable = |id: ObjId| self.world.older_than_entry(id);
         if !memo.enabled
-            || memo.dirty
+            || self.world.dirty()
             || self.procs.len() != 1
             || local
             || !args.iter().all(|v| plain(v, &stable))
@@ -205,12 +176,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
         }
         let process = self.proc_ref().clone();
-        let memo = &mut self.memo;
+        let memo = &self.memo;
         let recording = Recording {
             context,
             process,
-            first: self.heap.own_len(),
-            written_from: std::mem::replace(&mut memo.written_from, u32::MAX),
+            first: self.world.heap().own_len(),
+            written_from: self.world.begin_recording(),
             emits: memo.emits,
             cuts: memo.cuts,
             fuel: self.fuel,
@@ -229,13 +200,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
         kwargs: Vec<(String, Value)>,
         recording: Recording<A>,
     ) {
-        let written_from = self.memo.written_from;
-        self.memo.written_from = recording.written_from.min(written_from);
+        let written_from = self.world.end_recording(recording.written_from);
         let memo = &self.memo;
         let pure = written_from >= recording.first
             && memo.emits == recording.emits
             && memo.cuts == recording.cuts
-            && !memo.dirty
+            && !self.world.dirty()
             && self.next_process == recording.next_process
             && self.fork_calls.len() == recording.fork_calls
             && self.procs.len() == 1
@@ -243,11 +213,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
             && same_process(self.proc_ref(), &recording.process);
         if !pure
             || self.memo.count >= MAX_RECORDS
-            || (self.heap.own_len() - recording.first) as usize > MAX_OBJECTS
+            || (self.world.heap().own_len() - recording.first) as usize > MAX_OBJECTS
         {
             return;
         }
-        let objects = self.heap.own_objects(recording.first);
+        let objects = self.world.heap().own_objects(recording.first);
         let copyable = objects.iter().all(|o| {
             matches!(
                 &**o,
@@ -280,10 +250,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// copies); the recorded result, moved likewise.
     fn copy_objects(&mut self, objects: &[Arc<Object>], first: u32, result: &Value) -> Value {
         let moved = Moved {
-            own: self.heap.own(),
+            own: self.world.heap().own(),
             first,
             end: first + objects.len() as u32,
-            to: self.heap.own_len(),
+            to: self.world.heap().own_len(),
         };
         for object in objects {
             let copy = moved.object(object);

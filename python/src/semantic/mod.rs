@@ -31,6 +31,7 @@ mod tests;
 mod trail;
 pub mod value;
 mod with_stmt;
+mod world;
 
 pub use frozen::ImportCache;
 pub use names::{
@@ -47,7 +48,6 @@ use crate::libraries::processes::StartMethod;
 use crate::model::{Class, ClassId, FuncId, Function, Module, Receives};
 use crate::program::Program;
 use crate::source::{FileId, Span};
-use class_table::ClassTable;
 use process::Process;
 use value::{Captures, Name, ObjId, Value};
 
@@ -244,19 +244,10 @@ enum Object {
     Manager,
 }
 
-/// The program's shared state: every module's globals, the objects, the class attributes. A child
-/// process or an entry point runs on a copy; the parent goes on with its own.
-#[derive(Clone)]
-struct World {
-    globals: Arc<HashMap<FileId, Arc<HashMap<Name, Value>>>>,
-    heap: heap::Heap,
-    class_attrs: ClassTable<HashMap<Name, Value>>,
-}
-
 /// What every entry point starts from: the world and process the main program left, and each
 /// class's instance as built once by `__init__` (with the process state building it left).
 struct EntryBase<A> {
-    world: World,
+    world: world::Saved,
     end_of_main: Process<A>,
     /// Keyed by the class and the decorator that narrows its devices, which the building sees.
     receivers: HashMap<(ClassId, Option<Span>), (Value, Process<A>)>,
@@ -345,15 +336,9 @@ struct Interp<'m, A: Analysis> {
     /// The module whose globals the running code sees.
     cur: FileId,
     settings: Settings,
-    /// Each imported module's globals (present while it is being imported, too), in this process.
-    /// Shared until written, so entries and children copy them cheaply.
-    globals: Arc<HashMap<FileId, Arc<HashMap<Name, Value>>>>,
-    class_attrs: ClassTable<HashMap<Name, Value>>,
-    class_bases: ClassTable<Vec<Value>>,
-    /// Each class and its bases in lookup order, as `classes_of` walks them; cleared by
-    /// `class_bases_mut`, through which every write of `class_bases` goes.
-    lineages: std::cell::RefCell<HashMap<ClassId, std::rc::Rc<[ClassId]>>>,
-    heap: heap::Heap,
+    /// The program's shared state; every write of it goes through its methods, which tell the
+    /// memo (see `world`).
+    world: world::World,
     frames: Vec<Frame>,
     /// Project modules that are a modelled library's own (checked from its sources), by their
     /// absolute name: their public API keeps the library's rows (see `imports`).
@@ -405,7 +390,7 @@ struct Interp<'m, A: Analysis> {
     /// The main program's trailing `if __name__ == "__main__":`, and the world and process as
     /// they were when it was reached: what importing the module leaves (see `run`).
     main_guard: Option<Span>,
-    import_state: Option<(World, Process<A>)>,
+    import_state: Option<(world::Saved, Process<A>)>,
     /// Functions and classes the main program defines under its main guard (or anywhere, for an
     /// interactive main): a child that imports the main module afresh does not have them.
     main_only: HashSet<Definition>,
@@ -444,11 +429,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             main,
             cur: main,
             settings,
-            globals: Default::default(),
-            class_attrs: Default::default(),
-            class_bases: Default::default(),
-            lineages: Default::default(),
-            heap: heap::Heap::new(),
+            world: world::World::new(),
             frames: Vec::new(),
             pending_call: None,
             main_statement: None,
@@ -508,32 +489,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     /// A global of the running module.
     fn global(&self, name: &str) -> Option<&Value> {
-        self.globals.get(&self.cur)?.get(name)
+        self.world.globals().get(&self.cur)?.get(name)
     }
 
     fn scope_mut(&mut self) -> &mut HashMap<Name, Value> {
         let cur = self.cur;
-        Arc::make_mut(self.globals_mut().entry(cur).or_default())
-    }
-
-    /// Every module's globals, to write: a write of shared state tells the memo (see `memo`).
-    fn globals_mut(&mut self) -> &mut HashMap<FileId, Arc<HashMap<Name, Value>>> {
-        self.memo.world_written();
-        Arc::make_mut(&mut self.globals)
-    }
-
-    /// A class's attributes, to write (telling the memo, as `globals_mut`).
-    fn class_attrs_mut(&mut self, id: ClassId) -> &mut HashMap<Name, Value> {
-        self.memo.world_written();
-        Arc::make_mut(self.class_attrs.entry(id))
-    }
-
-    /// The classes' bases, to write (telling the memo, as `globals_mut`); the lineages walked from
-    /// them are forgotten.
-    fn class_bases_mut(&mut self) -> &mut ClassTable<Vec<Value>> {
-        self.memo.world_written();
-        self.lineages.get_mut().clear();
-        &mut self.class_bases
+        Arc::make_mut(self.world.globals_mut().entry(cur).or_default())
     }
 
     fn proc(&mut self) -> &mut Process<A> {
@@ -614,7 +575,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let (world, end_of_main) = self
             .import_state
             .take()
-            .unwrap_or_else(|| (self.save_world(), main.clone()));
+            .unwrap_or_else(|| (self.world.save(), main.clone()));
         let mut base = EntryBase {
             world,
             end_of_main,
@@ -659,8 +620,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// Runs one function as an entry point, from the state the main program left. With `partial`,
     /// it has callers elsewhere (see `ProcessEnd::partial`).
     fn run_entry(&mut self, id: FuncId, partial: bool, base: &mut EntryBase<A>) {
-        self.restore_world(base.world.clone());
-        self.memo.entry_started(self.heap.own_len());
+        self.world.start_entry(base.world.clone());
         let mut process = base.end_of_main.clone();
         process.partial = partial;
         let entry = Some(if partial {
@@ -758,24 +718,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let built = self.procs.pop().unwrap_or_default();
         base.receivers
             .insert((class, narrowed), (value.clone(), built.clone()));
-        self.memo.rebase();
-        base.world = self.save_world();
+        self.memo.rebase(self.world.dirty());
+        base.world = self.world.save();
         (value, built)
-    }
-
-    /// The program's shared state now; cheap, since its tables are shared until written.
-    fn save_world(&self) -> World {
-        World {
-            globals: self.globals.clone(),
-            heap: self.heap.clone(),
-            class_attrs: self.class_attrs.clone(),
-        }
-    }
-
-    fn restore_world(&mut self, world: World) {
-        self.globals = world.globals;
-        self.heap = world.heap;
-        self.class_attrs = world.class_attrs;
     }
 
     /// The names function `id` may read from enclosing scopes (see `names::free_names`).
@@ -806,19 +751,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     fn alloc(&mut self, object: Object) -> Value {
-        Value::Object(self.heap.alloc(object))
+        Value::Object(self.world.alloc(object))
     }
 
     fn object(&self, value: &Value) -> Option<&Object> {
         match value.primary() {
-            Value::Object(id) => self.heap.get(*id),
+            Value::Object(id) => self.world.object(*id),
             _ => None,
         }
     }
 
+    /// An object, to write (telling the memo; see `world`).
     fn object_mut(&mut self, id: ObjId) -> Option<&mut Object> {
-        self.memo.object_written(id, self.heap.own());
-        self.heap.get_mut(id)
+        self.world.object_mut(id)
     }
 
     /// Reports an effect to the running process's analyses.

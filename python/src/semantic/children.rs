@@ -170,7 +170,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 // A new interpreter: every module is imported afresh, the main one first. An
                 // interactive main has no file to import: the child has none of it.
                 self.world.forget_modules();
-                if !self.interactive {
+                if !self.entry.interactive {
                     self.exec_module(self.main);
                 }
                 let mut imported = self.procs.pop().unwrap_or_default();
@@ -217,7 +217,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
         entries: Vec<Entry>,
         code: String,
     ) -> ChildRun<A> {
-        let runs = self.children.entry((span, self.proc_ref().id)).or_default();
+        let runs = self
+            .budget
+            .children
+            .entry((span, self.proc_ref().id))
+            .or_default();
         *runs += 1;
         if self.procs.len() >= MAX_PROCESS_DEPTH || *runs > super::CHILDREN_PER_FORK_POINT {
             return ChildRun {
@@ -233,17 +237,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let budget = if self.procs.len() == 1 {
             super::CHILD_FUEL
         } else {
-            self.fuel.min(super::CHILD_FUEL)
+            self.budget.fuel.min(super::CHILD_FUEL)
         };
-        let fuel = std::mem::replace(&mut self.fuel, budget);
-        let budgets = std::mem::replace(&mut self.statement_budgets, false);
+        let fuel = std::mem::replace(&mut self.budget.fuel, budget);
+        let budgets = std::mem::replace(&mut self.budget.statement_budgets, false);
         let frames = std::mem::take(&mut self.frames);
         let trail = self.take_trail();
-        let loop_depth = std::mem::take(&mut self.loop_depth);
-        let try_depth = std::mem::take(&mut self.try_depth);
-        let unset_guard_depth = std::mem::take(&mut self.unset_guard_depth);
         // A child runs its own code, on whichever rank started it.
-        let one_rank_depth = std::mem::take(&mut self.one_rank_depth);
+        let outer = self.control.take_depths();
         // What a forked child inherits through what it is handed, and frees at its exit.
         let held = match (start.method, kind) {
             (StartMethod::Fork, ChildKind::ProcessStart | ChildKind::DataLoader)
@@ -294,7 +295,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             });
         }
         let mut entries = entries;
-        if self.interactive && start.method != StartMethod::Fork {
+        if self.entry.interactive && start.method != StartMethod::Fork {
             // Unpickling runs while the child bootstraps, as a re-import of the main would.
             self.proc().reimport = true;
             self.import_definitions(&entries);
@@ -318,25 +319,22 @@ impl<'m, A: Analysis> Interp<'m, A> {
             self.entered.extend(skipped);
         }
         let mut results = Vec::new();
-        let run_time = std::mem::replace(&mut self.run_time, true);
+        let run_time = std::mem::replace(&mut self.control.run_time, true);
         for (callee, args) in entries {
             let code = self.describe(&callee);
             self.emit(Effect::ChildRuns { code: code.into() });
             results.push(self.call_plain(&callee, args));
         }
-        self.run_time = run_time;
+        self.control.run_time = run_time;
         let child = self.procs.pop().unwrap_or_default();
         self.finish_process(child.clone());
         self.world.restore(world);
         self.frames = frames;
         self.main_statement = main_statement;
         self.put_trail(trail);
-        self.loop_depth = loop_depth;
-        self.try_depth = try_depth;
-        self.unset_guard_depth = unset_guard_depth;
-        self.one_rank_depth = one_rank_depth;
-        self.fuel = fuel;
-        self.statement_budgets = budgets;
+        self.control.put_depths(outer);
+        self.budget.fuel = fuel;
+        self.budget.statement_budgets = budgets;
         ChildRun {
             process: Some(child),
             parent_init,
@@ -820,7 +818,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// The tasks the main module registered with a task worker, each run in a child forked from
     /// the process as the module's import left it.
     pub(super) fn run_forked_tasks(&mut self) {
-        let tasks = std::mem::take(&mut self.forked_tasks);
+        let tasks = std::mem::take(&mut self.entry.forked_tasks);
         for (id, span, kind) in tasks.into_iter().take(super::MAX_FORKED_TASKS) {
             let parent = self.proc_ref().cuda.clone();
             let task = Value::Function(id, None);

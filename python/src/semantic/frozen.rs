@@ -186,7 +186,7 @@ fn freeze<A: Analysis>(
     let mut interp = Interp::new(program, cache, no_main, settings, None);
     interp.context_reads = Some(Default::default());
     interp.run_directly = members.iter().copied().collect();
-    interp.statement_budgets = true;
+    interp.budget.statement_budgets = true;
     for &m in members {
         interp.import_file(m);
     }

@@ -104,13 +104,13 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         };
         // With budgets per statement, its statements have their own and the importer's goes on
         // where it was; otherwise the import draws on the running budget.
-        let fuel = self.fuel;
+        let fuel = self.budget.fuel;
         let frames = std::mem::take(&mut self.frames);
         let trail = self.take_trail();
-        let loop_depth = std::mem::take(&mut self.loop_depth);
+        let loop_depth = std::mem::take(&mut self.control.loop_depth);
         let caller = std::mem::replace(&mut self.cur, file);
         // A module's top level runs at import, in every interpreter that imports it.
-        let run_time = std::mem::replace(&mut self.run_time, false);
+        let run_time = std::mem::replace(&mut self.control.run_time, false);
         self.world.globals_mut().entry(file).or_default();
         if file == self.main {
             // One statement at a time, so that effects can name the one running.
@@ -125,13 +125,13 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         } else {
             self.exec_block(&module.body);
         }
-        self.run_time = run_time;
+        self.control.run_time = run_time;
         self.cur = caller;
-        self.loop_depth = loop_depth;
+        self.control.loop_depth = loop_depth;
         self.frames = frames;
         self.put_trail(trail);
-        if self.statement_budgets {
-            self.fuel = fuel;
+        if self.budget.statement_budgets {
+            self.budget.fuel = fuel;
         }
     }
 

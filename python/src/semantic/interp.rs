@@ -38,10 +38,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
             if self.proc_ref().exited {
                 return Flow::Jump;
             }
-            if self.frames.is_empty() && self.statement_budgets {
-                self.fuel = super::STATEMENT_FUEL;
-                if self.main_guard == Some(stmt.span) && self.procs.len() == 1 {
-                    self.import_state = Some((self.world.save(), self.proc_ref().clone()));
+            if self.frames.is_empty() && self.budget.statement_budgets {
+                self.budget.fuel = super::STATEMENT_FUEL;
+                if self.entry.main_guard == Some(stmt.span) && self.procs.len() == 1 {
+                    self.entry.import_state = Some((self.world.save(), self.proc_ref().clone()));
                 }
             }
             let flow = self.exec(stmt);
@@ -53,7 +53,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     fn exec(&mut self, stmt: &'m Stmt) -> Flow {
-        self.fuel = self.fuel.saturating_sub(1);
+        self.budget.spend();
         match &stmt.kind {
             StmtKind::Import(names) => {
                 for name in names {
@@ -133,13 +133,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     Arc::new(all)
                 });
                 if self.defines_main_only() {
-                    self.main_only.insert(super::Definition::Function(*id));
+                    self.entry
+                        .main_only
+                        .insert(super::Definition::Function(*id));
                 }
                 self.store(&func.name, Value::Function(*id, captures), stmt.span);
             }
             StmtKind::Class(id) => {
                 if self.defines_main_only() {
-                    self.main_only.insert(super::Definition::Class(*id));
+                    self.entry.main_only.insert(super::Definition::Class(*id));
                 }
                 let class = self.class(*id);
                 self.eval_decorators(&class.decorators);
@@ -210,9 +212,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 finally,
             } => {
                 let caught = !handlers.is_empty();
-                self.try_depth += u32::from(caught);
+                self.control.try_depth += u32::from(caught);
                 self.exec_block(body);
-                self.try_depth -= u32::from(caught);
+                self.control.try_depth -= u32::from(caught);
                 for handler in handlers {
                     self.exec_maybe(handler);
                 }
@@ -283,7 +285,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 }
                 _ => continue,
             };
-            self.forked_tasks.push((id, d.span, kind));
+            self.entry.forked_tasks.push((id, d.span, kind));
             return;
         }
     }
@@ -337,7 +339,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 // What `exec_block` would do before running the nested `if`.
                 Some(_) if self.proc_ref().exited => break Flow::Jump,
                 Some((t, b, o)) => {
-                    self.fuel = self.fuel.saturating_sub(1);
+                    self.budget.spend();
                     (test, body, orelse) = (t, b, o);
                 }
                 None => break self.exec_block(orelse),
@@ -400,18 +402,18 @@ impl<'m, A: Analysis> Interp<'m, A> {
             } => {
                 // `if rank != 0: ... else: ...`: the `else` runs on one rank.
                 let else_one_rank = u32::from(one_rank == Some(false));
-                self.one_rank_depth += else_one_rank;
+                self.control.one_rank_depth += else_one_rank;
                 let flow = self.exec_branches(
                     |me: &mut Self| {
-                        me.one_rank_depth -= else_one_rank;
+                        me.control.one_rank_depth -= else_one_rank;
                         let flow =
                             me.run_if_body(test, body, only_if_unset, one_rank == Some(true));
-                        me.one_rank_depth += else_one_rank;
+                        me.control.one_rank_depth += else_one_rank;
                         flow
                     },
                     orelse,
                 );
-                self.one_rank_depth -= else_one_rank;
+                self.control.one_rank_depth -= else_one_rank;
                 flow
             }
         }
@@ -424,11 +426,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
         {
             return IfTest::OnlyElse;
         }
-        let seen = std::mem::replace(&mut self.start_query_seen, false);
+        let seen = std::mem::replace(&mut self.control.start_query_seen, false);
         self.answered.clear();
         let tested = self.eval(test);
         let only_if_unset =
-            std::mem::replace(&mut self.start_query_seen, seen) && tests_for_none(test);
+            std::mem::replace(&mut self.control.start_query_seen, seen) && tests_for_none(test);
         let one_rank = match tested {
             Value::OneRank(holds) => Some(holds),
             _ => None,
@@ -460,15 +462,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
         only_if_unset: bool,
         one_rank: bool,
     ) -> Flow {
-        self.unset_guard_depth += u32::from(only_if_unset);
-        self.one_rank_depth += u32::from(one_rank);
+        self.control.unset_guard_depth += u32::from(only_if_unset);
+        self.control.one_rank_depth += u32::from(one_rank);
         // The main program's guarded block runs after every import: the program's run time.
-        let run_time = self.run_time;
-        self.run_time |= is_main_guard(test);
+        let run_time = self.control.run_time;
+        self.control.run_time |= is_main_guard(test);
         let flow_body = self.exec_block(body);
-        self.run_time = run_time;
-        self.unset_guard_depth -= u32::from(only_if_unset);
-        self.one_rank_depth -= u32::from(one_rank);
+        self.control.run_time = run_time;
+        self.control.unset_guard_depth -= u32::from(only_if_unset);
+        self.control.one_rank_depth -= u32::from(one_rank);
         flow_body
     }
 
@@ -521,12 +523,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// Runs a loop body twice, so effects of one iteration are seen by the next (epoch 2 forks after
     /// epoch 1 initialised CUDA).
     fn exec_loop(&mut self, body: &'m [Stmt]) {
-        let passes = if self.loop_depth < MAX_LOOP_DEPTH {
+        let passes = if self.control.loop_depth < MAX_LOOP_DEPTH {
             2
         } else {
             1
         };
-        self.loop_depth += 1;
+        self.control.loop_depth += 1;
         for _ in 0..passes {
             let before = self.mark();
             self.exec_block(body);
@@ -537,7 +539,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             self.join_back(before);
         }
-        self.loop_depth -= 1;
+        self.control.loop_depth -= 1;
     }
 
     /// The current scope's bindings, the module's (a function may assign its `global`s), and the
@@ -633,7 +635,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Some(f) => f.declared_global.contains(name),
         };
         if to_global {
-            if self.run_time {
+            if self.control.run_time {
                 self.global_written(name, span, false);
             }
             let value = self.as_global(value, name, span);
@@ -837,7 +839,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// a change to what the global holds.
     pub(super) fn changed_in_place(&mut self, target: &Expr, span: Span) {
         if let ExprKind::Name(name) = &target.kind {
-            if self.run_time && self.is_global_name(name) && self.global(name).is_some() {
+            if self.control.run_time && self.is_global_name(name) && self.global(name).is_some() {
                 self.global_written(name, span, true);
             }
         }
@@ -882,7 +884,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// A `def` or `class` the main program runs under its main guard, at module level; for an
     /// interactive main, any at module level.
     fn defines_main_only(&self) -> bool {
-        self.frames.is_empty() && (self.run_time || self.interactive) && self.cur == self.main
+        self.frames.is_empty()
+            && (self.control.run_time || self.entry.interactive)
+            && self.cur == self.main
     }
 
     pub(super) fn lookup(&self, name: &str) -> Option<Value> {
@@ -928,7 +932,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     pub(super) fn eval(&mut self, expr: &'m Expr) -> Value {
-        self.fuel = self.fuel.saturating_sub(1);
+        self.budget.spend();
         match &expr.kind {
             ExprKind::Name(name) => {
                 let found = self.lookup(name);
@@ -1255,11 +1259,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.memo.cuts += 1;
         let func = self.func(id);
         if !self
+            .budget
             .cuts
             .iter()
             .any(|c| c.span == func.name_span && c.reason == reason)
         {
-            self.cuts.push(super::Cut {
+            self.budget.cuts.push(super::Cut {
                 function: func.name.clone(),
                 span: func.name_span,
                 reason,
@@ -1293,7 +1298,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             let key: Vec<Value> = receiver.iter().chain(&args).cloned().collect();
             match self.replay(super::memo::Callee::Function(id), &key, &kwargs) {
                 Some(Ok(result)) => {
-                    self.last_result.insert(id, result.clone());
+                    self.budget.last_result.insert(id, result.clone());
                     return result;
                 }
                 Some(Err(recording)) => Some((recording, key, kwargs.clone())),
@@ -1319,7 +1324,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 recording,
             );
         }
-        self.last_result.insert(id, result.clone());
+        self.budget.last_result.insert(id, result.clone());
         if cached {
             // A memoised result is a global: its binding is where the object was placed on CUDA.
             let site = match &result {
@@ -1338,12 +1343,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
             self.memo.cuts += 1;
             return Some(Value::Unknown);
         }
-        let cut = if self.fuel == 0 {
+        let cut = if self.budget.fuel == 0 {
             Some(("the statement's step budget ran out", false))
         } else if self.frames.len() >= MAX_CALL_DEPTH {
             Some(("calls nested too deep", false))
         } else {
-            let count = self.calls.entry((id, self.proc_ref().id)).or_default();
+            let count = self
+                .budget
+                .calls
+                .entry((id, self.proc_ref().id))
+                .or_default();
             *count += 1;
             (*count > super::CALLS_PER_FUNCTION)
                 .then_some(("analysed often enough in this process", true))
@@ -1356,7 +1365,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
             let function = self.func(id).name_span;
             self.emit(Effect::NotFollowed { function });
         }
-        Some(self.last_result.get(&id).cloned().unwrap_or_default())
+        Some(
+            self.budget
+                .last_result
+                .get(&id)
+                .cloned()
+                .unwrap_or_default(),
+        )
     }
 
     /// Binds a call's parameters in a new frame and makes the function's module current; returns
@@ -1378,7 +1393,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             + usize::from(func.vararg.is_some())
             + usize::from(func.kwarg.is_some());
         let mut locals = HashMap::with_capacity_and_hasher(params + 4, Default::default());
-        let entry = std::mem::take(&mut self.entry_call);
+        let entry = std::mem::take(&mut self.entry.entry_call);
         let mut exact = Vec::new();
         let mut positional = receiver.into_iter().chain(args);
         for param in &func.params {

@@ -373,7 +373,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     .and_then(|p| args.param(p))
                     .is_some_and(|(v, _)| !matches!(v, Value::Bool(false)));
                 if asks_none {
-                    self.start_query_seen = true;
+                    self.control.start_query_seen = true;
                 } else {
                     self.emit(Effect::StartMethodFixed {
                         span,
@@ -612,8 +612,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             at_module_scope,
             force,
             during_reimport,
-            caught: self.try_depth > 0,
-            only_if_unset: self.unset_guard_depth > 0,
+            caught: self.control.try_depth > 0,
+            only_if_unset: self.control.unset_guard_depth > 0,
         });
     }
 

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use gpulint_core::analysis::Analysis;
 
+use super::control::Control;
 use super::process::Process;
 use super::value::{Items, ObjId, Value};
 use super::{Interp, Object};
@@ -52,7 +53,7 @@ struct Recorded<A> {
     generation: u32,
     args: Vec<Value>,
     kwargs: Vec<(String, Value)>,
-    context: Context,
+    context: Control,
     /// The process it started from (held, so that its shared tables stay where they are and a
     /// pointer compared later is never another table's).
     process: Process<A>,
@@ -62,17 +63,6 @@ struct Recorded<A> {
     /// The own-heap index of the first of them when recorded.
     first: u32,
     steps: u64,
-}
-
-/// The interpreter's flags that steer how code runs.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Context {
-    loop_depth: u32,
-    try_depth: u32,
-    unset_guard_depth: u32,
-    one_rank_depth: u32,
-    start_query_seen: bool,
-    run_time: bool,
 }
 
 /// Whether a call would read the two processes alike: fields compared, shared tables by pointer.
@@ -92,7 +82,7 @@ fn same_process<A>(a: &Process<A>, b: &Process<A>) -> bool {
 
 /// What a recording needs to tell, when the construction ends, whether it was pure.
 pub(super) struct Recording<A> {
-    context: Context,
+    context: Control,
     process: Process<A>,
     first: u32,
     written_from: u32,
@@ -116,17 +106,6 @@ impl<A> Memo<A> {
 }
 
 impl<'m, A: Analysis> Interp<'m, A> {
-    fn memo_context(&self) -> Context {
-        Context {
-            loop_depth: self.loop_depth,
-            try_depth: self.try_depth,
-            unset_guard_depth: self.unset_guard_depth,
-            one_rank_depth: self.one_rank_depth,
-            start_query_seen: self.start_query_seen,
-            run_time: self.run_time,
-        }
-    }
-
     /// Whether this call may be replayed or recorded, and then its result if one is recorded;
     /// `Err` holds the recording to finish with [`Interp::record`].
     pub(super) fn replay(
@@ -152,7 +131,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         {
             return None;
         }
-        let context = self.memo_context();
+        let context = self.control;
         let process = self.proc_ref();
         let found = memo.recorded.get(&callee).and_then(|records| {
             records.iter().find(|r| {
@@ -164,10 +143,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
             })
         });
         if let Some(r) = found {
-            if r.steps <= self.fuel {
+            if r.steps <= self.budget.fuel {
                 let (objects, first, steps) = (r.objects.clone(), r.first, r.steps);
                 let result = r.result.clone();
-                self.fuel -= steps;
+                self.budget.fuel -= steps;
                 #[cfg(test)]
                 {
                     self.memo.hits += 1;
@@ -184,7 +163,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             written_from: self.world.begin_recording(),
             emits: memo.emits,
             cuts: memo.cuts,
-            fuel: self.fuel,
+            fuel: self.budget.fuel,
             next_process: self.next_process,
             fork_calls: self.fork_calls.len(),
         };
@@ -209,7 +188,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             && self.next_process == recording.next_process
             && self.fork_calls.len() == recording.fork_calls
             && self.procs.len() == 1
-            && self.memo_context() == recording.context
+            && self.control == recording.context
             && same_process(self.proc_ref(), &recording.process);
         if !pure
             || self.memo.count >= MAX_RECORDS
@@ -242,7 +221,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             objects,
             result: result.clone(),
             first: recording.first,
-            steps: recording.fuel - self.fuel,
+            steps: recording.fuel - self.budget.fuel,
         });
     }
 

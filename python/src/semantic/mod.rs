@@ -8,10 +8,13 @@
 //! loaders). Child processes are run as processes of their own: a forked child inherits the parent's
 //! state and objects, a spawned one re-imports the module first.
 
+mod budget;
 mod calls;
 mod children;
 mod class_table;
+mod control;
 mod decide;
+mod entry;
 mod frozen;
 mod heap;
 mod imports;
@@ -151,7 +154,7 @@ fn interpret<A: Analysis>(
     queried.dedup();
     Analysed {
         facts: interp.facts,
-        cuts: interp.cuts,
+        cuts: interp.budget.cuts,
         queried,
     }
 }
@@ -347,8 +350,6 @@ struct Interp<'m, A: Analysis> {
     pending_call: Option<Span>,
     /// The statement of the main module's top level that is running (`Context::main_statement`).
     main_statement: Option<Span>,
-    /// The next frame is an entry's or its receiver's: its callers are unknown.
-    entry_call: bool,
     /// `Context::calls` of the effect being emitted (a buffer kept between effects).
     call_sites: Vec<Option<Span>>,
     /// The bindings written since the open branches began (see `trail`); it goes with `frames`.
@@ -357,49 +358,18 @@ struct Interp<'m, A: Analysis> {
     procs: Vec<Process<A>>,
     next_process: u32,
     entered: HashSet<FuncId>,
-    fuel: u64,
-    loop_depth: u32,
-    /// How many `try` bodies with handlers the running code is in: what raises there may be caught.
-    try_depth: u32,
-    /// How many `if get_start_method(allow_none=True) is None:` bodies the running code is in.
-    unset_guard_depth: u32,
-    /// How many branches that run on one rank only (`if rank == 0:`) the running code is in.
-    one_rank_depth: u32,
-    /// A `get_start_method(allow_none=True)` ran since the running `if` test began.
-    start_query_seen: bool,
+    /// The flags that steer how the running code runs (see `control`).
+    control: control::Control,
+    /// The work bounds, as they are spent (see `budget`).
+    budget: budget::Budget,
+    /// What the main program leaves for its entry points and children (see `entry`).
+    entry: entry::EntryState<A>,
     /// The calls an `Answers` row answered while the running `if` test was evaluated, by span
     /// (see `decide`).
     answered: Vec<(Span, bool)>,
     import_depth: usize,
-    /// Whether module-level statements get a budget each (the main program's top level, a cached
-    /// import); elsewhere (a child's re-import, an entry's import) they share the running budget.
-    statement_budgets: bool,
-    /// How often each function was analysed, per process; and the last result of each.
-    calls: HashMap<(FuncId, u32), u32>,
-    /// How often each fork point started its child, per process.
-    children: HashMap<(Span, u32), u32>,
-    last_result: HashMap<FuncId, Value>,
-    /// Where the analysis was cut short (a budget ran out), for `--verbose`.
-    cuts: Vec<Cut>,
     /// The `os.fork()` calls evaluated so far.
     fork_calls: HashSet<Span>,
-    /// The running code runs after the program started, not while a module is imported: in a
-    /// function called from the main guard or from an entry point, or in a child's target. What it
-    /// binds globally, a fresh interpreter importing the program does not bind.
-    run_time: bool,
-    /// The main program's trailing `if __name__ == "__main__":`, and the world and process as
-    /// they were when it was reached: what importing the module leaves (see `run`).
-    main_guard: Option<Span>,
-    import_state: Option<(world::Saved, Process<A>)>,
-    /// Functions and classes the main program defines under its main guard (or anywhere, for an
-    /// interactive main): a child that imports the main module afresh does not have them.
-    main_only: HashSet<Definition>,
-    /// The main module's functions a task worker runs in the children it forks after importing
-    /// the module, with the decorator that registers each.
-    forked_tasks: Vec<(FuncId, Span, gpulint_core::effect::ChildKind)>,
-    /// The main program is an interactive `__main__` (a notebook): a child started by spawn or
-    /// forkserver does not import it at all.
-    interactive: bool,
     /// Calls recorded for replay, and what tells a pure one (see `memo`).
     memo: memo::Memo<A>,
     /// The process states of the paths that returned from the running function, joined at its end.
@@ -434,32 +404,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
             pending_call: None,
             main_statement: None,
             library_modules: HashMap::default(),
-            entry_call: false,
             call_sites: Vec::new(),
             trail: Default::default(),
             procs: vec![Process::default()],
             next_process: 1,
             entered: HashSet::default(),
-            fuel: STATEMENT_FUEL,
-            loop_depth: 0,
-            try_depth: 0,
-            unset_guard_depth: 0,
-            one_rank_depth: 0,
-            start_query_seen: false,
             answered: Vec::new(),
             import_depth: 0,
             fork_calls: HashSet::default(),
-            run_time: false,
-            main_guard: None,
-            import_state: None,
-            main_only: HashSet::default(),
-            forked_tasks: Vec::new(),
-            interactive: p.is_interactive(main),
-            statement_budgets: false,
-            calls: HashMap::default(),
-            children: HashMap::default(),
-            last_result: HashMap::default(),
-            cuts: Vec::new(),
+            control: control::Control::default(),
+            budget: budget::Budget::new(),
+            entry: entry::EntryState::new(p.is_interactive(main)),
             memo: memo::Memo::default(),
             returned: None,
             queried: Vec::new(),
@@ -552,7 +507,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let Some(m) = self.module(self.main) else {
             return;
         };
-        self.statement_budgets = true;
+        self.budget.statement_budgets = true;
         let main = self.p.file(self.main);
         let start = Span::new(self.main, 0, 0);
         if crate::libraries::processes::is_test_module(&main.path, main.in_test_folder) {
@@ -564,15 +519,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
         {
             self.launched(start, nodes);
         }
-        self.main_guard = names::trailing_main_guard(&m.body);
+        self.entry.main_guard = names::trailing_main_guard(&m.body);
         self.exec_module(self.main);
-        self.statement_budgets = false;
+        self.budget.statement_budgets = false;
         self.run_forked_tasks();
         self.run_server_hooks();
         let main = self.procs.pop().unwrap_or_default();
         // Entry points are called from outside (a console script, a test runner, a library's
         // user) after an import of the module, where the main guard's body does not run.
         let (world, end_of_main) = self
+            .entry
             .import_state
             .take()
             .unwrap_or_else(|| (self.world.save(), main.clone()));
@@ -636,11 +592,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             process.bound = Some(span);
             process.per_worker = true;
         }
-        self.fuel = ENTRY_FUEL;
-        self.run_time = true;
+        self.control.run_time = true;
         // An entry starts where the main program ended, with every function fresh.
-        self.calls.clear();
-        self.children.clear();
+        self.budget.start_entry();
         let func = self.func(id);
         let receiver = match func.class {
             None => None,
@@ -655,7 +609,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     && self.find_method(class, "__init__") == Some(id) =>
             {
                 let (_, built) = self.receiver(class, narrowed, process, base);
-                self.run_time = false;
+                self.control.run_time = false;
                 self.finish_process(built);
                 return;
             }
@@ -679,10 +633,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 chooses: false,
             });
         }
-        self.entry_call = true;
+        self.entry.entry_call = true;
         self.call_function(id, None, receiver, Vec::new(), Vec::new());
-        self.entry_call = false;
-        self.run_time = false;
+        self.entry.entry_call = false;
+        self.control.run_time = false;
         let process = self.procs.pop().unwrap_or_default();
         self.finish_process(process);
     }
@@ -712,9 +666,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 chooses: false,
             });
         }
-        self.entry_call = true;
+        self.entry.entry_call = true;
         let value = self.instantiate(class, Vec::new(), Vec::new());
-        self.entry_call = false;
+        self.entry.entry_call = false;
         let built = self.procs.pop().unwrap_or_default();
         base.receivers
             .insert((class, narrowed), (value.clone(), built.clone()));
@@ -774,7 +728,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             .extend(self.frames.iter().map(|f| f.called_at));
         let cx = Context {
             function: self.frames.last().map(|f| self.func(f.func).name_span),
-            one_rank: self.one_rank_depth > 0,
+            one_rank: self.control.one_rank_depth > 0,
             calls: &self.call_sites,
             main_statement: self.main_statement,
         };

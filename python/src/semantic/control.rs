@@ -1,8 +1,8 @@
-//! The interpreter's flags that steer how the running code runs, in one value: saved, compared
-//! and restored whole (the memo's replay key holds it; see `memo::Key`).
+//! The interpreter's flags that steer how the running code runs, in one value that the memo's
+//! replay key compares whole (see `memo::control_key`).
 
 /// How the running code is nested and when it runs. Every field is classified by the replay key
-/// (`memo::Key::new`, which destructures this type without `..`): adding one does not compile
+/// (`memo::control_key`, which destructures this type without `..`): adding one does not compile
 /// until it says whether a replay must match it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Control {

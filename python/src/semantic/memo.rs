@@ -53,7 +53,7 @@ struct Recorded<A> {
     generation: u32,
     args: Vec<Value>,
     kwargs: Vec<(String, Value)>,
-    context: Control,
+    context: ControlKey,
     /// The process it started from (held, so that its shared tables stay where they are and a
     /// pointer compared later is never another table's).
     process: Process<A>,
@@ -65,24 +65,71 @@ struct Recorded<A> {
     steps: u64,
 }
 
+/// The control flags a replay must match, taken field by field: a field added to [`Control`]
+/// does not compile here until it is either in the key or bound to `_` with the reason it need not
+/// be.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct ControlKey {
+    depths: [u32; 4],
+    flags: [bool; 2],
+}
+
+fn control_key(control: Control) -> ControlKey {
+    let Control {
+        loop_depth,
+        try_depth,
+        unset_guard_depth,
+        one_rank_depth,
+        start_query_seen,
+        run_time,
+    } = control;
+    ControlKey {
+        depths: [loop_depth, try_depth, unset_guard_depth, one_rank_depth],
+        flags: [start_query_seen, run_time],
+    }
+}
+
 /// Whether a call would read the two processes alike: fields compared, shared tables by pointer.
+/// `a` is taken field by field, as [`control_key`] takes the flags.
 fn same_process<A>(a: &Process<A>, b: &Process<A>) -> bool {
-    a.id == b.id
-        && a.cuda == b.cuda
-        && a.child_of == b.child_of
-        && Arc::ptr_eq(&a.start_methods, &b.start_methods)
-        && a.default_cuda == b.default_cuda
-        && Arc::ptr_eq(&a.env, &b.env)
-        && a.bound == b.bound
-        && a.launcher_binding == b.launcher_binding
-        && [a.per_worker, a.reimport, a.spawned, a.exited, a.partial]
+    let Process {
+        id,
+        cuda,
+        child_of,
+        start_methods,
+        default_cuda,
+        env,
+        bound,
+        launcher_binding,
+        per_worker,
+        // Read only where a child starts (`child_launch`), which takes a process id: a call that
+        // started one is never recorded. Written only by `launched`, which emits.
+        launch: _,
+        reimport,
+        spawned,
+        exited,
+        partial,
+        // Read only into a child's start (`default_in_entry`), as `launch`; set only between
+        // entry points, never while a call runs.
+        entry: _,
+        analyses,
+    } = a;
+    *id == b.id
+        && *cuda == b.cuda
+        && *child_of == b.child_of
+        && Arc::ptr_eq(start_methods, &b.start_methods)
+        && *default_cuda == b.default_cuda
+        && Arc::ptr_eq(env, &b.env)
+        && *bound == b.bound
+        && *launcher_binding == b.launcher_binding
+        && [*per_worker, *reimport, *spawned, *exited, *partial]
             == [b.per_worker, b.reimport, b.spawned, b.exited, b.partial]
-        && a.analyses.ptr_eq(&b.analyses)
+        && analyses.ptr_eq(&b.analyses)
 }
 
 /// What a recording needs to tell, when the construction ends, whether it was pure.
 pub(super) struct Recording<A> {
-    context: Control,
+    context: ControlKey,
     process: Process<A>,
     first: u32,
     written_from: u32,
@@ -131,7 +178,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         {
             return None;
         }
-        let context = self.control;
+        let context = control_key(self.control);
         let process = self.proc_ref();
         let found = memo.recorded.get(&callee).and_then(|records| {
             records.iter().find(|r| {
@@ -188,7 +235,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             && self.next_process == recording.next_process
             && self.fork_calls.len() == recording.fork_calls
             && self.procs.len() == 1
-            && self.control == recording.context
+            && control_key(self.control) == recording.context
             && same_process(self.proc_ref(), &recording.process);
         if !pure
             || self.memo.count >= MAX_RECORDS

@@ -40,6 +40,17 @@ impl Budget {
         self.fuel = self.fuel.saturating_sub(1);
     }
 
+    /// A child starts: a child of the main program (or an entry, `of_top`) has a budget of its
+    /// own; a child's child draws on its parent's. The fuel before, for the parent to go on with.
+    pub fn start_child(&mut self, of_top: bool) -> u64 {
+        let budget = if of_top {
+            super::CHILD_FUEL
+        } else {
+            self.fuel.min(super::CHILD_FUEL)
+        };
+        std::mem::replace(&mut self.fuel, budget)
+    }
+
     /// An entry point starts where the main program ended, with a budget of its own and every
     /// function and fork point fresh.
     pub fn start_entry(&mut self) {

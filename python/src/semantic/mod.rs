@@ -8,6 +8,8 @@
 //! loaders). Child processes are run as processes of their own: a forked child inherits the parent's
 //! state and objects, a spawned one re-imports the module first.
 
+mod bindings;
+mod branches;
 mod budget;
 mod calls;
 mod children;
@@ -15,12 +17,15 @@ mod class_table;
 mod control;
 mod decide;
 mod entry;
+mod expressions;
 mod frozen;
 mod heap;
 mod imports;
 mod interp;
 mod launch;
+mod loaders;
 mod spelling;
+mod statements;
 pub use launch::documented_nodes;
 mod library;
 mod memo;
@@ -34,6 +39,7 @@ mod tests;
 mod trail;
 pub mod value;
 mod with_stmt;
+mod workers;
 mod world;
 
 pub use frozen::ImportCache;

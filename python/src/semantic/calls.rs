@@ -313,7 +313,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.call_function(*id, None, Some((**recv).clone()), values, kwargs)
             }
             Value::Class(id) => self.instantiate(*id, values, kwargs),
-            Value::Object(id) => match self.heap.get(*id).cloned() {
+            Value::Object(id) => match self.world.object(*id).cloned() {
                 Some(Object::Partial { func, args }) => {
                     let mut all = args;
                     all.extend(values);
@@ -387,11 +387,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// The class and its bases among the program's classes, each once, in lookup order; walked
     /// once per class until the bases change (attribute lookups ask again and again).
     fn classes_of(&self, class: ClassId) -> std::rc::Rc<[ClassId]> {
-        if let Some(known) = self.lineages.borrow().get(&class) {
+        if let Some(known) = self.world.lineages().borrow().get(&class) {
             return std::rc::Rc::clone(known);
         }
         let walked: std::rc::Rc<[ClassId]> = self.walk_classes(class).into();
-        self.lineages
+        self.world
+            .lineages()
             .borrow_mut()
             .insert(class, std::rc::Rc::clone(&walked));
         walked
@@ -405,7 +406,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 continue;
             }
             out.push(c);
-            for base in self.class_bases.get(&c).into_iter().flat_map(|b| b.iter()) {
+            for base in self
+                .world
+                .class_bases()
+                .get(&c)
+                .into_iter()
+                .flat_map(|b| b.iter())
+            {
                 if let Value::Class(b) = base {
                     todo.push(*b);
                 }
@@ -427,7 +434,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
             if let Some(found) = f(c) {
                 return Some(found);
             }
-            let bases = self.class_bases.get(&c).into_iter().flat_map(|b| b.iter());
+            let bases = self
+                .world
+                .class_bases()
+                .get(&c)
+                .into_iter()
+                .flat_map(|b| b.iter());
             let mut own = bases.filter_map(|b| match b {
                 Value::Class(b) => Some(*b),
                 _ => None,
@@ -450,7 +462,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// and the start method when the base came from a context (`class W(ctx.Process)`).
     pub(super) fn process_base(&self, class: ClassId) -> Option<(Layer, Option<StartMethod>)> {
         self.find_in_classes(class, |c| {
-            let bases = self.class_bases.get(&c)?;
+            let bases = self.world.class_bases().get(&c)?;
             bases.iter().find_map(|base| match base {
                 Value::Qualified(q) => libraries::process_class_layer(q).map(|l| (l, None)),
                 Value::Context(layer, m) => Some((*layer, Some(*m))),
@@ -471,7 +483,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         match owner {
             Value::Qualified(q) => Value::Qualified(dotted(q, attr)),
             Value::Module(node) => self.module_attribute(*node, attr),
-            Value::Object(id) => match self.heap.get(*id) {
+            Value::Object(id) => match self.world.object(*id) {
                 Some(Object::Instance { class, attrs }) => {
                     if let Some(v) = attrs.get(attr) {
                         return v.clone();
@@ -506,7 +518,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// (`Model.load_from_checkpoint` on a `LightningModule`): that row's name.
     fn inherited_library_call(&self, class: ClassId, attr: &str) -> Option<Value> {
         self.find_in_classes(class, |c| {
-            self.class_bases
+            self.world
+                .class_bases()
                 .get(&c)?
                 .iter()
                 .find_map(|base| match base {
@@ -530,12 +543,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     fn class_attr(&self, class: ClassId, attr: &str) -> Option<Value> {
-        self.find_in_classes(class, |c| self.class_attrs.get(&c)?.get(attr).cloned())
+        self.find_in_classes(class, |c| {
+            self.world.class_attrs().get(&c)?.get(attr).cloned()
+        })
     }
 
     pub(super) fn iterate_value(&mut self, v: &Value, span: Span) -> Value {
         match v.primary() {
-            Value::Object(id) if matches!(self.heap.get(*id), Some(Object::Loader { .. })) => {
+            Value::Object(id) if matches!(self.world.object(*id), Some(Object::Loader { .. })) => {
                 self.iterate_loader(*id, span)
             }
             Value::Sequence(items) => items.iter().cloned().fold(Value::Unknown, Value::join),

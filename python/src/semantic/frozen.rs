@@ -9,10 +9,9 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::class_table::ClassTable;
-use super::heap::Heap;
 use super::process::Process;
 use super::value::{Name, Value};
+use super::world::FrozenWorld;
 use super::{Interp, Settings};
 use crate::program::Program;
 use crate::source::FileId;
@@ -21,10 +20,7 @@ use gpulint_core::analysis::Analysis;
 /// The state a module's import leaves in a clean process.
 #[derive(Debug)]
 pub(super) struct Frozen<A> {
-    pub globals: Arc<HashMap<FileId, Arc<HashMap<Name, Value>>>>,
-    pub heap: Heap,
-    pub class_attrs: ClassTable<HashMap<Name, Value>>,
-    pub class_bases: ClassTable<Vec<Value>>,
+    pub world: FrozenWorld,
     pub process: Process<A>,
     /// What its top level, or one it imported, read of the process context: it is reused in a
     /// process that is not clean only where those reads give the same.
@@ -190,15 +186,12 @@ fn freeze<A: Analysis>(
     let mut interp = Interp::new(program, cache, no_main, settings, None);
     interp.context_reads = Some(Default::default());
     interp.run_directly = members.iter().copied().collect();
-    interp.statement_budgets = true;
+    interp.budget.statement_budgets = true;
     for &m in members {
         interp.import_file(m);
     }
     Frozen {
-        globals: interp.globals,
-        heap: interp.heap,
-        class_attrs: interp.class_attrs,
-        class_bases: interp.class_bases,
+        world: interp.world.freeze(),
         reads: interp
             .context_reads
             .take()
@@ -215,11 +208,7 @@ impl<A: Analysis> Interp<'_, A> {
         if let Some(reads) = &self.context_reads {
             reads.borrow_mut().merge(&frozen.reads);
         }
-        self.memo.world_written();
-        merge_missing(&mut self.globals, &frozen.globals);
-        self.heap.attach(&frozen.heap);
-        self.class_attrs.merge_missing(&frozen.class_attrs);
-        self.class_bases_mut().merge_missing(&frozen.class_bases);
+        self.world.attach(&frozen.world);
         self.proc().attach(&frozen.process);
     }
 }

@@ -42,7 +42,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
     /// Runs `file`'s top level unless this process imported it already (or is importing it: a
     /// circular import sees the partly initialised module, as in Python).
     pub(super) fn import_file(&mut self, file: FileId) {
-        if self.globals.contains_key(&file) {
+        if self.world.globals().contains_key(&file) {
             return;
         }
         if !self.run_directly.contains(&file) {
@@ -50,13 +50,13 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
                 if self.frozen_applies(frozen) {
                     let frozen = std::sync::Arc::clone(frozen);
                     self.attach(&frozen);
-                    if self.globals.contains_key(&file) {
+                    if self.world.globals().contains_key(&file) {
                         return;
                     }
                 }
             }
         }
-        self.globals_mut().insert(file, Default::default());
+        self.world.globals_mut().insert(file, Default::default());
         if self.import_depth >= MAX_IMPORT_DEPTH {
             return;
         }
@@ -89,7 +89,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
             .any(|k| crate::libraries::env_role(k).is_some());
         let clean = p.bound.is_none() && p.default_cuda.is_none() && !env_matters;
         clean
-            || (frozen.reads.same_in(p, &self.globals)
+            || (frozen.reads.same_in(p, self.world.globals())
                 && frozen
                     .process
                     .env
@@ -104,14 +104,14 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         };
         // With budgets per statement, its statements have their own and the importer's goes on
         // where it was; otherwise the import draws on the running budget.
-        let fuel = self.fuel;
+        let fuel = self.budget.fuel;
         let frames = std::mem::take(&mut self.frames);
         let trail = self.take_trail();
-        let loop_depth = std::mem::take(&mut self.loop_depth);
+        let loop_depth = std::mem::take(&mut self.control.loop_depth);
         let caller = std::mem::replace(&mut self.cur, file);
         // A module's top level runs at import, in every interpreter that imports it.
-        let run_time = std::mem::replace(&mut self.run_time, false);
-        self.globals_mut().entry(file).or_default();
+        let run_time = std::mem::replace(&mut self.control.run_time, false);
+        self.world.globals_mut().entry(file).or_default();
         if file == self.main {
             // One statement at a time, so that effects can name the one running.
             let outer = self.main_statement;
@@ -125,13 +125,13 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         } else {
             self.exec_block(&module.body);
         }
-        self.run_time = run_time;
+        self.control.run_time = run_time;
         self.cur = caller;
-        self.loop_depth = loop_depth;
+        self.control.loop_depth = loop_depth;
         self.frames = frames;
         self.put_trail(trail);
-        if self.statement_budgets {
-            self.fuel = fuel;
+        if self.budget.statement_budgets {
+            self.budget.fuel = fuel;
         }
     }
 
@@ -168,7 +168,8 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
             return;
         };
         let names: Vec<(Name, Value)> = self
-            .globals
+            .world
+            .globals()
             .get(&file)
             .into_iter()
             .flat_map(|g| g.iter())
@@ -190,7 +191,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         }
         match self.p.node(node).children.get(attr) {
             Some(child) => match self.p.node(*child).file {
-                Some(file) if !self.globals.contains_key(&file) => Value::Unknown,
+                Some(file) if !self.world.globals().contains_key(&file) => Value::Unknown,
                 _ => Value::Module(*child),
             },
             None => Value::Unknown,
@@ -212,7 +213,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
 
     fn module_global(&self, node: NodeId, name: &str) -> Option<Value> {
         let file = self.p.node(node).file?;
-        self.globals.get(&file)?.get(name).cloned()
+        self.world.globals().get(&file)?.get(name).cloned()
     }
 }
 

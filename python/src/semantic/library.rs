@@ -3,16 +3,23 @@
 //! a new row of an existing kind needs no code.
 
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::{Backend, Channel, CudaObject, DeviceIndex, Effect, Init};
+use gpulint_core::effect::{Channel, CudaObject, DeviceIndex, Effect, Init};
 
 use super::calls::{passthrough, Args};
 use super::value::{Device, Value};
 use super::{Interp, Object};
 use crate::libraries::processes::{Carrier, Layer, StartMethod};
 use crate::libraries::{
-    self, torch, AttributeBehaviour, Behaviour, Iteration, MethodBehaviour, Param, Receiver,
+    self, AttributeBehaviour, Behaviour, Iteration, MethodBehaviour, Param, Receiver,
 };
 use crate::source::Span;
+
+mod cuda;
+mod data;
+mod distributed;
+mod env;
+mod processes;
+mod values;
 
 impl<'m> Args<'m> {
     /// The argument a row's parameter names.
@@ -71,8 +78,6 @@ impl<'m, A: Analysis> Interp<'m, A> {
         args: &Args<'m>,
     ) -> Option<Value> {
         let short = short(name);
-        // Only where the row makes a CUDA object: most rows make none.
-        let by_handle = || libraries::sent_by_handle(name);
         Some(match does {
             Behaviour::Alias(_)
             | Behaviour::Inspects
@@ -82,412 +87,83 @@ impl<'m, A: Analysis> Interp<'m, A> {
             | Behaviour::ForkedTask
             | Behaviour::HandlesRequests
             | Behaviour::NarrowsVisibility { .. } => return None,
-            Behaviour::InitsCuda {
-                level,
-                object,
-                safe_in_child,
-                unless_env,
-            } => {
-                let level = match unless_env {
-                    Some((key, value)) if self.env_var(key).is_some_and(|v| v == value) => {
-                        Init::None
-                    }
-                    _ => level,
-                };
-                let what = format!("`{short}` {reason}");
-                if level == Init::Context && object {
-                    return Some(self.new_cuda_object(
-                        span,
-                        DeviceIndex::Current,
-                        what,
-                        by_handle(),
-                    ));
-                }
-                let fails = level == Init::Context || (level == Init::Driver && !safe_in_child);
-                self.cuda_event(span, level, what, fails);
-                Value::Unknown
-            }
+            Behaviour::InitsCuda { .. } => self.inits_cuda(span, name, reason, does),
             // Called, it allocates a tensor on the current device.
-            Behaviour::CudaTensorType => self.new_cuda_object(
-                span,
-                DeviceIndex::Current,
-                format!("`{short}` {reason}"),
-                by_handle(),
-            ),
-            Behaviour::BindsDevice { device } => {
-                let arg = args.param(device);
-                let index = arg
-                    .and_then(|(v, e)| self.device_arg(v, e))
-                    .and_then(Device::cuda_index);
-                self.cuda_event(
-                    span,
-                    Init::Context,
-                    format!("`{short}` creates a context on the device"),
-                    true,
-                );
-                // Binding to a device taken from elsewhere still makes it this process's own.
-                let chooses =
-                    matches!(index, Some(DeviceIndex::PerWorker | DeviceIndex::Inherited))
-                        || index.is_none() && arg.is_some();
-                self.bind_device(span, chooses);
-                Value::Unknown
-            }
+            Behaviour::CudaTensorType => self.cuda_tensor_type(span, name, reason),
+            Behaviour::BindsDevice { device } => self.binds_device(span, name, args, device),
             Behaviour::BindsDeviceUnderLauncher { init, owner } => {
-                self.cuda_event(span, init, format!("`{short}()` {reason}"), true);
-                if self.proc_ref().per_worker {
-                    self.bind_device(span, false);
-                } else {
-                    // Not known to be a rank yet: a process group created later says it is.
-                    self.proc().launcher_binding.get_or_insert(span);
-                }
-                if owner {
-                    self.alloc(Object::DeviceOwner)
-                } else {
-                    Value::Unknown
-                }
+                self.binds_device_under_launcher(span, name, reason, init, owner)
             }
-            Behaviour::Factory {
-                device,
-                pin_memory,
-                default_device,
-                host_tensor,
-            } => {
-                let pinned =
-                    pin_memory.filter(|p| matches!(args.param(*p), Some((Value::Bool(true), _))));
-                if let Some(p) = pinned {
-                    let what = format!(
-                        "`{short}({}=True)` pins host memory through the CUDA host allocator, \
-                         which creates a context",
-                        p.name
-                    );
-                    self.cuda_event(span, Init::Context, what, true);
-                }
-                let host = || match host_tensor {
-                    true => Value::HostTensor {
-                        pinned: pinned.map(|_| span),
-                    },
-                    false => Value::Unknown,
-                };
-                match args.param(device).and_then(|(v, e)| self.device_arg(v, e)) {
-                    Some(Device::Cuda(index)) => self.new_cuda_object(
-                        span,
-                        index,
-                        format!("`{short}({}=...)` allocates on CUDA", device.name),
-                        by_handle(),
-                    ),
-                    Some(Device::Cpu) => host(),
-                    Some(_) => Value::Unknown,
-                    None if default_device && self.default_cuda_set() => self.new_cuda_object(
-                        span,
-                        DeviceIndex::Current,
-                        format!("`{short}` allocates on CUDA, the default device"),
-                        by_handle(),
-                    ),
-                    None => match passthrough(args) {
-                        Value::Cuda(obj) => Value::Cuda(obj),
-                        _ => host(),
-                    },
-                }
-            }
+            Behaviour::Factory { .. } => self.factory(span, name, does, args),
             Behaviour::ParallelEngine { .. } => {
-                if self.engine_workers(span, does, args) {
-                    // The engine's context is in its own process: the caller holds a client.
-                    return Some(Value::Unknown);
-                }
-                let reason = "builds a CUDA engine in this process";
-                return self.apply_row(span, name, libraries::CREATES_OBJECT, reason, args);
+                return self.parallel_engine(span, name, does, args);
             }
-            Behaviour::Computes => {
-                let operands: Vec<Value> = args.pos.iter().map(|(v, _)| v.clone()).collect();
-                let op = format!("`{short}`");
-                return Some(
-                    self.host_compute(span, &op, &operands)
-                        .unwrap_or_else(|| passthrough(args)),
-                );
-            }
-            Behaviour::LimitsHostThreads { count } => {
-                if let Some((Value::Int(1), _)) = args.param(count) {
-                    self.emit(Effect::HostThreadsLimited { span });
-                }
-                Value::None
-            }
+            Behaviour::Computes => self.computes(span, name, args),
+            Behaviour::LimitsHostThreads { count } => self.limits_host_threads(span, args, count),
             // On the CPU, a layer computes on host tensors when called, as a tensor operation does.
             Behaviour::CreatesParameters if !self.default_cuda_set() => {
                 Value::HostTensor { pinned: None }
             }
-            Behaviour::CreatesParameters => self.new_cuda_object(
-                span,
-                DeviceIndex::Current,
-                format!("`{short}` creates its parameters on CUDA, the default device"),
-                by_handle(),
-            ),
-            Behaviour::DeviceValue { kind, index } => {
-                let device = match (args.param(kind), args.param(index)) {
-                    (Some((Value::Str(kind), _)), Some((index, e))) if &**kind == "cuda" => {
-                        Some(Device::Cuda(self.ordinal_arg(index, e)))
-                    }
-                    (Some((v, e)), None) => self.device_arg(v, e),
-                    _ => None,
-                };
-                device.map_or(Value::Unknown, Value::Device)
+            Behaviour::CreatesParameters => self.creates_parameters(span, name),
+            Behaviour::DeviceValue { kind, index } => self.device_value(args, kind, index),
+            Behaviour::CudaDevice { index } => self.cuda_device(args, index),
+            Behaviour::SetsDefaultDevice { device } => self.sets_default_device(span, args, device),
+            Behaviour::SavesTensors { obj, file } => self.saves_tensors(span, args, obj, file),
+            Behaviour::LoadsTensors { map_location, file } => {
+                self.loads_tensors(span, name, args, map_location, file)
             }
-            Behaviour::CudaDevice { index } => {
-                Value::Device(Device::Cuda(match args.param(index) {
-                    None => DeviceIndex::Fixed(0),
-                    Some((v, e)) => self.ordinal_arg(v, e),
-                }))
-            }
-            Behaviour::SetsDefaultDevice { device } => {
-                if self.names_cuda(args.param(device)) {
-                    self.proc().default_cuda.get_or_insert(span);
-                }
-                Value::None
-            }
-            Behaviour::SavesTensors { obj, file } => {
-                let file = args.param(file).and_then(|(v, e)| file_key(v, e));
-                if let (Some(file), Some((v, _))) = (file, args.param(obj)) {
-                    let host_only = host_only(v, 3);
-                    self.emit(Effect::CheckpointSaved {
-                        span,
-                        file,
-                        host_only,
-                    });
-                }
-                Value::None
-            }
-            Behaviour::LoadsTensors { map_location, file } => match args.param(map_location) {
-                // The device is whatever the checkpoint was saved from, which the code does not
-                // say: often the CPU (shards written by the same program), often cuda:0. Only a
-                // load that surely passes no mapping is unmapped: not a `**kwargs` or `*args`
-                // that may carry one, nor a parameter that defaults to `None`.
-                None | Some((Value::None, _)) => {
-                    let surely = match args.param(map_location) {
-                        None => !args.opaque_kwargs && !args.starred,
-                        Some((_, e)) => matches!(e.kind, crate::model::ExprKind::NoneLiteral),
-                    };
-                    if surely {
-                        let file = args.param(file).and_then(|(v, e)| file_key(v, e));
-                        self.emit(Effect::UnmappedLoad {
-                            span,
-                            what: name.into(),
-                            file,
-                            none_given: args.param(map_location).map(|(_, e)| e.span),
-                        });
-                    }
-                    Value::Unknown
-                }
-                Some((v, e)) => match self.device_arg(v, e) {
-                    Some(Device::Cuda(index)) => self.new_cuda_object(
-                        span,
-                        index,
-                        format!("`{name}` maps the tensors to CUDA"),
-                        by_handle(),
-                    ),
-                    _ => Value::Unknown,
-                },
-            },
             Behaviour::LoadsModel { .. } => self.load_model(span, name, does, args),
             Behaviour::LoadsOnProviders { providers, cuda } => {
-                let named = |v: &Value| {
-                    let name = match v {
-                        Value::Sequence(pair) => pair.first().cloned().unwrap_or_default(),
-                        other => other.clone(),
-                    };
-                    name.as_str().is_some_and(|n| cuda.contains(&n))
-                };
-                match args.param(providers) {
-                    Some((Value::Sequence(items), _)) if items.iter().any(named) => self
-                        .new_cuda_object(
-                            span,
-                            DeviceIndex::Current,
-                            format!("`{short}(providers=...)` loads the model onto CUDA"),
-                            by_handle(),
-                        ),
-                    _ => Value::Unknown,
-                }
+                self.loads_on_providers(span, name, args, providers, cuda)
             }
-            Behaviour::ReadsRank => {
-                self.proc().per_worker = true;
-                Value::Rank
-            }
-            Behaviour::ReadsGlobalRank => {
-                self.proc().per_worker = true;
-                Value::GlobalRank(libraries::local_rank_of(name))
-            }
+            Behaviour::ReadsRank => self.reads_rank(),
+            Behaviour::ReadsGlobalRank => self.reads_global_rank(name),
             Behaviour::ProcessGroup {
                 backend,
                 device_id,
                 world_size,
-            } => {
-                self.init_process_group(span, args, backend, device_id, world_size);
-                Value::None
-            }
-            Behaviour::Subgroup { backend } => match args.param(backend) {
-                Some((Value::Str(b), _)) if torch::backend(b) == Backend::Cpu => Value::CpuGroup,
-                _ => Value::Unknown,
-            },
+            } => self.process_group(span, args, backend, device_id, world_size),
+            Behaviour::Subgroup { backend } => self.subgroup(args, backend),
             Behaviour::Collective {
                 device,
                 group,
                 tensors,
-            } => {
-                let cpu = |v: &Value| matches!(v, Value::CpuGroup);
-                let on_cpu_group = args.pos.iter().any(|(v, _)| cpu(v))
-                    || args.param(group).is_some_and(|(v, _)| cpu(v));
-                // A tensor on the worker's own GPU makes the communicator there, not on GPU 0.
-                let own = |v: &Value| matches!(v, Value::Cuda(o) if o.index == gpulint_core::effect::DeviceIndex::PerWorker);
-                let on_own_gpu = tensors
-                    && (args.pos.iter().any(|(v, _)| own(v))
-                        || args.kw.iter().any(|(_, v, _)| own(v)));
-                let explicit =
-                    device.iter().any(|p| args.param(*p).is_some()) || on_cpu_group || on_own_gpu;
-                self.emit(Effect::CollectiveRun {
-                    span,
-                    name: short.into(),
-                    explicit_device: explicit,
-                });
-                passthrough(args)
-            }
+            } => self.collective(span, name, args, device, group, tensors),
             Behaviour::Returns(name) => Value::Qualified((*name).into()),
             // An object is not called; a call of it is a call of something unknown.
             Behaviour::Object => Value::Unknown,
-            Behaviour::Answers(answer) => {
-                self.answered.push((span, answer));
-                Value::Bool(answer)
-            }
+            Behaviour::Answers(answer) => self.answers(span, answer),
             Behaviour::StartsChildren { api, layer } => {
                 self.call_process_api(span, name, api, layer, args, None)
             }
-            Behaviour::GetContext { layer, method } => {
-                let start = start_method(args.param(method))
-                    .unwrap_or_else(|| self.resolve_start(layer, None).method);
-                Value::Context(layer, start)
-            }
-            Behaviour::FixesStartMethod {
-                layer,
-                allow_none,
-                creates_objects,
-                makes,
-            } => {
-                let asks_none = allow_none
-                    .and_then(|p| args.param(p))
-                    .is_some_and(|(v, _)| !matches!(v, Value::Bool(false)));
-                if asks_none {
-                    self.start_query_seen = true;
-                } else {
-                    self.emit(Effect::StartMethodFixed {
-                        span,
-                        context: u32::from(super::process::layer_key(layer)),
-                        what: format!("`{short}()` {reason}").into(),
-                        creates_objects,
-                    });
-                }
-                self.carrier(makes)
+            Behaviour::GetContext { layer, method } => self.get_context(args, layer, method),
+            Behaviour::FixesStartMethod { .. } => {
+                self.fixes_start_method(span, name, reason, does, args)
             }
             Behaviour::MakesCarrier(carrier) => self.carrier(Some(carrier)),
-            Behaviour::Waits => {
-                self.emit(Effect::WaitedForOthers { span });
-                Value::None
-            }
+            Behaviour::Waits => self.waits(span),
             Behaviour::SetStartMethod {
                 layer,
                 method,
                 force,
-            } => {
-                if let Some(m) = start_method(args.param(method)) {
-                    let force = args
-                        .param(force)
-                        .is_some_and(|(v, _)| !matches!(v, Value::Bool(false)));
-                    self.set_start_method(span, layer, m, force);
-                }
-                Value::None
-            }
-            Behaviour::RunsCommand { argv } => {
-                self.command_run(span, args.param(argv).map(|(v, _)| v));
-                Value::Unknown
-            }
-            Behaviour::EndsProcess => {
-                self.proc().exited = true;
-                Value::Unknown
-            }
+            } => self.sets_start_method(span, args, layer, method, force),
+            Behaviour::RunsCommand { argv } => self.runs_command(span, args, argv),
+            Behaviour::EndsProcess => self.ends_process(),
             Behaviour::Loader { .. } => self.dataloader(span, does, args),
-            Behaviour::LibraryDataset { transforms } => {
-                let transforms = transforms
-                    .iter()
-                    .filter_map(|k| args.kw(k).map(|(v, _)| v.clone()))
-                    .collect();
-                self.alloc(Object::LibraryDataset { transforms })
-            }
+            Behaviour::LibraryDataset { transforms } => self.library_dataset(args, transforms),
             Behaviour::ForkingDataset => self.alloc(Object::ForkingDataset),
             Behaviour::IndexesArguments => self.arguments_dataset(short, args),
-            Behaviour::DictOfKeywords => {
-                if !args.pos.is_empty() {
-                    return None;
-                }
-                Value::Mapping(std::sync::Arc::new(args.kw_values()))
-            }
-            Behaviour::Partial => {
-                let mut values = args.values().into_iter();
-                let func = values.next().unwrap_or_default();
-                self.alloc(Object::Partial {
-                    func,
-                    args: values.collect(),
-                })
-            }
-            Behaviour::Compose { steps } => {
-                let steps = match args.param(steps) {
-                    Some((Value::Sequence(items), _)) => items.to_vec(),
-                    _ => Vec::new(),
-                };
-                self.alloc(Object::Compose(steps))
-            }
-            Behaviour::ReadsEnv { key } => {
-                match args
-                    .param(key)
-                    .and_then(|(v, _)| v.as_str().map(str::to_string))
-                {
-                    Some(key) => self.read_env(&key),
-                    None => Value::Unknown,
-                }
-            }
-            Behaviour::WritesEnv { key, value } => {
-                if let (Some((Value::Str(k), _)), Some((v, _))) =
-                    (args.param(key), args.param(value))
-                {
-                    let (k, v) = (k.clone(), v.clone());
-                    self.write_env(&k, &v, span);
-                }
-                Value::Unknown
-            }
-            Behaviour::RemovesEnv { key } => {
-                if let Some((Value::Str(k), _)) = args.param(key) {
-                    let k = k.clone();
-                    std::sync::Arc::make_mut(&mut self.proc().env).remove(&*k);
-                }
-                Value::Unknown
-            }
-            Behaviour::Converts { to_int } => match args.pos.first() {
-                Some((Value::Rank, _)) => Value::Rank,
-                Some((Value::GlobalRank(local), _)) => Value::GlobalRank(*local),
-                Some((Value::Int(i), _)) if to_int => Value::Int(*i),
-                Some((Value::Str(s), _)) if to_int => s.parse().map_or(Value::Unknown, Value::Int),
-                Some((Value::Int(i), _)) => Value::Str(i.to_string().into()),
-                Some((Value::Str(s), _)) => Value::Str(s.clone()),
-                _ => Value::Unknown,
-            },
+            Behaviour::DictOfKeywords => return self.dict_of_keywords(args),
+            Behaviour::Partial => self.partial(args),
+            Behaviour::Compose { steps } => self.compose(args, steps),
+            Behaviour::ReadsEnv { key } => self.reads_env(args, key),
+            Behaviour::WritesEnv { key, value } => self.writes_env(span, args, key, value),
+            Behaviour::RemovesEnv { key } => self.removes_env(args, key),
+            Behaviour::Converts { to_int } => self.converts(args, to_int),
             Behaviour::ToHost => Value::Unknown,
             Behaviour::Iterates(shape) => self.iterate_arguments(shape, args),
-            Behaviour::Unpicklable => self.alloc(Object::Unpicklable {
-                span,
-                what: format!("`{name}()`"),
-            }),
-            Behaviour::CallsArgument(param) => match args.param(param) {
-                Some((f, _)) => {
-                    let f = f.clone();
-                    self.call_plain(&f, Vec::new())
-                }
-                None => Value::Unknown,
-            },
+            Behaviour::Unpicklable => self.unpicklable(span, name),
+            Behaviour::CallsArgument(param) => self.calls_argument(args, param),
         })
     }
 
@@ -612,8 +288,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             at_module_scope,
             force,
             during_reimport,
-            caught: self.try_depth > 0,
-            only_if_unset: self.unset_guard_depth > 0,
+            caught: self.control.try_depth > 0,
+            only_if_unset: self.control.unset_guard_depth > 0,
         });
     }
 
@@ -705,53 +381,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
             MethodBehaviour::StartsProcess => return self.start_process(span, recv),
             MethodBehaviour::RunsInWorkers(call) => return self.run_in_workers(recv, call, args),
-            MethodBehaviour::MovesArgumentsToDevice => {
-                let mut out = Vec::new();
-                for (v, e) in &args.pos {
-                    let by_handle = moved_by_handle(v);
-                    out.push(self.new_cuda_object(
-                        e.span,
-                        DeviceIndex::PerWorker,
-                        format!("`{method}` moves it to CUDA"),
-                        by_handle,
-                    ));
-                }
-                if out.len() == 1 {
-                    out.remove(0)
-                } else {
-                    Value::seq(out)
-                }
-            }
+            MethodBehaviour::MovesArgumentsToDevice => self.moves_arguments_to_device(method, args),
             MethodBehaviour::MovesToCuda { device } => {
-                let index = match args.param(device) {
-                    None => DeviceIndex::Current,
-                    Some((v, e)) => self
-                        .device_arg(v, e)
-                        .and_then(Device::cuda_index)
-                        .unwrap_or(DeviceIndex::PerWorker),
-                };
-                self.new_cuda_object(
-                    span,
-                    index,
-                    format!("`.{method}()` creates a CUDA context"),
-                    moved_by_handle(recv),
-                )
+                self.moves_to_cuda(span, recv, method, device, args)
             }
-            MethodBehaviour::MovesTo { device } => {
-                match args.param(device).and_then(|(v, e)| self.device_arg(v, e)) {
-                    Some(Device::Cuda(index)) => self.new_cuda_object(
-                        span,
-                        index,
-                        format!("`.{method}(...)` a CUDA device creates a CUDA context"),
-                        moved_by_handle(recv),
-                    ),
-                    Some(_) => Value::Unknown,
-                    None => match recv {
-                        Value::Cuda(obj) => Value::cuda(obj.derived()),
-                        _ => Value::Unknown,
-                    },
-                }
-            }
+            MethodBehaviour::MovesTo { device } => self.moves_to(span, recv, method, device, args),
             // A context handle, not a tensor: it cannot be sent to another process.
             MethodBehaviour::CreatesContext => self.new_cuda_object(
                 span,
@@ -805,25 +439,95 @@ impl<'m, A: Analysis> Interp<'m, A> {
             },
             MethodBehaviour::Metadata => Value::Unknown,
             MethodBehaviour::MapsDataset { .. } => self.dataset_map(span, recv, does, args),
-            MethodBehaviour::Sends => {
-                if let Some(Object::Channel(channel)) = self.object(recv) {
-                    let channel = *channel;
-                    let values: Vec<Value> = args
-                        .pos
-                        .iter()
-                        .map(|(v, _)| v.clone())
-                        .chain(args.kw.iter().map(|(_, v, _)| v.clone()))
-                        .collect();
-                    self.send_values(span, channel, &values, &format!("`{method}`"));
-                }
-                Value::None
-            }
+            MethodBehaviour::Sends => self.sends(span, recv, method, args),
             MethodBehaviour::Waits => {
                 self.emit(Effect::WaitedForOthers { span });
                 Value::Unknown
             }
             MethodBehaviour::MakesProxy => self.alloc(Object::Channel(Channel::ManagerProxy)),
         })
+    }
+
+    /// A method that moves each positional argument to the worker's device.
+    fn moves_arguments_to_device(&mut self, method: &str, args: &Args<'m>) -> Value {
+        let mut out = Vec::new();
+        for (v, e) in &args.pos {
+            let by_handle = moved_by_handle(v);
+            out.push(self.new_cuda_object(
+                e.span,
+                DeviceIndex::PerWorker,
+                format!("`{method}` moves it to CUDA"),
+                by_handle,
+            ));
+        }
+        if out.len() == 1 {
+            out.remove(0)
+        } else {
+            Value::seq(out)
+        }
+    }
+
+    /// `.cuda([device])`: the receiver on a CUDA device.
+    fn moves_to_cuda(
+        &mut self,
+        span: Span,
+        recv: &Value,
+        method: &str,
+        device: Param,
+        args: &Args<'m>,
+    ) -> Value {
+        let index = match args.param(device) {
+            None => DeviceIndex::Current,
+            Some((v, e)) => self
+                .device_arg(v, e)
+                .and_then(Device::cuda_index)
+                .unwrap_or(DeviceIndex::PerWorker),
+        };
+        self.new_cuda_object(
+            span,
+            index,
+            format!("`.{method}()` creates a CUDA context"),
+            moved_by_handle(recv),
+        )
+    }
+
+    /// `.to(device)`: on a CUDA device, a CUDA object; elsewhere, unknown.
+    fn moves_to(
+        &mut self,
+        span: Span,
+        recv: &Value,
+        method: &str,
+        device: Param,
+        args: &Args<'m>,
+    ) -> Value {
+        match args.param(device).and_then(|(v, e)| self.device_arg(v, e)) {
+            Some(Device::Cuda(index)) => self.new_cuda_object(
+                span,
+                index,
+                format!("`.{method}(...)` a CUDA device creates a CUDA context"),
+                moved_by_handle(recv),
+            ),
+            Some(_) => Value::Unknown,
+            None => match recv {
+                Value::Cuda(obj) => Value::cuda(obj.derived()),
+                _ => Value::Unknown,
+            },
+        }
+    }
+
+    /// A channel's send: what is put in it goes to another process.
+    fn sends(&mut self, span: Span, recv: &Value, method: &str, args: &Args<'m>) -> Value {
+        if let Some(Object::Channel(channel)) = self.object(recv) {
+            let channel = *channel;
+            let values: Vec<Value> = args
+                .pos
+                .iter()
+                .map(|(v, _)| v.clone())
+                .chain(args.kw.iter().map(|(_, v, _)| v.clone()))
+                .collect();
+            self.send_values(span, channel, &values, &format!("`{method}`"));
+        }
+        Value::None
     }
 
     /// A queue, a pipe (its two connections) or a manager, as `carrier` says; else an unknown value.

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use gpulint_core::analysis::Analysis;
 
+use super::control::Control;
 use super::process::Process;
 use super::value::{Items, ObjId, Value};
 use super::{Interp, Object};
@@ -37,15 +38,6 @@ pub(super) struct Memo<A> {
     pub enabled: bool,
     /// Bumped when the state every entry point starts from changes (see [`Memo::rebase`]).
     generation: u32,
-    /// Since the running entry point started: a global, a class or an object it did not allocate
-    /// was written. Nothing is recorded or replayed then, and a recording that ends dirty is
-    /// impure (only the next entry point clears it).
-    pub dirty: bool,
-    /// The first own-heap index the running entry point allocated.
-    floor: u32,
-    /// The lowest own-heap index written since the innermost recording began (0: another
-    /// segment's object).
-    written_from: u32,
     /// Effects emitted and calls cut so far: either, while a call ran, makes it impure.
     pub emits: u64,
     pub cuts: u64,
@@ -61,7 +53,7 @@ struct Recorded<A> {
     generation: u32,
     args: Vec<Value>,
     kwargs: Vec<(String, Value)>,
-    context: Context,
+    context: ControlKey,
     /// The process it started from (held, so that its shared tables stay where they are and a
     /// pointer compared later is never another table's).
     process: Process<A>,
@@ -73,35 +65,71 @@ struct Recorded<A> {
     steps: u64,
 }
 
-/// The interpreter's flags that steer how code runs.
+/// The control flags a replay must match, taken field by field: a field added to [`Control`]
+/// does not compile here until it is either in the key or bound to `_` with the reason it need not
+/// be.
 #[derive(Clone, Copy, PartialEq, Eq)]
-struct Context {
-    loop_depth: u32,
-    try_depth: u32,
-    unset_guard_depth: u32,
-    one_rank_depth: u32,
-    start_query_seen: bool,
-    run_time: bool,
+struct ControlKey {
+    depths: [u32; 4],
+    flags: [bool; 2],
+}
+
+fn control_key(control: Control) -> ControlKey {
+    let Control {
+        loop_depth,
+        try_depth,
+        unset_guard_depth,
+        one_rank_depth,
+        start_query_seen,
+        run_time,
+    } = control;
+    ControlKey {
+        depths: [loop_depth, try_depth, unset_guard_depth, one_rank_depth],
+        flags: [start_query_seen, run_time],
+    }
 }
 
 /// Whether a call would read the two processes alike: fields compared, shared tables by pointer.
+/// `a` is taken field by field, as [`control_key`] takes the flags.
 fn same_process<A>(a: &Process<A>, b: &Process<A>) -> bool {
-    a.id == b.id
-        && a.cuda == b.cuda
-        && a.child_of == b.child_of
-        && Arc::ptr_eq(&a.start_methods, &b.start_methods)
-        && a.default_cuda == b.default_cuda
-        && Arc::ptr_eq(&a.env, &b.env)
-        && a.bound == b.bound
-        && a.launcher_binding == b.launcher_binding
-        && [a.per_worker, a.reimport, a.spawned, a.exited, a.partial]
+    let Process {
+        id,
+        cuda,
+        child_of,
+        start_methods,
+        default_cuda,
+        env,
+        bound,
+        launcher_binding,
+        per_worker,
+        // Read only where a child starts (`child_launch`), which takes a process id: a call that
+        // started one is never recorded. Written only by `launched`, which emits.
+        launch: _,
+        reimport,
+        spawned,
+        exited,
+        partial,
+        // Read only into a child's start (`default_in_entry`), as `launch`; set only between
+        // entry points, never while a call runs.
+        entry: _,
+        analyses,
+    } = a;
+    *id == b.id
+        && *cuda == b.cuda
+        && *child_of == b.child_of
+        && Arc::ptr_eq(start_methods, &b.start_methods)
+        && *default_cuda == b.default_cuda
+        && Arc::ptr_eq(env, &b.env)
+        && *bound == b.bound
+        && *launcher_binding == b.launcher_binding
+        && [*per_worker, *reimport, *spawned, *exited, *partial]
             == [b.per_worker, b.reimport, b.spawned, b.exited, b.partial]
-        && a.analyses.ptr_eq(&b.analyses)
+        && analyses.ptr_eq(&b.analyses)
 }
 
 /// What a recording needs to tell, when the construction ends, whether it was pure.
 pub(super) struct Recording<A> {
-    context: Context,
+    context: ControlKey,
     process: Process<A>,
     first: u32,
     written_from: u32,
@@ -113,48 +141,18 @@ pub(super) struct Recording<A> {
 }
 
 impl<A> Memo<A> {
-    /// An entry point starts from the saved state: nothing written yet.
-    pub fn entry_started(&mut self, heap_len: u32) {
-        self.dirty = false;
-        self.floor = heap_len;
-    }
-
-    /// The state entry points start from changed; a dirty change makes earlier records stale.
-    pub fn rebase(&mut self) {
-        if self.dirty {
+    /// The state entry points start from changed; a change that wrote shared state the entry
+    /// points had (`dirty`, see `World::dirty`) makes earlier records stale.
+    pub fn rebase(&mut self, dirty: bool) {
+        if dirty {
             self.generation += 1;
             self.recorded.clear();
             self.count = 0;
         }
     }
-
-    /// A global, a class attribute or a class was written.
-    pub fn world_written(&mut self) {
-        self.dirty = true;
-    }
-
-    /// An object was written; `own` is the running heap's own segment.
-    pub fn object_written(&mut self, id: ObjId, own: u32) {
-        let index = if id.segment == own { id.index } else { 0 };
-        self.written_from = self.written_from.min(index);
-        if index < self.floor {
-            self.dirty = true;
-        }
-    }
 }
 
 impl<'m, A: Analysis> Interp<'m, A> {
-    fn memo_context(&self) -> Context {
-        Context {
-            loop_depth: self.loop_depth,
-            try_depth: self.try_depth,
-            unset_guard_depth: self.unset_guard_depth,
-            one_rank_depth: self.one_rank_depth,
-            start_query_seen: self.start_query_seen,
-            run_time: self.run_time,
-        }
-    }
-
     /// Whether this call may be replayed or recorded, and then its result if one is recorded;
     /// `Err` holds the recording to finish with [`Interp::record`].
     pub(super) fn replay(
@@ -170,10 +168,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         // An object the running entry point did not allocate is the same, unwritten, in every
         // entry point of this generation (writing one makes the entry dirty).
-        let own = self.heap.own();
-        let stable = |id: ObjId| id.segment != own || id.index < memo.floor;
+        let stable = |id: ObjId| self.world.older_than_entry(id);
         if !memo.enabled
-            || memo.dirty
+            || self.world.dirty()
             || self.procs.len() != 1
             || local
             || !args.iter().all(|v| plain(v, &stable))
@@ -181,7 +178,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         {
             return None;
         }
-        let context = self.memo_context();
+        let context = control_key(self.control);
         let process = self.proc_ref();
         let found = memo.recorded.get(&callee).and_then(|records| {
             records.iter().find(|r| {
@@ -193,10 +190,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
             })
         });
         if let Some(r) = found {
-            if r.steps <= self.fuel {
+            if r.steps <= self.budget.fuel {
                 let (objects, first, steps) = (r.objects.clone(), r.first, r.steps);
                 let result = r.result.clone();
-                self.fuel -= steps;
+                self.budget.fuel -= steps;
                 #[cfg(test)]
                 {
                     self.memo.hits += 1;
@@ -205,15 +202,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
         }
         let process = self.proc_ref().clone();
-        let memo = &mut self.memo;
+        let memo = &self.memo;
         let recording = Recording {
             context,
             process,
-            first: self.heap.own_len(),
-            written_from: std::mem::replace(&mut memo.written_from, u32::MAX),
+            first: self.world.heap().own_len(),
+            written_from: self.world.begin_recording(),
             emits: memo.emits,
             cuts: memo.cuts,
-            fuel: self.fuel,
+            fuel: self.budget.fuel,
             next_process: self.next_process,
             fork_calls: self.fork_calls.len(),
         };
@@ -229,25 +226,24 @@ impl<'m, A: Analysis> Interp<'m, A> {
         kwargs: Vec<(String, Value)>,
         recording: Recording<A>,
     ) {
-        let written_from = self.memo.written_from;
-        self.memo.written_from = recording.written_from.min(written_from);
+        let written_from = self.world.end_recording(recording.written_from);
         let memo = &self.memo;
         let pure = written_from >= recording.first
             && memo.emits == recording.emits
             && memo.cuts == recording.cuts
-            && !memo.dirty
+            && !self.world.dirty()
             && self.next_process == recording.next_process
             && self.fork_calls.len() == recording.fork_calls
             && self.procs.len() == 1
-            && self.memo_context() == recording.context
+            && control_key(self.control) == recording.context
             && same_process(self.proc_ref(), &recording.process);
         if !pure
             || self.memo.count >= MAX_RECORDS
-            || (self.heap.own_len() - recording.first) as usize > MAX_OBJECTS
+            || (self.world.heap().own_len() - recording.first) as usize > MAX_OBJECTS
         {
             return;
         }
-        let objects = self.heap.own_objects(recording.first);
+        let objects = self.world.heap().own_objects(recording.first);
         let copyable = objects.iter().all(|o| {
             matches!(
                 &**o,
@@ -272,7 +268,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             objects,
             result: result.clone(),
             first: recording.first,
-            steps: recording.fuel - self.fuel,
+            steps: recording.fuel - self.budget.fuel,
         });
     }
 
@@ -280,10 +276,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// copies); the recorded result, moved likewise.
     fn copy_objects(&mut self, objects: &[Arc<Object>], first: u32, result: &Value) -> Value {
         let moved = Moved {
-            own: self.heap.own(),
+            own: self.world.heap().own(),
             first,
             end: first + objects.len() as u32,
-            to: self.heap.own_len(),
+            to: self.world.heap().own_len(),
         };
         for object in objects {
             let copy = moved.object(object);

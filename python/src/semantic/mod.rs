@@ -8,16 +8,24 @@
 //! loaders). Child processes are run as processes of their own: a forked child inherits the parent's
 //! state and objects, a spawned one re-imports the module first.
 
+mod bindings;
+mod branches;
+mod budget;
 mod calls;
 mod children;
 mod class_table;
+mod control;
 mod decide;
+mod entry;
+mod expressions;
 mod frozen;
 mod heap;
 mod imports;
 mod interp;
 mod launch;
+mod loaders;
 mod spelling;
+mod statements;
 pub use launch::documented_nodes;
 mod library;
 mod memo;
@@ -31,6 +39,8 @@ mod tests;
 mod trail;
 pub mod value;
 mod with_stmt;
+mod workers;
+mod world;
 
 pub use frozen::ImportCache;
 pub use names::{
@@ -47,7 +57,6 @@ use crate::libraries::processes::StartMethod;
 use crate::model::{Class, ClassId, FuncId, Function, Module, Receives};
 use crate::program::Program;
 use crate::source::{FileId, Span};
-use class_table::ClassTable;
 use process::Process;
 use value::{Captures, Name, ObjId, Value};
 
@@ -151,7 +160,7 @@ fn interpret<A: Analysis>(
     queried.dedup();
     Analysed {
         facts: interp.facts,
-        cuts: interp.cuts,
+        cuts: interp.budget.cuts,
         queried,
     }
 }
@@ -244,19 +253,10 @@ enum Object {
     Manager,
 }
 
-/// The program's shared state: every module's globals, the objects, the class attributes. A child
-/// process or an entry point runs on a copy; the parent goes on with its own.
-#[derive(Clone)]
-struct World {
-    globals: Arc<HashMap<FileId, Arc<HashMap<Name, Value>>>>,
-    heap: heap::Heap,
-    class_attrs: ClassTable<HashMap<Name, Value>>,
-}
-
 /// What every entry point starts from: the world and process the main program left, and each
 /// class's instance as built once by `__init__` (with the process state building it left).
 struct EntryBase<A> {
-    world: World,
+    world: world::Saved,
     end_of_main: Process<A>,
     /// Keyed by the class and the decorator that narrows its devices, which the building sees.
     receivers: HashMap<(ClassId, Option<Span>), (Value, Process<A>)>,
@@ -345,15 +345,9 @@ struct Interp<'m, A: Analysis> {
     /// The module whose globals the running code sees.
     cur: FileId,
     settings: Settings,
-    /// Each imported module's globals (present while it is being imported, too), in this process.
-    /// Shared until written, so entries and children copy them cheaply.
-    globals: Arc<HashMap<FileId, Arc<HashMap<Name, Value>>>>,
-    class_attrs: ClassTable<HashMap<Name, Value>>,
-    class_bases: ClassTable<Vec<Value>>,
-    /// Each class and its bases in lookup order, as `classes_of` walks them; cleared by
-    /// `class_bases_mut`, through which every write of `class_bases` goes.
-    lineages: std::cell::RefCell<HashMap<ClassId, std::rc::Rc<[ClassId]>>>,
-    heap: heap::Heap,
+    /// The program's shared state; every write of it goes through its methods, which tell the
+    /// memo (see `world`).
+    world: world::World,
     frames: Vec<Frame>,
     /// Project modules that are a modelled library's own (checked from its sources), by their
     /// absolute name: their public API keeps the library's rows (see `imports`).
@@ -362,8 +356,6 @@ struct Interp<'m, A: Analysis> {
     pending_call: Option<Span>,
     /// The statement of the main module's top level that is running (`Context::main_statement`).
     main_statement: Option<Span>,
-    /// The next frame is an entry's or its receiver's: its callers are unknown.
-    entry_call: bool,
     /// `Context::calls` of the effect being emitted (a buffer kept between effects).
     call_sites: Vec<Option<Span>>,
     /// The bindings written since the open branches began (see `trail`); it goes with `frames`.
@@ -372,49 +364,18 @@ struct Interp<'m, A: Analysis> {
     procs: Vec<Process<A>>,
     next_process: u32,
     entered: HashSet<FuncId>,
-    fuel: u64,
-    loop_depth: u32,
-    /// How many `try` bodies with handlers the running code is in: what raises there may be caught.
-    try_depth: u32,
-    /// How many `if get_start_method(allow_none=True) is None:` bodies the running code is in.
-    unset_guard_depth: u32,
-    /// How many branches that run on one rank only (`if rank == 0:`) the running code is in.
-    one_rank_depth: u32,
-    /// A `get_start_method(allow_none=True)` ran since the running `if` test began.
-    start_query_seen: bool,
+    /// The flags that steer how the running code runs (see `control`).
+    control: control::Control,
+    /// The work bounds, as they are spent (see `budget`).
+    budget: budget::Budget,
+    /// What the main program leaves for its entry points and children (see `entry`).
+    entry: entry::EntryState<A>,
     /// The calls an `Answers` row answered while the running `if` test was evaluated, by span
     /// (see `decide`).
     answered: Vec<(Span, bool)>,
     import_depth: usize,
-    /// Whether module-level statements get a budget each (the main program's top level, a cached
-    /// import); elsewhere (a child's re-import, an entry's import) they share the running budget.
-    statement_budgets: bool,
-    /// How often each function was analysed, per process; and the last result of each.
-    calls: HashMap<(FuncId, u32), u32>,
-    /// How often each fork point started its child, per process.
-    children: HashMap<(Span, u32), u32>,
-    last_result: HashMap<FuncId, Value>,
-    /// Where the analysis was cut short (a budget ran out), for `--verbose`.
-    cuts: Vec<Cut>,
     /// The `os.fork()` calls evaluated so far.
     fork_calls: HashSet<Span>,
-    /// The running code runs after the program started, not while a module is imported: in a
-    /// function called from the main guard or from an entry point, or in a child's target. What it
-    /// binds globally, a fresh interpreter importing the program does not bind.
-    run_time: bool,
-    /// The main program's trailing `if __name__ == "__main__":`, and the world and process as
-    /// they were when it was reached: what importing the module leaves (see `run`).
-    main_guard: Option<Span>,
-    import_state: Option<(World, Process<A>)>,
-    /// Functions and classes the main program defines under its main guard (or anywhere, for an
-    /// interactive main): a child that imports the main module afresh does not have them.
-    main_only: HashSet<Definition>,
-    /// The main module's functions a task worker runs in the children it forks after importing
-    /// the module, with the decorator that registers each.
-    forked_tasks: Vec<(FuncId, Span, gpulint_core::effect::ChildKind)>,
-    /// The main program is an interactive `__main__` (a notebook): a child started by spawn or
-    /// forkserver does not import it at all.
-    interactive: bool,
     /// Calls recorded for replay, and what tells a pure one (see `memo`).
     memo: memo::Memo<A>,
     /// The process states of the paths that returned from the running function, joined at its end.
@@ -444,41 +405,22 @@ impl<'m, A: Analysis> Interp<'m, A> {
             main,
             cur: main,
             settings,
-            globals: Default::default(),
-            class_attrs: Default::default(),
-            class_bases: Default::default(),
-            lineages: Default::default(),
-            heap: heap::Heap::new(),
+            world: world::World::new(),
             frames: Vec::new(),
             pending_call: None,
             main_statement: None,
             library_modules: HashMap::default(),
-            entry_call: false,
             call_sites: Vec::new(),
             trail: Default::default(),
             procs: vec![Process::default()],
             next_process: 1,
             entered: HashSet::default(),
-            fuel: STATEMENT_FUEL,
-            loop_depth: 0,
-            try_depth: 0,
-            unset_guard_depth: 0,
-            one_rank_depth: 0,
-            start_query_seen: false,
             answered: Vec::new(),
             import_depth: 0,
             fork_calls: HashSet::default(),
-            run_time: false,
-            main_guard: None,
-            import_state: None,
-            main_only: HashSet::default(),
-            forked_tasks: Vec::new(),
-            interactive: p.is_interactive(main),
-            statement_budgets: false,
-            calls: HashMap::default(),
-            children: HashMap::default(),
-            last_result: HashMap::default(),
-            cuts: Vec::new(),
+            control: control::Control::default(),
+            budget: budget::Budget::new(),
+            entry: entry::EntryState::new(p.is_interactive(main)),
             memo: memo::Memo::default(),
             returned: None,
             queried: Vec::new(),
@@ -508,32 +450,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     /// A global of the running module.
     fn global(&self, name: &str) -> Option<&Value> {
-        self.globals.get(&self.cur)?.get(name)
+        self.world.globals().get(&self.cur)?.get(name)
     }
 
     fn scope_mut(&mut self) -> &mut HashMap<Name, Value> {
         let cur = self.cur;
-        Arc::make_mut(self.globals_mut().entry(cur).or_default())
-    }
-
-    /// Every module's globals, to write: a write of shared state tells the memo (see `memo`).
-    fn globals_mut(&mut self) -> &mut HashMap<FileId, Arc<HashMap<Name, Value>>> {
-        self.memo.world_written();
-        Arc::make_mut(&mut self.globals)
-    }
-
-    /// A class's attributes, to write (telling the memo, as `globals_mut`).
-    fn class_attrs_mut(&mut self, id: ClassId) -> &mut HashMap<Name, Value> {
-        self.memo.world_written();
-        Arc::make_mut(self.class_attrs.entry(id))
-    }
-
-    /// The classes' bases, to write (telling the memo, as `globals_mut`); the lineages walked from
-    /// them are forgotten.
-    fn class_bases_mut(&mut self) -> &mut ClassTable<Vec<Value>> {
-        self.memo.world_written();
-        self.lineages.get_mut().clear();
-        &mut self.class_bases
+        Arc::make_mut(self.world.globals_mut().entry(cur).or_default())
     }
 
     fn proc(&mut self) -> &mut Process<A> {
@@ -591,7 +513,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let Some(m) = self.module(self.main) else {
             return;
         };
-        self.statement_budgets = true;
+        self.budget.statement_budgets = true;
         let main = self.p.file(self.main);
         let start = Span::new(self.main, 0, 0);
         if crate::libraries::processes::is_test_module(&main.path, main.in_test_folder) {
@@ -603,18 +525,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
         {
             self.launched(start, nodes);
         }
-        self.main_guard = names::trailing_main_guard(&m.body);
+        self.entry.main_guard = names::trailing_main_guard(&m.body);
         self.exec_module(self.main);
-        self.statement_budgets = false;
+        self.budget.statement_budgets = false;
         self.run_forked_tasks();
         self.run_server_hooks();
         let main = self.procs.pop().unwrap_or_default();
         // Entry points are called from outside (a console script, a test runner, a library's
         // user) after an import of the module, where the main guard's body does not run.
         let (world, end_of_main) = self
+            .entry
             .import_state
             .take()
-            .unwrap_or_else(|| (self.save_world(), main.clone()));
+            .unwrap_or_else(|| (self.world.save(), main.clone()));
         let mut base = EntryBase {
             world,
             end_of_main,
@@ -659,8 +582,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// Runs one function as an entry point, from the state the main program left. With `partial`,
     /// it has callers elsewhere (see `ProcessEnd::partial`).
     fn run_entry(&mut self, id: FuncId, partial: bool, base: &mut EntryBase<A>) {
-        self.restore_world(base.world.clone());
-        self.memo.entry_started(self.heap.own_len());
+        self.world.start_entry(base.world.clone());
         let mut process = base.end_of_main.clone();
         process.partial = partial;
         let entry = Some(if partial {
@@ -676,11 +598,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             process.bound = Some(span);
             process.per_worker = true;
         }
-        self.fuel = ENTRY_FUEL;
-        self.run_time = true;
+        self.control.run_time = true;
         // An entry starts where the main program ended, with every function fresh.
-        self.calls.clear();
-        self.children.clear();
+        self.budget.start_entry();
         let func = self.func(id);
         let receiver = match func.class {
             None => None,
@@ -695,7 +615,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     && self.find_method(class, "__init__") == Some(id) =>
             {
                 let (_, built) = self.receiver(class, narrowed, process, base);
-                self.run_time = false;
+                self.control.run_time = false;
                 self.finish_process(built);
                 return;
             }
@@ -719,10 +639,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 chooses: false,
             });
         }
-        self.entry_call = true;
+        self.entry.entry_call = true;
         self.call_function(id, None, receiver, Vec::new(), Vec::new());
-        self.entry_call = false;
-        self.run_time = false;
+        self.entry.entry_call = false;
+        self.control.run_time = false;
         let process = self.procs.pop().unwrap_or_default();
         self.finish_process(process);
     }
@@ -752,30 +672,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 chooses: false,
             });
         }
-        self.entry_call = true;
+        self.entry.entry_call = true;
         let value = self.instantiate(class, Vec::new(), Vec::new());
-        self.entry_call = false;
+        self.entry.entry_call = false;
         let built = self.procs.pop().unwrap_or_default();
         base.receivers
             .insert((class, narrowed), (value.clone(), built.clone()));
-        self.memo.rebase();
-        base.world = self.save_world();
+        self.memo.rebase(self.world.dirty());
+        base.world = self.world.save();
         (value, built)
-    }
-
-    /// The program's shared state now; cheap, since its tables are shared until written.
-    fn save_world(&self) -> World {
-        World {
-            globals: self.globals.clone(),
-            heap: self.heap.clone(),
-            class_attrs: self.class_attrs.clone(),
-        }
-    }
-
-    fn restore_world(&mut self, world: World) {
-        self.globals = world.globals;
-        self.heap = world.heap;
-        self.class_attrs = world.class_attrs;
     }
 
     /// The names function `id` may read from enclosing scopes (see `names::free_names`).
@@ -806,19 +711,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     fn alloc(&mut self, object: Object) -> Value {
-        Value::Object(self.heap.alloc(object))
+        Value::Object(self.world.alloc(object))
     }
 
     fn object(&self, value: &Value) -> Option<&Object> {
         match value.primary() {
-            Value::Object(id) => self.heap.get(*id),
+            Value::Object(id) => self.world.object(*id),
             _ => None,
         }
     }
 
+    /// An object, to write (telling the memo; see `world`).
     fn object_mut(&mut self, id: ObjId) -> Option<&mut Object> {
-        self.memo.object_written(id, self.heap.own());
-        self.heap.get_mut(id)
+        self.world.object_mut(id)
     }
 
     /// Reports an effect to the running process's analyses.
@@ -829,7 +734,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             .extend(self.frames.iter().map(|f| f.called_at));
         let cx = Context {
             function: self.frames.last().map(|f| self.func(f.func).name_span),
-            one_rank: self.one_rank_depth > 0,
+            one_rank: self.control.one_rank_depth > 0,
             calls: &self.call_sites,
             main_statement: self.main_statement,
         };

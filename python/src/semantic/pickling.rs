@@ -205,7 +205,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         if func.parent.is_some() {
             return Some((Unserializable::LocalFunction, at));
         }
-        if self.main_only.contains(&Definition::Function(id)) {
+        if self.entry.main_only.contains(&Definition::Function(id)) {
             return Some((self.main_only_reason(), at));
         }
         func.class.and_then(|c| self.class_refusal(c))
@@ -216,7 +216,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let at = Some(class.name_span);
         if class.local {
             Some((Unserializable::LocalClass, at))
-        } else if self.main_only.contains(&Definition::Class(id)) {
+        } else if self.entry.main_only.contains(&Definition::Class(id)) {
             Some((self.main_only_reason(), at))
         } else {
             None
@@ -225,7 +225,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     /// Why a definition only the main program has cannot reach a child.
     fn main_only_reason(&self) -> Unserializable {
-        if self.interactive {
+        if self.entry.interactive {
             Unserializable::InteractiveMain
         } else {
             Unserializable::MainOnly

@@ -10,6 +10,9 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::libraries::processes::{Layer, StartMethod};
 use crate::source::Span;
 
+/// Every field is classified by the memo's replay key (`memo::same_process`, which destructures
+/// this type without `..`): adding one does not compile until it says whether a replay must match
+/// it.
 #[derive(Clone, Debug, Default)]
 pub struct Process<A> {
     pub id: u32,

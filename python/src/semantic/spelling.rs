@@ -76,7 +76,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// `name` or `name.attr`; never a name a local of the running function hides. The first by
     /// name, so that runs agree.
     fn global_spelling(&self, wanted: impl Fn(&str) -> bool, attr: &str) -> Option<String> {
-        let globals = self.globals.get(&self.cur)?;
+        let globals = self.world.globals().get(&self.cur)?;
         let hidden = |name: &str| {
             self.frames
                 .last()

@@ -120,7 +120,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         if local {
             self.frames.last()?.locals.get(name)
         } else {
-            self.globals.get(&self.cur)?.get(name)
+            self.world.globals().get(&self.cur)?.get(name)
         }
     }
 

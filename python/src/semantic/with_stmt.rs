@@ -108,7 +108,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         // A `try` with handlers around the `yield` catches what the block raises, too.
         let caught = u32::from(in_try.is_some_and(|(_, _, handlers, ..)| !handlers.is_empty()));
         self.exec_block(&body[..top]);
-        self.try_depth += caught;
+        self.control.try_depth += caught;
         let yielded = match in_try {
             Some((tried, at, ..)) => {
                 self.exec_block(&tried[..at]);
@@ -133,7 +133,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.frames.extend(frame);
         if let Some((tried, at, handlers, orelse, finally)) = in_try {
             self.exec_block(&tried[at + 1..]);
-            self.try_depth -= caught;
+            self.control.try_depth -= caught;
             for handler in handlers.iter() {
                 self.exec_maybe(handler);
             }

@@ -5,6 +5,7 @@ pub mod known;
 pub mod libraries;
 pub mod lower;
 pub mod model;
+pub mod names;
 pub mod notebook;
 pub mod prefilter;
 pub mod program;

@@ -516,14 +516,14 @@ impl Program {
                 .par_iter()
                 .filter_map(|id| {
                     let leaf = self.parse_leaf(*id)?.ok()?;
-                    Some(self.names_only_in(&crate::semantic::referenced_names(&leaf.module)))
+                    Some(self.names_only_in(&crate::names::referenced_names(&leaf.module)))
                 })
                 .collect();
             names.into_iter().flatten().collect()
         })
     }
 
-    /// Of the names a leaf reads ([`crate::semantic::referenced_names`]), those no file but the
+    /// Of the names a leaf reads ([`crate::names::referenced_names`]), those no file but the
     /// leaves does.
     pub fn names_only_in(&self, names: &HashSet<&str>) -> Vec<String> {
         names
@@ -845,7 +845,7 @@ impl Program {
     /// judged it from the imports the scan read, which may be more than it has.
     pub fn leaf_is_relevant(&self, id: FileId, module: &Module) -> bool {
         let wanted = wanted_imports(module);
-        crate::semantic::imports_gpu_library(module)
+        crate::names::imports_gpu_library(module)
             || self.imports_native(&wanted.imports)
             || wanted.imports.iter().any(|(level, dotted)| {
                 self.resolve(id, *level, dotted).is_some_and(|chain| {
@@ -1007,7 +1007,7 @@ fn load_one(
             loaded.scanned = true;
             loaded.gpu = imports
                 .iter()
-                .any(|(level, dotted)| *level == 0 && crate::semantic::is_gpu_module(dotted));
+                .any(|(level, dotted)| *level == 0 && crate::names::is_gpu_module(dotted));
             loaded.wanted = Wanted {
                 imports,
                 top_level: 0,
@@ -1038,9 +1038,9 @@ fn load_one(
             let (module, comments) = parse(&text, id);
             loaded.comments = comments;
             if let Ok(m) = &module {
-                let names = crate::semantic::referenced_names(m);
+                let names = crate::names::referenced_names(m);
                 loaded.names = names.into_iter().map(str::to_string).collect();
-                loaded.gpu = crate::semantic::imports_gpu_library(m);
+                loaded.gpu = crate::names::imports_gpu_library(m);
                 loaded.wanted = wanted_imports(m);
                 // What the cache keeps of this parse is taken from the model when it is written
                 // (`SourceFile::learned`), not held twice meanwhile.
@@ -1071,11 +1071,11 @@ fn summary(wanted: &Wanted, gpu: bool, names: &[String], comments: &[Span]) -> P
 
 /// What a leaf's parse gives the cache: as [`summary`], from its model and comments.
 pub fn leaf_summary(module: &Module, comments: &[Span]) -> Parsed {
-    let names: Vec<String> = crate::semantic::referenced_names(module)
+    let names: Vec<String> = crate::names::referenced_names(module)
         .into_iter()
         .map(str::to_string)
         .collect();
-    let gpu = crate::semantic::imports_gpu_library(module);
+    let gpu = crate::names::imports_gpu_library(module);
     summary(&wanted_imports(module), gpu, &names, comments)
 }
 
@@ -2015,7 +2015,7 @@ fn collect_imports(stmt: &Stmt, out: &mut Vec<(u32, String)>) {
             }
         }
         // Imports only type checkers read: they never run.
-        StmtKind::If { test, orelse, .. } if crate::semantic::is_type_checking(test) => {
+        StmtKind::If { test, orelse, .. } if crate::names::is_type_checking(test) => {
             for s in orelse {
                 collect_imports(s, out);
             }

@@ -639,7 +639,7 @@ fn check_file(
             let unseen = analysed.cuts.iter().filter(|c| !c.repeat).map(|c| c.span);
             (found, unseen.collect(), analysed.queried)
         }))
-        .map_err(panic_message),
+        .map_err(crate::panics::panic_message),
     };
     match found {
         Ok((found, unseen, queried)) => {
@@ -666,15 +666,6 @@ fn file_error_findings(id: FileId, error: &FileError) -> Vec<Diagnostic> {
         FileError::Syntax(err) => vec![gpulint_rules::invalid_syntax(&err.message, err.span)],
         FileError::Foreign => Vec::new(),
     }
-}
-
-/// What a caught panic said, for the internal-error report of the file whose check it ended.
-pub(crate) fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into())
 }
 
 /// Where and why a budget cut an analysis short: "`f` (path:line) was not followed further (reason)".

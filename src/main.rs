@@ -13,6 +13,7 @@ mod fixes;
 mod launches;
 mod noqa;
 mod output;
+mod panics;
 mod paths;
 mod rust;
 mod selection;

@@ -151,7 +151,7 @@ pub fn check(rust: &Rust, program: &Program) -> Vec<(FileId, Result<Vec<Diagnost
                 let facts = gpulint_rust::analyze::<Analyses>(&rust.loaded, krate, |f| rust.ids[f]);
                 gpulint_rules::check(&facts, program, Language::Rust)
             }))
-            .map_err(crate::check::panic_message);
+            .map_err(crate::panics::panic_message);
             (root, result)
         })
         .collect();

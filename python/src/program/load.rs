@@ -46,6 +46,18 @@ impl Program {
             Input::Unreadable { .. } | Input::Held { .. } => None,
         }));
         builder.boundary = import_root.map(|r| normalize(&r)).or(checked);
+        let wave = builder.first_wave(inputs);
+        let mut scanned: Vec<FileId> = Vec::new();
+        builder.load_waves(wave, &mut scanned);
+        builder.load_late_imports(&mut scanned);
+        builder.finish()
+    }
+}
+
+impl Builder {
+    /// Adds the checked files of `inputs` to the program (an unreadable one with its error, an
+    /// editor's text aside for the imports that reach it); returns the first wave to load.
+    fn first_wave(&mut self, inputs: Vec<Input>) -> Vec<(FileId, Source)> {
         let mut wave: Vec<(FileId, Source)> = Vec::new();
         for input in inputs {
             let (path, source) = match input {
@@ -53,41 +65,45 @@ impl Program {
                 Input::Text { path, text } => (path, Source::Bytes(text.into_bytes())),
                 Input::Bytes { path, bytes } => (path, Source::Bytes(bytes)),
                 Input::Unreadable { path, reason } => {
-                    let key = builder.fs.identity(&path);
-                    let id = builder.add_file(key, path, true);
-                    builder.program.files[id.0 as usize].module =
-                        Err(FileError::Unreadable(reason));
+                    let key = self.fs.identity(&path);
+                    let id = self.add_file(key, path, true);
+                    self.program.files[id.0 as usize].module = Err(FileError::Unreadable(reason));
                     continue;
                 }
                 Input::Held { path, text } => {
-                    let key = builder.fs.identity(&path);
-                    builder.held.insert(key, text);
+                    let key = self.fs.identity(&path);
+                    self.held.insert(key, text);
                     continue;
                 }
             };
-            let key = builder.fs.identity(&path);
-            if !builder.by_path.contains_key(&key) {
-                let id = builder.add_file(key, path, true);
+            let key = self.fs.identity(&path);
+            if !self.by_path.contains_key(&key) {
+                let id = self.add_file(key, path, true);
                 wave.push((id, source));
             }
         }
+        wave
+    }
+
+    /// Loads `wave` and the waves its imports lead to, parsing the scanned files that turn out to
+    /// matter; the files left only scanned are in `scanned`.
+    fn load_waves(&mut self, mut wave: Vec<(FileId, Source)>, scanned: &mut Vec<FileId>) {
         // Every file is first scanned for imports, not parsed: most of a tree like the standard
         // library can never reach a GPU library. Each round parses the scanned files that are
         // relevant (their imports reach one) or that an analysis imports, until none is left.
         // A checked file no other file imports (a leaf) is not parsed here: its analysis parses it,
         // once, so a tree's leaves are never all held at once.
-        let mut scanned: Vec<FileId> = Vec::new();
         while !wave.is_empty() {
-            builder.load(wave, &mut scanned);
-            builder.program.compute_relevance();
-            let force = builder.to_parse(&scanned);
+            self.load(wave, scanned);
+            self.program.compute_relevance();
+            let force = self.to_parse(scanned);
             scanned.retain(|id| !force.contains(id));
-            let importers = builder.program.importers();
+            let importers = self.program.importers();
             wave = force
                 .into_iter()
                 .filter_map(|id| {
                     let imported = importers[id.0 as usize].iter().any(|i| *i != id.0);
-                    let file = &mut builder.program.files[id.0 as usize];
+                    let file = &mut self.program.files[id.0 as usize];
                     let keep = !file.checked || imported;
                     if !keep && file.read_from_disk {
                         // A leaf read from a file: its analysis reads it again, so its text
@@ -100,13 +116,16 @@ impl Program {
                 })
                 .collect();
         }
+    }
+
+    fn load_late_imports(&mut self, scanned: &mut Vec<FileId>) {
         // A leaf that a module found later imports after all is parsed and held like the others.
-        let mut late = builder.program.imported_files();
-        late.retain(|f| builder.program.files[f.0 as usize].lazy);
+        let mut late = self.program.imported_files();
+        late.retain(|f| self.program.files[f.0 as usize].lazy);
         let late: Vec<(FileId, Source)> = late
             .into_iter()
             .map(|id| {
-                let file = &mut builder.program.files[id.0 as usize];
+                let file = &mut self.program.files[id.0 as usize];
                 file.lazy = false;
                 let source = match file.text.is_on_disk() {
                     true => Source::Reread,
@@ -116,16 +135,21 @@ impl Program {
             })
             .collect();
         if !late.is_empty() {
-            builder.load(late, &mut scanned);
-            builder.program.compute_relevance();
+            self.load(late, scanned);
+            self.program.compute_relevance();
         }
-        let mut probes = std::mem::take(&mut builder.fs.probes);
+    }
+
+    /// The program built: the file-system answers resolution relied on, each once, and every
+    /// file that does not parse checked.
+    fn finish(mut self) -> Program {
+        let mut probes = std::mem::take(&mut self.fs.probes);
         let mut seen = HashSet::default();
         probes.retain(|p| seen.insert(p.clone()));
-        builder.program.probes = probes;
+        self.program.probes = probes;
         // An imported module that does not parse leaves part of the program unanalysed: it is
         // checked as if named, so its error is reported even when only its importer was.
-        for file in &mut builder.program.files {
+        for file in &mut self.program.files {
             if matches!(
                 file.module,
                 Err(FileError::Syntax(_) | FileError::Binary { .. })
@@ -133,7 +157,7 @@ impl Program {
                 file.checked = true;
             }
         }
-        builder.program
+        self.program
     }
 }
 
@@ -221,30 +245,54 @@ fn load_one(
         .then(|| text_digest.unwrap_or_else(|| known::digest(text.as_bytes())));
     loaded.text_digest = text_digest;
     let known = known.zip(text_digest).and_then(|(k, d)| k.get(&d));
-    if keep.is_none() {
-        let scan = match known.and_then(|k| k.scan.clone()) {
-            Some(scan) => scan,
-            // Characters Python folds to ASCII could spell an import the scan cannot read.
-            None => (!prefilter::spells_ascii_with_other_characters(&text))
-                .then(|| prefilter::imports(&text))
-                .flatten(),
-        };
-        if learn && known.is_none_or(|k| k.scan.is_none()) {
-            loaded.learned.scan = Some(scan.clone());
-        }
-        if let Some(imports) = scan {
-            loaded.scanned = true;
-            loaded.gpu = imports
-                .iter()
-                .any(|(level, dotted)| *level == 0 && crate::names::is_gpu_module(dotted));
-            loaded.wanted = Wanted {
-                imports,
-                top_level: 0,
-            };
-            loaded.text = text.into();
-            return loaded;
-        }
+    if keep.is_none() && scan(&mut loaded, &text, known, learn) {
+        loaded.text = text.into();
+        return loaded;
     }
+    parse_or_recall(&mut loaded, &text, known, learn, text_digest);
+    loaded.text = match from_disk && loaded.notebook.is_none() {
+        true => Text::on_disk(path),
+        false => Text::pack(text),
+    };
+    loaded
+}
+
+/// Reads the imports of `text` from its tokens (or from what the cache knows of it), without
+/// parsing it; `false` when they cannot be read so (the file is parsed instead).
+fn scan(loaded: &mut Loaded, text: &str, known: Option<&Known>, learn: bool) -> bool {
+    let scan = match known.and_then(|k| k.scan.clone()) {
+        Some(scan) => scan,
+        // Characters Python folds to ASCII could spell an import the scan cannot read.
+        None => (!prefilter::spells_ascii_with_other_characters(text))
+            .then(|| prefilter::imports(text))
+            .flatten(),
+    };
+    if learn && known.is_none_or(|k| k.scan.is_none()) {
+        loaded.learned.scan = Some(scan.clone());
+    }
+    if let Some(imports) = scan {
+        loaded.scanned = true;
+        loaded.gpu = imports
+            .iter()
+            .any(|(level, dotted)| *level == 0 && crate::names::is_gpu_module(dotted));
+        loaded.wanted = Wanted {
+            imports,
+            top_level: 0,
+        };
+        return true;
+    }
+    false
+}
+
+/// Parses `text` into the file's model and takes what the loader needs from it, or, where the
+/// cache knows the parse of this text, takes that and defers the model (see [`crate::known`]).
+fn parse_or_recall(
+    loaded: &mut Loaded,
+    text: &str,
+    known: Option<&Known>,
+    learn: bool,
+    text_digest: Option<Digest>,
+) {
     match known.and_then(|k| k.parse.as_ref()) {
         Some(parsed) => {
             // Everything the loader takes from the model, without the model: parsed later if an
@@ -253,7 +301,7 @@ fn load_one(
             loaded.comments = parsed
                 .comments
                 .iter()
-                .map(|(start, end)| Span::new(id, *start, *end))
+                .map(|(start, end)| Span::new(loaded.id, *start, *end))
                 .collect();
             // The names are taken from what the cache knows when the program takes this in.
             loaded.names_known = text_digest;
@@ -264,7 +312,7 @@ fn load_one(
             };
         }
         None => {
-            let (module, comments) = parse(&text, id);
+            let (module, comments) = parse(text, loaded.id);
             loaded.comments = comments;
             if let Ok(m) = &module {
                 let names = crate::names::referenced_names(m);
@@ -278,11 +326,6 @@ fn load_one(
             loaded.module = module;
         }
     }
-    loaded.text = match from_disk && loaded.notebook.is_none() {
-        true => Text::on_disk(path),
-        false => Text::pack(text),
-    };
-    loaded
 }
 
 /// What a parse gave, as the cache keeps it.

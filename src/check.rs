@@ -8,10 +8,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use gpulint_analyses::Analyses;
+use gpulint_core::files::normalize;
+use gpulint_core::source::{FileId, Span};
 use gpulint_python::lower;
-use gpulint_python::program::{normalize, FileError, Input, Program};
+use gpulint_python::program::{FileError, Input, Program};
 use gpulint_python::semantic::{self, ImportCache, Settings};
-use gpulint_python::source::{FileId, Span};
 use gpulint_rules::Diagnostic;
 use rayon::prelude::*;
 

@@ -227,12 +227,13 @@ fn read_stdin(args: &CheckArgs) -> anyhow::Result<Stdin> {
         anyhow::bail!("--add-noqa does not rewrite standard input");
     }
     // Bytes, not text: invalid UTF-8 or a NUL byte is a finding, as in a file.
-    let bytes = gpulint_python::program::read_bounded(std::io::stdin(), 0)
+    let limit = gpulint_core::fsio::MAX_FILE_BYTES;
+    let bytes = gpulint_core::fsio::read_bounded(std::io::stdin(), 0, limit)
         .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?
         .ok_or_else(|| {
             anyhow::anyhow!(
                 "standard input is larger than {} MiB: not checked",
-                gpulint_python::program::MAX_FILE_BYTES >> 20
+                limit >> 20
             )
         })?;
     Ok(Some((path, bytes)))

@@ -25,9 +25,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
+use gpulint_core::source::FileId;
 use gpulint_python::program::{Input, Program};
 use gpulint_python::semantic::{ImportCache, Settings};
-use gpulint_python::source::FileId;
 
 use cli::{Cli, Command, RulesFormat};
 

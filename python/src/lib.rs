@@ -12,6 +12,5 @@ pub mod program;
 pub mod requirements;
 pub mod semantic;
 pub mod target;
-pub mod text;
 
 pub use gpulint_core::source;

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use gpulint_python::program::Program;
-use gpulint_python::source::Span;
+use gpulint_core::files::Files;
+use gpulint_core::source::Span;
 use gpulint_rules::{Diagnostic, Severity, RULES};
 use serde_sarif::sarif::{
     ArtifactLocation, Location, Message, MultiformatMessageString, PhysicalLocation, PropertyBag,
@@ -29,7 +29,7 @@ fn level(severity: Severity) -> &'static str {
 
 pub fn write(
     out: &mut impl Write,
-    program: &Program,
+    files: &dyn Files,
     ordered: &[&Diagnostic],
 ) -> anyhow::Result<()> {
     let rules: Vec<ReportingDescriptor> = RULES
@@ -62,15 +62,15 @@ pub fn write(
         })
         .collect();
     let location = |span: Span, message: Option<&str>| -> Location {
-        let file = program.file(span.file);
-        let start = super::stored(program, span, span.start);
-        let end = super::stored(program, span, span.end);
+        let file = files.file(span.file);
+        let start = super::stored(files, span, span.start);
+        let end = super::stored(files, span, span.end);
         let region = Region::builder()
             .start_line(i64::from(start.line))
             .start_column(i64::from(start.column))
             .end_line(i64::from(end.line))
             .end_column(i64::from(end.column));
-        let shown = super::location(program, span, span.start);
+        let shown = super::location(files, span, span.start);
         let region = match shown.cell {
             Some(cell) => region
                 .properties(
@@ -103,7 +103,7 @@ pub fn write(
         }
     };
     let fingerprints =
-        crate::fingerprint::fingerprints(program, ordered, &crate::paths::working_dir());
+        crate::fingerprint::fingerprints(files, ordered, &crate::paths::working_dir());
     let results: Vec<SarifResult> = ordered
         .iter()
         .zip(fingerprints)

@@ -4,13 +4,15 @@
 
 use std::ffi::OsString;
 use std::io::ErrorKind;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap as HashMap;
 
 use gpulint_core::fsio::FileState;
 
 use crate::known::{self, Digest};
+
+pub use gpulint_core::files::normalize;
 
 /// One answer of the file system that import resolution relied on.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -271,39 +273,6 @@ pub(super) fn list(dir: &Path) -> Option<HashMap<OsString, Kind>> {
 
 fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| normalize(path))
-}
-
-/// An absolute path with `.` and `..` worked out, without touching the file system.
-pub fn normalize(path: &Path) -> PathBuf {
-    // Most paths asked about are normal already (absolute, no `.` or `..`, no doubled or trailing
-    // `/`): the work below, for each file of a tree, is a large part of a run answered from the
-    // cache.
-    #[cfg(unix)]
-    {
-        let bytes = path.as_os_str().as_encoded_bytes();
-        let normal = bytes.first() == Some(&b'/')
-            && (bytes.len() == 1 || !bytes.ends_with(b"/"))
-            && !bytes.ends_with(b"/.")
-            && !bytes.ends_with(b"/..")
-            && !bytes.windows(2).any(|w| w == b"//")
-            && !bytes.windows(3).any(|w| w == b"/./")
-            && !bytes.windows(4).any(|w| w == b"/../");
-        if normal {
-            return path.to_path_buf();
-        }
-    }
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut out = PathBuf::new();
-    for component in absolute.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 /// How a file found through an import is shown: relative to the working directory when under it.

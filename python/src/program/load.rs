@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use gpulint_core::files::File;
 use gpulint_core::fsio::{FileState, Stamp};
 
 use crate::known::{self, Digest, Knowledge, Known, Parsed};
@@ -14,7 +15,7 @@ use crate::model::Module;
 use crate::notebook::{self, Notebook};
 use crate::prefilter;
 use crate::source::{Cells, FileId, Span};
-use crate::text::Text;
+use gpulint_core::text::Text;
 
 use super::fs::{normalize, Fs};
 use super::read::{decode, parse, read_observed};
@@ -591,7 +592,7 @@ impl Builder {
 
     pub(super) fn add_file(&mut self, key: PathBuf, shown: PathBuf, checked: bool) -> FileId {
         let id = FileId(self.program.files.len() as u32);
-        let mut file = SourceFile::unread(shown, checked);
+        let mut file = SourceFile::unread(File::new(shown, Text::default(), checked));
         file.in_test_folder = self.in_test_folder(&key);
         self.program.files.push(file);
         self.by_path.insert(key, id);

@@ -24,23 +24,23 @@ mod tests;
 
 pub use fs::{normalize, Probe};
 pub use load::leaf_summary;
-pub(crate) use read::read_lossy;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use gpulint_core::files::{File, Files};
 use gpulint_core::fsio::{FileState, Stamp};
 
 use crate::known::{Digest, Known};
 use crate::lower::SyntaxError;
 use crate::model::Module;
 use crate::notebook::{self, Notebook};
-use crate::source::{Cells, FileId, LineCol, LineIndex, Location, Span};
-use crate::text::Text;
+use crate::source::{FileId, LineCol, Span};
+use gpulint_core::text::Text;
 
 use read::read_text;
-pub use read::{read_bounded, MAX_FILE_BYTES};
+pub use read::MAX_FILE_BYTES;
 
 /// A module of the program as imports see it: a `.py` file, a package (its `__init__.py`), or a
 /// namespace package (a folder without one).
@@ -69,23 +69,13 @@ pub enum FileError {
     Foreign,
 }
 
+/// A file of the program: the language-neutral [`File`] and what the Python frontend knows of it.
 #[derive(Debug)]
 pub struct SourceFile {
-    /// As given on the command line for checked files; relative to the working directory (or
-    /// absolute) for files found through imports.
-    pub path: PathBuf,
-    /// The text (lossy for a file that is not UTF-8), for excerpts and positions.
-    pub text: Text,
-    /// Built on first use: most files never show a finding.
-    lines: OnceLock<LineIndex>,
+    /// What every language's file has: its path, text, comments and cells (read through
+    /// `Deref`, so `file.path` and `file.text` read as before).
+    pub base: File,
     pub module: Result<Module, FileError>,
-    /// Where its comments are (suppression comments are read from these).
-    pub comments: Vec<Span>,
-    /// Named by the user (or found under a named folder), not only imported; or imported and
-    /// not parsed (its error is reported).
-    pub checked: bool,
-    /// For a notebook, the cell each line of `text` comes from.
-    pub cells: Option<Cells>,
     /// For a notebook, its JSON and where each cell's source sits in it (for fixes).
     pub notebook: Option<Box<Notebook>>,
     /// It runs as an interactive `__main__` (a notebook's kernel): a child started by spawn or
@@ -128,6 +118,20 @@ pub struct SourceFile {
     parsed_here: bool,
 }
 
+impl std::ops::Deref for SourceFile {
+    type Target = File;
+
+    fn deref(&self) -> &File {
+        &self.base
+    }
+}
+
+impl std::ops::DerefMut for SourceFile {
+    fn deref_mut(&mut self) -> &mut File {
+        &mut self.base
+    }
+}
+
 impl SourceFile {
     /// The digest of the text it was scanned or parsed from (when the build learned or knew).
     pub fn text_digest(&self) -> Option<Digest> {
@@ -144,17 +148,11 @@ impl SourceFile {
         known
     }
 
-    /// Where byte `offset` of the text is, as users count (in its cell for a notebook).
     /// A file not read yet: no text, no module.
-    fn unread(path: PathBuf, checked: bool) -> SourceFile {
+    fn unread(base: File) -> SourceFile {
         SourceFile {
-            path,
-            text: Text::default(),
-            lines: OnceLock::new(),
+            base,
             module: Err(FileError::Unreadable("not read".into())),
-            comments: Vec::new(),
-            checked,
-            cells: None,
             notebook: None,
             interactive: false,
             imports: HashMap::default(),
@@ -175,39 +173,14 @@ impl SourceFile {
         }
     }
 
-    /// Where each line starts, built from the text on first use.
-    pub fn lines(&self) -> &LineIndex {
-        self.lines.get_or_init(|| LineIndex::new(&self.text))
-    }
-
-    pub fn location(&self, offset: u32) -> Location {
-        Location::of(&self.text, self.lines(), self.cells.as_ref(), offset)
-    }
-
     /// Where byte `offset` of the text is in the file as stored: its line and column there. For a
-    /// script, [`SourceFile::location`]'s; for a notebook, the line of the `.ipynb` file's JSON
+    /// script, [`File::line_col`]'s; for a notebook, the line of the `.ipynb` file's JSON
     /// where that character of its cell's `source` is written (what annotations on the file need).
     pub fn stored_line_col(&self, offset: u32) -> LineCol {
         self.notebook
             .as_ref()
             .and_then(|n| n.json_line_col(&self.text, self.lines(), offset))
-            .unwrap_or_else(|| self.lines().line_col(&self.text, offset))
-    }
-
-    /// For a notebook, the cell holding byte `offset` of the text: its number and its bytes.
-    pub fn cell_at(&self, offset: u32) -> Option<(u32, std::ops::Range<usize>)> {
-        let cells = self.cells.as_ref()?;
-        let line = self.lines().line_col(&self.text, offset).line;
-        let (number, _) = cells.locate(line);
-        let (first, next) = cells.lines_of(line);
-        let start = self.lines().line_start(first).unwrap_or(0) as usize;
-        let end = next
-            .and_then(|n| self.lines().line_start(n))
-            .map_or(self.text.len(), |e| e as usize);
-        Some((
-            number,
-            start.min(self.text.len())..end.max(start).min(self.text.len()),
-        ))
+            .unwrap_or_else(|| self.line_col(offset))
     }
 }
 
@@ -296,7 +269,8 @@ impl Program {
         let mut program = Program::default();
         for (i, restored) in files.into_iter().enumerate() {
             let id = FileId(i as u32);
-            let mut file = SourceFile::unread(restored.path, restored.checked);
+            let mut file =
+                SourceFile::unread(File::new(restored.path, Text::default(), restored.checked));
             file.module = Err(FileError::Unreadable("not analysed in this run".into()));
             file.comments = restored
                 .comments
@@ -323,24 +297,17 @@ impl Program {
         program
     }
 
-    /// Adds a file another frontend checks (Rust), for positions, excerpts and suppression
-    /// comments; `comments` are byte ranges in `text`.
-    pub fn add_foreign(
-        &mut self,
-        path: PathBuf,
-        text: String,
-        comments: &[(u32, u32)],
-        checked: bool,
-    ) -> FileId {
+    /// Registers a file another frontend checks (Rust), for positions, excerpts and suppression
+    /// comments: it gets the next id, which its comments' spans are moved to. Its module is
+    /// [`FileError::Foreign`]: nothing here analyses it.
+    pub fn register_foreign(&mut self, mut file: File) -> FileId {
         let id = FileId(self.files.len() as u32);
+        for comment in &mut file.comments {
+            comment.file = id;
+        }
         self.files.push(SourceFile {
-            text: text.into(),
             module: Err(FileError::Foreign),
-            comments: comments
-                .iter()
-                .map(|(s, e)| Span::new(id, *s, *e))
-                .collect(),
-            ..SourceFile::unread(path, checked)
+            ..SourceFile::unread(file)
         });
         id
     }
@@ -375,5 +342,19 @@ impl Program {
 impl gpulint_core::diagnostic::Sources for Program {
     fn text(&self, file: FileId) -> &str {
         &self.file(file).text
+    }
+}
+
+impl Files for Program {
+    fn file(&self, id: FileId) -> &File {
+        &self.files[id.0 as usize].base
+    }
+
+    fn ids(&self) -> Box<dyn Iterator<Item = FileId> + '_> {
+        Box::new((0..self.files.len() as u32).map(FileId))
+    }
+
+    fn stored_line_col(&self, id: FileId, offset: u32) -> LineCol {
+        self.files[id.0 as usize].stored_line_col(offset)
     }
 }

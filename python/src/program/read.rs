@@ -48,15 +48,6 @@ fn read_source(path: &Path) -> Result<(Vec<u8>, std::fs::Metadata), String> {
     }
 }
 
-/// Everything `reader` gives, unless it gives more than [`MAX_FILE_BYTES`] (`None`): never more
-/// than that is read. `expected` sizes the buffer.
-pub fn read_bounded(
-    reader: impl std::io::Read,
-    expected: usize,
-) -> std::io::Result<Option<Vec<u8>>> {
-    gpulint_core::fsio::read_bounded(reader, expected, MAX_FILE_BYTES)
-}
-
 fn too_large() -> String {
     format!(
         "larger than {} MiB: skipped (generated code?)",
@@ -74,14 +65,6 @@ fn read_stamped(path: &Path) -> (Result<String, (String, FileError)>, Option<Sta
     match read_source(path) {
         Ok((bytes, meta)) => (decode(bytes), Some(Stamp::of(&meta))),
         Err(reason) => (Err((String::new(), FileError::Unreadable(reason))), None),
-    }
-}
-
-/// A file's text as [`read_text`] makes it, lossy where the file is not valid UTF-8; empty where
-/// it cannot be read (the analysis that read it first reported why).
-pub(crate) fn read_lossy(path: &Path) -> String {
-    match read_text(path) {
-        Ok(text) | Err((text, _)) => text,
     }
 }
 

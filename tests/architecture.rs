@@ -340,3 +340,14 @@ fn the_python_loader_does_not_import_the_interpreter() {
     let found = lines_naming("python/src/program", "crate::semantic");
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// `check.rs` drives the Rust frontend's wiring (`rust.rs`); the wiring needs nothing of the check,
+/// so the two do not import each other.
+#[test]
+fn the_rust_wiring_does_not_import_the_check() {
+    let found: Vec<String> = lines_naming("src", "crate::check")
+        .into_iter()
+        .filter(|line| line.starts_with("src/rust.rs:"))
+        .collect();
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

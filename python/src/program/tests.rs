@@ -357,3 +357,24 @@ fn an_import_reads_the_held_text_instead_of_the_file() {
     assert!(program.module(id).is_some_and(|m| m.body.len() == 3));
     assert_eq!(program.files().count(), 2);
 }
+
+/// A text read again where a finding is shown (`Text::on_disk`) decodes as the loader decoded it:
+/// a NUL byte as a space, invalid UTF-8 as U+FFFD, so positions land where the loader put them.
+#[test]
+fn a_text_read_again_decodes_as_the_loader_did() {
+    for bytes in [
+        &b"x = 1\n"[..],
+        b"a\0b = 1\n",
+        b"s = '\xff\xfe'\n\0",
+        b"\xe2\x82",
+    ] {
+        let loaded = match super::read::decode(bytes.to_vec()) {
+            Ok(text) | Err((text, _)) => text,
+        };
+        assert_eq!(
+            loaded,
+            gpulint_core::text::lossy(bytes.to_vec()),
+            "{bytes:?}"
+        );
+    }
+}

@@ -4,8 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use gpulint_core::files::File;
+use gpulint_core::source::{FileId, Span};
 use gpulint_python::program::SourceFile;
-use gpulint_python::source::{FileId, Span};
 use gpulint_rules::Edit;
 
 use crate::check::Checked;
@@ -86,7 +87,7 @@ fn line_start(text: &str, offset: u32) -> u32 {
 /// The edit that puts `# noqa: CODE` on the line where `offset` is (the language server's "disable
 /// for this line"), merged into the line's noqa comment when it has one; `None` where a comment
 /// there would not be one.
-pub fn line_edit(file: &SourceFile, id: FileId, offset: u32, code: &str) -> Option<Edit> {
+pub fn line_edit(file: &File, id: FileId, offset: u32, code: &str) -> Option<Edit> {
     let lines = BTreeMap::from([(line_start(&file.text, offset), BTreeSet::from([code]))]);
     let (mut edits, _) = directive_edits(file, id, &lines);
     edits.pop()
@@ -95,7 +96,7 @@ pub fn line_edit(file: &SourceFile, id: FileId, offset: u32, code: &str) -> Opti
 /// [`line_edit`] for a Rust file: `// noqa: CODE` at the line's end (after its comment, if it has
 /// one), or the code added to the line's noqa comment; `None` where the line ends inside a string
 /// or a block comment.
-pub fn rust_line_edit(file: &SourceFile, id: FileId, offset: u32, code: &str) -> Option<Edit> {
+pub fn rust_line_edit(file: &File, id: FileId, offset: u32, code: &str) -> Option<Edit> {
     let text: &str = &file.text;
     let start = line_start(text, offset) as usize;
     let end = text[start..]
@@ -150,7 +151,7 @@ fn write(file: &SourceFile, edits: &[Edit]) -> Result<(), String> {
 
 /// The edits that add the directives (`lines`: by where each line starts), and the lines skipped.
 fn directive_edits(
-    file: &SourceFile,
+    file: &File,
     id: FileId,
     lines: &BTreeMap<u32, BTreeSet<&str>>,
 ) -> (Vec<Edit>, Vec<u32>) {
@@ -232,19 +233,23 @@ fn comments_land(text: &str, edits: &[&Edit]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpulint_python::program::Program;
+    use gpulint_core::files::{FileTable, Files};
 
     fn rust_edit(text: &str, line: usize) -> Option<String> {
-        let mut program = Program::default();
+        let mut files = FileTable::default();
         let path = std::path::PathBuf::from("main.rs");
-        let comments = gpulint_rust::load::comments(text);
-        let id = program.add_foreign(path, text.to_string(), &comments, true);
+        let comments = gpulint_rust::load::comments(text)
+            .iter()
+            .map(|(start, end)| Span::new(FileId(0), *start, *end))
+            .collect();
+        let file = File::new(path, text.to_string().into(), true).with_comments(comments);
+        let id = files.add(file);
         let offset: usize = text
             .split_inclusive('\n')
             .take(line - 1)
             .map(str::len)
             .sum();
-        let edit = rust_line_edit(program.file(id), id, offset as u32, "GPU101")?;
+        let edit = rust_line_edit(files.file(id), id, offset as u32, "GPU101")?;
         let (new, _) = gpulint_rules::fix::apply(text, &[&edit]);
         Some(new)
     }

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use gpulint_python::program::{normalize, Program};
+use gpulint_core::files::{normalize, Files};
 use gpulint_rules::Diagnostic;
 use serde::{Deserialize, Serialize};
 
@@ -35,13 +35,13 @@ fn recordable(d: &Diagnostic) -> bool {
 
 /// The fingerprints of `diagnostics`, relative to `root`, each with its diagnostic.
 fn fingerprinted<'a>(
-    program: &Program,
+    files: &dyn Files,
     mut diagnostics: Vec<&'a Diagnostic>,
     root: &Path,
 ) -> Vec<(String, &'a Diagnostic)> {
     // Duplicates are numbered in source order.
-    diagnostics.sort_by_key(|d| (&program.file(d.span.file).path, d.span.start, d.code));
-    let prints = crate::fingerprint::fingerprints(program, &diagnostics, root);
+    diagnostics.sort_by_key(|d| (&files.file(d.span.file).path, d.span.start, d.code));
+    let prints = crate::fingerprint::fingerprints(files, &diagnostics, root);
     prints.into_iter().zip(diagnostics).collect()
 }
 
@@ -54,15 +54,15 @@ fn root_of(path: &Path) -> PathBuf {
 }
 
 /// Writes every finding but read errors to `path`; returns how many.
-pub fn write(path: &Path, program: &Program, diagnostics: &[Diagnostic]) -> anyhow::Result<usize> {
+pub fn write(path: &Path, files: &dyn Files, diagnostics: &[Diagnostic]) -> anyhow::Result<usize> {
     let root = root_of(path);
     let kept: Vec<&Diagnostic> = diagnostics.iter().filter(|d| recordable(d)).collect();
-    let findings: Vec<Entry> = fingerprinted(program, kept, &root)
+    let findings: Vec<Entry> = fingerprinted(files, kept, &root)
         .into_iter()
         .map(|(fingerprint, d)| Entry {
             fingerprint,
             code: d.code.to_string(),
-            path: crate::paths::relative_to(&program.file(d.span.file).path, &root),
+            path: crate::paths::relative_to(&files.file(d.span.file).path, &root),
             message: d.message.clone(),
         })
         .collect();
@@ -96,13 +96,13 @@ fn read(path: &Path) -> anyhow::Result<HashSet<String>> {
 /// Drops the findings the baseline of their file (`--baseline`, else its configuration's
 /// `baseline`) records; returns the rest and how many were dropped.
 pub fn hide(
-    program: &Program,
+    files: &dyn Files,
     resolver: &mut Resolver,
     diagnostics: Vec<Diagnostic>,
 ) -> anyhow::Result<(Vec<Diagnostic>, usize)> {
     let mut by_baseline: BTreeMap<PathBuf, Vec<&Diagnostic>> = BTreeMap::new();
     for d in diagnostics.iter().filter(|d| recordable(d)) {
-        if let Some(path) = resolver.baseline_for(&program.file(d.span.file).path)? {
+        if let Some(path) = resolver.baseline_for(&files.file(d.span.file).path)? {
             by_baseline.entry(path).or_default().push(d);
         }
     }
@@ -110,7 +110,7 @@ pub fn hide(
     let mut hidden = HashSet::new();
     for (path, group) in by_baseline {
         let recorded = read(&path)?;
-        for (print, d) in fingerprinted(program, group, &root_of(&path)) {
+        for (print, d) in fingerprinted(files, group, &root_of(&path)) {
             if recorded.contains(&print) {
                 hidden.insert((d.span, d.code, d.message.clone()));
             }

@@ -8,10 +8,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use gpulint_analyses::Analyses;
+use gpulint_core::files::normalize;
+use gpulint_core::source::{FileId, Span};
+use gpulint_python::known::{Digest, Knowledge, Parsed};
 use gpulint_python::lower;
-use gpulint_python::program::{normalize, FileError, Input, Program};
+use gpulint_python::program::{FileError, Input, Program};
 use gpulint_python::semantic::{self, ImportCache, Settings};
-use gpulint_python::source::{FileId, Span};
 use gpulint_rules::Diagnostic;
 use rayon::prelude::*;
 
@@ -77,60 +79,90 @@ pub struct Request {
     pub cache: Option<cache::Store>,
 }
 
+/// How a check runs, taken from its request.
+struct Run {
+    free_memory: bool,
+    report_unused_noqa: bool,
+    use_baseline: bool,
+    /// `GPULINT_TIMINGS`: where the time goes, on standard error.
+    timings: bool,
+    started: std::time::Instant,
+    /// Files the user named (standard input too): checked even when the configuration excludes
+    /// them, unless `--force-exclude` took them out of the inputs already.
+    named: HashSet<PathBuf>,
+    store: Option<cache::Store>,
+    /// How each main program is analysed.
+    analyse: Analyse,
+}
+
+/// How each main program is analysed: see [`check_file`].
+#[derive(Clone, Copy)]
+struct Analyse {
+    verbose: bool,
+    /// Keep what parsing a leaf gave, for the cache.
+    learn: bool,
+    timings: bool,
+}
+
+/// What the analyses of the main programs gave.
+struct Analysed {
+    /// Each main program's findings, with the names its analysis asked about.
+    results: Vec<(cache::MainResult, Vec<(String, bool)>)>,
+    /// Every text analysed was the one the program was built from: what the run found may be
+    /// recorded.
+    consistent: bool,
+    /// What parsing the leaves gave, for the cache.
+    learned_leaves: Vec<(Digest, Parsed)>,
+    /// The import caches the analyses ran with.
+    caches: Vec<ImportCache<Analyses>>,
+}
+
 fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result<Checked> {
-    let free_memory = request.free_memory;
-    let report_unused_noqa = request.report_unused_noqa;
-    let use_baseline = request.use_baseline;
-    let verbose = request.verbose;
     let import_root = request.import_root.clone();
     let store = request.cache.take();
-    // Files the user named (standard input too): checked even when the configuration excludes
-    // them, unless `--force-exclude` took them out of the inputs already.
     let mut named: HashSet<PathBuf> = request.named.iter().map(|p| normalize(p)).collect();
     if let Some((path, _)) = &request.stdin {
         named.insert(normalize(path));
     }
+    let (free_memory, report_unused_noqa, use_baseline, verbose) = (
+        request.free_memory,
+        request.report_unused_noqa,
+        request.use_baseline,
+        request.verbose,
+    );
     let (inputs, rust_inputs) = crate::rust::split(inputs(request, &mut resolver)?);
     let timings = std::env::var_os("GPULINT_TIMINGS").is_some();
-    let started = std::time::Instant::now();
+    let run = Run {
+        free_memory,
+        report_unused_noqa,
+        use_baseline,
+        timings,
+        started: std::time::Instant::now(),
+        named,
+        analyse: Analyse {
+            verbose,
+            learn: store.is_some(),
+            timings,
+        },
+        store,
+    };
     let loaded = crate::rust::read(rust_inputs);
     let native = crate::rust::native_modules(&loaded);
     let native_digest = crate::rust::native_digest(&native, &loaded);
-    let mut previous = store.as_ref().and_then(cache::Store::load);
-    // Nothing the recorded run read has changed: its findings, reported with today's
-    // configuration and comments; the program only restored, for the report.
-    if let Some(prev) = previous.as_mut() {
-        let unchanged = prev.unchanged(&inputs, native_digest);
-        if let (Err(why), true) = (&unchanged, timings) {
-            eprintln!("gpulint: the cache is not reused whole: {why}");
-        }
-        if let Ok(files) = unchanged {
-            let mut program = Program::restore(files);
-            let mains = main_programs(&program, &named, &mut resolver)?;
-            if let Some(mut results) = prev.results_if_same(&mains) {
-                let rust = crate::rust::add(loaded, &mut program);
-                results.extend(rust_results(&rust, &program));
-                if timings {
-                    eprintln!(
-                        "gpulint: {} main programs answered from the cache in {:.2?}",
-                        mains.len(),
-                        started.elapsed()
-                    );
-                }
-                if let (Some(prev), Some(store)) = (previous, &store) {
-                    prev.refresh(store);
-                }
-                return finish(
-                    program,
-                    results,
-                    &mut resolver,
-                    report_unused_noqa,
-                    use_baseline,
-                );
-            }
-        }
-    }
-    let knowledge = store.as_ref().map(|_| {
+    let mut previous = run.store.as_ref().and_then(cache::Store::load);
+    let whole = reuse_whole(
+        &run,
+        &mut previous,
+        &inputs,
+        native_digest,
+        loaded,
+        &mut resolver,
+    )?;
+    let loaded = match whole {
+        Ok(checked) => return Ok(checked),
+        Err(loaded) => loaded,
+    };
+    let knowledge = run.store.as_ref().map(|_| {
         Arc::new(
             previous
                 .as_ref()
@@ -138,167 +170,194 @@ fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result
                 .unwrap_or_default(),
         )
     });
-    let input_records = store.as_ref().map(|_| cache::input_records(&inputs));
+    let input_records = run.store.as_ref().map(|_| cache::input_records(&inputs));
     let mut program = Program::build_knowing(inputs, native, import_root, knowledge.clone());
     let rust = crate::rust::add(loaded, &mut program);
     program.remap_native(|f| rust.id(f));
-    let built = started.elapsed();
-    let mains = main_programs(&program, &named, &mut resolver)?;
-    let mut plan = store
+    let built = run.started.elapsed();
+    let mains = main_programs(&program, &run.named, &mut resolver)?;
+    let mut plan = run
+        .store
         .as_ref()
         .map(|_| cache::Plan::new(previous.as_ref(), &program, &mains, native_digest));
-    let known_names = |id: FileId| -> Option<&[String]> {
-        let digest = program.text_digest(id)?;
-        let known = knowledge.as_ref()?.get(&digest)?;
-        known.parse.as_ref().map(|p| p.names.as_slice())
+    let analysed = analyse_mains(&run, &mut program, mains, &mut plan, &knowledge, built);
+    if let (Some(store), Some(plan), Some(inputs), true) =
+        (&run.store, &plan, input_records, analysed.consistent)
+    {
+        store.record(cache::Outcome {
+            program: &program,
+            inputs,
+            native: native_digest,
+            plan,
+            results: &analysed.results,
+            leaves: analysed.learned_leaves,
+            previous: knowledge.clone(),
+        });
+    }
+    let mut results: Vec<cache::MainResult> =
+        analysed.results.into_iter().map(|(r, _)| r).collect();
+    results.extend(rust_results(&rust, &program));
+    // Its frozen module states die with the process (at most ten `--fix` rounds keep one each):
+    // freeing them piece by piece only costs time.
+    if run.free_memory {
+        drop(analysed.caches);
+    } else {
+        std::mem::forget(analysed.caches);
+    }
+    finish(
+        program,
+        results,
+        &mut resolver,
+        run.report_unused_noqa,
+        run.use_baseline,
+    )
+}
+
+/// Nothing the recorded run read has changed: its findings, reported with today's configuration
+/// and comments; the program only restored, for the report. Otherwise `loaded` back.
+fn reuse_whole(
+    run: &Run,
+    previous: &mut Option<cache::Previous>,
+    inputs: &[Input],
+    native_digest: u128,
+    loaded: gpulint_rust::Loaded,
+    resolver: &mut Resolver,
+) -> anyhow::Result<Result<Checked, gpulint_rust::Loaded>> {
+    let Some(prev) = previous.as_mut() else {
+        return Ok(Err(loaded));
     };
-    // The leaves first: parsing them gives the names they read, which the other files' analyses
-    // need (see `Program::leaf_names`).
+    let unchanged = prev.unchanged(inputs, native_digest);
+    if let (Err(why), true) = (&unchanged, run.timings) {
+        eprintln!("gpulint: the cache is not reused whole: {why}");
+    }
+    let Ok(files) = unchanged else {
+        return Ok(Err(loaded));
+    };
+    let mut program = Program::restore(files);
+    let mains = main_programs(&program, &run.named, resolver)?;
+    let Some(mut results) = prev.results_if_same(&mains) else {
+        return Ok(Err(loaded));
+    };
+    let rust = crate::rust::add(loaded, &mut program);
+    results.extend(rust_results(&rust, &program));
+    if run.timings {
+        eprintln!(
+            "gpulint: {} main programs answered from the cache in {:.2?}",
+            mains.len(),
+            run.started.elapsed()
+        );
+    }
+    if let (Some(prev), Some(store)) = (previous.take(), &run.store) {
+        prev.refresh(store);
+    }
+    finish(
+        program,
+        results,
+        resolver,
+        run.report_unused_noqa,
+        run.use_baseline,
+    )
+    .map(Ok)
+}
+
+/// Analyses the main programs whose recorded findings do not hold, the leaves first (parsing them
+/// gives the names they read, which the other files' analyses need: see `Program::leaf_names`),
+/// and takes the recorded findings of the others.
+fn analyse_mains(
+    run: &Run,
+    program: &mut Program,
+    mains: Vec<(FileId, Settings)>,
+    plan: &mut Option<cache::Plan>,
+    knowledge: &Option<Arc<Knowledge>>,
+    built: std::time::Duration,
+) -> Analysed {
     let (leaves, others): (Vec<_>, Vec<_>) =
         mains.into_iter().partition(|(id, _)| program.is_lazy(*id));
-    let leaf_count = leaves.len();
-    // A leaf's recorded findings hold when the names it asked about are referenced as before (by
-    // itself, or by a file other than the leaves).
-    let mut reused_leaves: HashMap<FileId, Vec<String>> = HashMap::new();
-    if let Some(plan) = plan.as_mut() {
-        for (id, _) in &leaves {
-            if !plan.is_candidate(*id) {
-                continue;
-            }
-            let Some(own) = known_names(*id) else {
-                plan.reject(*id);
-                continue;
-            };
-            let same = plan.queried(*id).iter().all(|(name, answer)| {
-                let referenced = own.binary_search_by(|n| n.as_str().cmp(name)).is_ok()
-                    || program.is_referenced(name, false);
-                referenced == *answer
-            });
-            if same {
-                reused_leaves.insert(*id, own.to_vec());
-            } else {
-                plan.reject(*id);
-            }
-        }
-    }
+    let mut reused_leaves = reusable_leaves(plan, &leaves, program, knowledge.as_deref());
     let stale =
         |id: FileId, plan: &Option<cache::Plan>| plan.as_ref().is_none_or(|p| !p.is_candidate(id));
     let stale_leaves: Vec<(FileId, Settings)> = leaves
         .iter()
-        .filter(|(id, _)| stale(*id, &plan))
+        .filter(|(id, _)| stale(*id, plan))
         .cloned()
-        .collect();
-    let first_others: Vec<FileId> = others
-        .iter()
-        .map(|(id, _)| *id)
-        .filter(|id| stale(*id, &plan))
         .collect();
     let roots: Vec<FileId> = stale_leaves
         .iter()
         .map(|(id, _)| *id)
-        .chain(first_others.iter().copied())
+        .chain(
+            others
+                .iter()
+                .map(|(id, _)| *id)
+                .filter(|id| stale(*id, plan)),
+        )
         .collect();
-    let mut consistent = knowledge.is_none() || materialize(&mut program, &roots);
+    let mut consistent = knowledge.is_none() || materialize(program, &roots);
     // Import-time state does not depend on the start method unless a module forks at import, which
     // the module's own analysis reports.
-    let mut caches = vec![import_cache(&program, &roots)];
-    let frozen = started.elapsed() - built;
-    let learn = store.is_some();
-    let run =
-        |program: &Program, cache: &ImportCache<Analyses>, (id, settings): (FileId, Settings)| {
-            let start = std::time::Instant::now();
-            let checked = check_file(program, cache, id, settings, verbose, learn);
-            if timings {
-                for d in checked.result.iter().flatten() {
-                    eprintln!(
-                        "gpulint: {} {} found by analysing {}",
-                        d.code,
-                        program.file(d.span.file).path.display(),
-                        program.file(id).path.display()
-                    );
-                }
-            }
-            if timings && start.elapsed().as_millis() >= 100 {
-                eprintln!(
-                    "gpulint: {} took {:.2?}",
-                    program.file(id).path.display(),
-                    start.elapsed()
-                );
-            }
-            (id, checked)
-        };
+    let mut caches = vec![import_cache(program, &roots)];
+    let frozen = run.started.elapsed() - built;
     // One file a job: with rayon's own splitting, a thread could be left alone at a phase's end
     // with a run of files no other thread could steal from (60–70 ms on transformers).
-    let mut analysed: HashMap<FileId, FileChecked> = stale_leaves
+    let analysed: HashMap<FileId, FileChecked> = stale_leaves
         .into_par_iter()
         .with_max_len(1)
-        .map(|f| run(&program, &caches[0], f))
+        .map(|f| run.analyse.one(program, &caches[0], f))
         .collect();
-    let mut names = rustc_hash::FxHashSet::default();
-    let mut comments = Vec::new();
-    let mut results: Vec<(cache::MainResult, Vec<(String, bool)>)> = Vec::new();
-    let mut learned_leaves = Vec::new();
-    for (id, _) in &leaves {
-        match analysed.remove(id) {
-            Some(checked) => {
-                if let Some(leaf) = checked.leaf {
-                    names.extend(leaf.names);
-                    comments.push((*id, leaf.comments));
-                }
-                consistent &= checked.consistent;
-                learned_leaves.extend(checked.summary);
-                results.push(((*id, checked.result, checked.unseen), checked.queried));
-            }
-            None => {
-                let (result, queried) = reused(&mut plan, *id);
-                let own = reused_leaves.remove(id).unwrap_or_default();
-                let own: HashSet<&str> = own.iter().map(String::as_str).collect();
-                names.extend(program.names_only_in(&own.into_iter().collect()));
-                let known = program
-                    .text_digest(*id)
-                    .and_then(|d| knowledge.as_ref()?.get(&d)?.parse.clone());
-                if let Some(parsed) = known {
-                    let spans = parsed
-                        .comments
-                        .iter()
-                        .map(|(start, end)| Span::new(*id, *start, *end))
-                        .collect();
-                    comments.push((*id, spans));
-                }
-                results.push((result, queried));
-            }
-        }
-    }
+    let mut out = Analysed {
+        results: Vec::new(),
+        consistent: true,
+        learned_leaves: Vec::new(),
+        caches: Vec::new(),
+    };
+    let (names, comments) = take_leaves(
+        &mut out,
+        analysed,
+        &leaves,
+        plan,
+        &mut reused_leaves,
+        program,
+        knowledge.as_deref(),
+    );
     program.add_leaf_names(names, comments);
-    // A file imported by others has its recorded findings hold when every name it asked about is
-    // referenced as before, the leaves' names now known.
-    let mut late_others = Vec::new();
-    if let Some(plan) = plan.as_mut() {
-        for (id, _) in &others {
-            if !plan.is_candidate(*id) {
-                continue;
-            }
-            let same = plan
-                .queried(*id)
-                .iter()
-                .all(|(name, answer)| program.is_referenced(name, true) == *answer);
-            if !same {
-                plan.reject(*id);
-                late_others.push(*id);
-            }
-        }
-    }
+    let late_others = stale_after_leaves(plan, &others, program);
     if !late_others.is_empty() {
-        consistent &= materialize(&mut program, &late_others);
-        caches.push(import_cache(&program, &late_others));
+        consistent &= materialize(program, &late_others);
+        caches.push(import_cache(program, &late_others));
     }
+    take_others(&mut out, run, program, &others, plan, &caches, &late_others);
+    if run.timings {
+        print_timings(
+            program,
+            leaves.len(),
+            out.results.len(),
+            run.started,
+            built,
+            frozen,
+        );
+    }
+    out.consistent &= consistent;
+    out.caches = caches;
+    out
+}
+
+/// Each main program other than the leaves: its findings, analysed now (with the import cache
+/// of those the leaves' names made stale, for those) or recorded, into `out`.
+fn take_others(
+    out: &mut Analysed,
+    run: &Run,
+    program: &Program,
+    others: &[(FileId, Settings)],
+    plan: &mut Option<cache::Plan>,
+    caches: &[ImportCache<Analyses>],
+    late_others: &[FileId],
+) {
     let stale_others: Vec<(FileId, Settings)> = others
         .iter()
-        .filter(|(id, _)| stale(*id, &plan))
+        .filter(|(id, _)| plan.as_ref().is_none_or(|p| !p.is_candidate(*id)))
         .cloned()
         .collect();
     let late: HashSet<FileId> = late_others.iter().copied().collect();
-    let analysed_others: Vec<(FileId, FileChecked)> = stale_others
+    let mut analysed: HashMap<FileId, FileChecked> = stale_others
         .into_par_iter()
         .with_max_len(1)
         .map(|f| {
@@ -307,64 +366,198 @@ fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result
             } else {
                 &caches[0]
             };
-            run(&program, cache, f)
+            run.analyse.one(program, cache, f)
         })
         .collect();
-    analysed.extend(analysed_others);
-    for (id, _) in &others {
+    for (id, _) in others {
         match analysed.remove(id) {
             Some(checked) => {
-                consistent &= checked.consistent;
-                results.push(((*id, checked.result, checked.unseen), checked.queried));
+                out.consistent &= checked.consistent;
+                out.results
+                    .push(((*id, checked.result, checked.unseen), checked.queried));
             }
-            None => results.push(reused(&mut plan, *id)),
+            None => out.results.push(reused(plan, *id)),
         }
     }
-    if timings {
-        let imported = program.files().filter(|(_, f)| !f.checked).count();
-        eprintln!("gpulint: {leaf_count} files parsed when analysed");
-        let syntax_only = program
-            .files()
-            .filter(|(id, _)| program.checked_for_syntax_only(*id))
-            .count();
-        eprintln!(
-            "gpulint: {syntax_only} files (reaching no GPU library) parsed for their syntax only"
-        );
-        eprintln!(
-            "gpulint: {} checked + {imported} imported files; read and parsed in {built:.2?}, imports run in {frozen:.2?}, analysed in {:.2?}",
-            results.len(),
-            started.elapsed() - built - frozen
-        );
-    }
-    if let (Some(store), Some(plan), Some(inputs), true) =
-        (&store, &plan, input_records, consistent)
-    {
-        store.record(cache::Outcome {
-            program: &program,
-            inputs,
-            native: native_digest,
-            plan,
-            results: &results,
-            leaves: learned_leaves,
-            previous: knowledge.clone(),
+}
+
+/// The leaves whose recorded findings hold, with the names each reads: those whose every name
+/// asked about is referenced as before (by itself, or by a file other than the leaves). The plan
+/// drops the others.
+fn reusable_leaves(
+    plan: &mut Option<cache::Plan>,
+    leaves: &[(FileId, Settings)],
+    program: &Program,
+    knowledge: Option<&Knowledge>,
+) -> HashMap<FileId, Vec<String>> {
+    let mut reused: HashMap<FileId, Vec<String>> = HashMap::new();
+    let Some(plan) = plan.as_mut() else {
+        return reused;
+    };
+    for (id, _) in leaves {
+        if !plan.is_candidate(*id) {
+            continue;
+        }
+        let Some(own) = known_names(program, knowledge, *id) else {
+            plan.reject(*id);
+            continue;
+        };
+        let same = plan.queried(*id).iter().all(|(name, answer)| {
+            let referenced = own.binary_search_by(|n| n.as_str().cmp(name)).is_ok()
+                || program.is_referenced(name, false);
+            referenced == *answer
         });
+        if same {
+            reused.insert(*id, own.to_vec());
+        } else {
+            plan.reject(*id);
+        }
     }
-    let mut results: Vec<cache::MainResult> = results.into_iter().map(|(r, _)| r).collect();
-    results.extend(rust_results(&rust, &program));
-    // Its frozen module states die with the process (at most ten `--fix` rounds keep one each):
-    // freeing them piece by piece only costs time.
-    if free_memory {
-        drop(caches);
-    } else {
-        std::mem::forget(caches);
+    reused
+}
+
+/// The names the cache knows `id`'s text reads, where it knows its parse.
+fn known_names<'a>(
+    program: &Program,
+    knowledge: Option<&'a Knowledge>,
+    id: FileId,
+) -> Option<&'a [String]> {
+    let digest = program.text_digest(id)?;
+    let known = knowledge?.get(&digest)?;
+    known.parse.as_ref().map(|p| p.names.as_slice())
+}
+
+/// Each leaf's findings, analysed now or recorded, into `out`; returns the names the leaves read
+/// that no other file does, and their comments.
+#[allow(clippy::type_complexity)]
+fn take_leaves(
+    out: &mut Analysed,
+    mut analysed: HashMap<FileId, FileChecked>,
+    leaves: &[(FileId, Settings)],
+    plan: &mut Option<cache::Plan>,
+    reused_leaves: &mut HashMap<FileId, Vec<String>>,
+    program: &Program,
+    knowledge: Option<&Knowledge>,
+) -> (rustc_hash::FxHashSet<String>, Vec<(FileId, Vec<Span>)>) {
+    let mut names = rustc_hash::FxHashSet::default();
+    let mut comments = Vec::new();
+    for (id, _) in leaves {
+        match analysed.remove(id) {
+            Some(checked) => {
+                if let Some(leaf) = checked.leaf {
+                    names.extend(leaf.names);
+                    comments.push((*id, leaf.comments));
+                }
+                out.consistent &= checked.consistent;
+                out.learned_leaves.extend(checked.summary);
+                out.results
+                    .push(((*id, checked.result, checked.unseen), checked.queried));
+            }
+            None => {
+                let (result, queried) = reused(plan, *id);
+                let own = reused_leaves.remove(id).unwrap_or_default();
+                let own: HashSet<&str> = own.iter().map(String::as_str).collect();
+                names.extend(program.names_only_in(&own.into_iter().collect()));
+                let known = program
+                    .text_digest(*id)
+                    .and_then(|d| knowledge?.get(&d)?.parse.clone());
+                if let Some(parsed) = known {
+                    let spans = parsed
+                        .comments
+                        .iter()
+                        .map(|(start, end)| Span::new(*id, *start, *end))
+                        .collect();
+                    comments.push((*id, spans));
+                }
+                out.results.push((result, queried));
+            }
+        }
     }
-    finish(
-        program,
-        results,
-        &mut resolver,
-        report_unused_noqa,
-        use_baseline,
-    )
+    (names, comments)
+}
+
+/// The files imported by others whose recorded findings no longer hold now that the leaves'
+/// names are known (a name one asked about is referenced otherwise than before): dropped from the
+/// plan, to be analysed with an import cache of their own.
+fn stale_after_leaves(
+    plan: &mut Option<cache::Plan>,
+    others: &[(FileId, Settings)],
+    program: &Program,
+) -> Vec<FileId> {
+    let mut late = Vec::new();
+    let Some(plan) = plan.as_mut() else {
+        return late;
+    };
+    for (id, _) in others {
+        if !plan.is_candidate(*id) {
+            continue;
+        }
+        let same = plan
+            .queried(*id)
+            .iter()
+            .all(|(name, answer)| program.is_referenced(name, true) == *answer);
+        if !same {
+            plan.reject(*id);
+            late.push(*id);
+        }
+    }
+    late
+}
+
+/// `GPULINT_TIMINGS`: how many files were parsed where, and where the time went.
+fn print_timings(
+    program: &Program,
+    leaf_count: usize,
+    results: usize,
+    started: std::time::Instant,
+    built: std::time::Duration,
+    frozen: std::time::Duration,
+) {
+    let imported = program.files().filter(|(_, f)| !f.checked).count();
+    eprintln!("gpulint: {leaf_count} files parsed when analysed");
+    let syntax_only = program
+        .files()
+        .filter(|(id, _)| program.checked_for_syntax_only(*id))
+        .count();
+    eprintln!(
+        "gpulint: {syntax_only} files (reaching no GPU library) parsed for their syntax only"
+    );
+    eprintln!(
+        "gpulint: {results} checked + {imported} imported files; read and parsed in {built:.2?}, imports run in {frozen:.2?}, analysed in {:.2?}",
+        started.elapsed() - built - frozen
+    );
+}
+
+impl Analyse {
+    /// Analyses main program `id` with `settings`, naming what it found and how long it took
+    /// under `GPULINT_TIMINGS`.
+    fn one(
+        self,
+        program: &Program,
+        cache: &ImportCache<Analyses>,
+        (id, settings): (FileId, Settings),
+    ) -> (FileId, FileChecked) {
+        let start = std::time::Instant::now();
+        let checked = check_file(program, cache, id, settings, self.verbose, self.learn);
+        if self.timings {
+            for d in checked.result.iter().flatten() {
+                eprintln!(
+                    "gpulint: {} {} found by analysing {}",
+                    d.code,
+                    program.file(d.span.file).path.display(),
+                    program.file(id).path.display()
+                );
+            }
+        }
+        if self.timings && start.elapsed().as_millis() >= 100 {
+            eprintln!(
+                "gpulint: {} took {:.2?}",
+                program.file(id).path.display(),
+                start.elapsed()
+            );
+        }
+        (id, checked)
+    }
 }
 
 /// The checked files each analysed as a main program, with their settings: every checked Python
@@ -639,7 +832,7 @@ fn check_file(
             let unseen = analysed.cuts.iter().filter(|c| !c.repeat).map(|c| c.span);
             (found, unseen.collect(), analysed.queried)
         }))
-        .map_err(panic_message),
+        .map_err(crate::panics::panic_message),
     };
     match found {
         Ok((found, unseen, queried)) => {
@@ -666,15 +859,6 @@ fn file_error_findings(id: FileId, error: &FileError) -> Vec<Diagnostic> {
         FileError::Syntax(err) => vec![gpulint_rules::invalid_syntax(&err.message, err.span)],
         FileError::Foreign => Vec::new(),
     }
-}
-
-/// What a caught panic said, for the internal-error report of the file whose check it ended.
-pub(crate) fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into())
 }
 
 /// Where and why a budget cut an analysis short: "`f` (path:line) was not followed further (reason)".

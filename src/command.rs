@@ -30,17 +30,7 @@ pub fn check(args: CheckArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> 
         true => None,
         false => Some(cache_folder(&args, &overrides)?),
     };
-    // The options that change which files are read and how (`--config` files and KEY = VALUE
-    // settings, exclusions); selection and severities apply after the cache, on every run.
-    let cache_key = format!(
-        "{:?} {:?} {:?} {} {:?} {:?}",
-        args.target_version,
-        args.platform,
-        args.config,
-        args.isolated,
-        args.exclude,
-        args.extend_exclude
-    );
+    let cache_key = cache_key(&args);
     // Walks again each time: a fix round re-reads the files it wrote.
     let request = |stdin: Stdin| check::Request {
         found: match stdin {
@@ -77,66 +67,113 @@ pub fn check(args: CheckArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> 
         unsafe_fixes: args.unsafe_fixes,
     };
     if args.diff {
-        let (changes, count) = fixes::fixed_texts(&checked, mode);
-        fixes::write_diff(out, &changes)?;
-        out.flush()?;
-        if count > 0 {
-            eprintln!("Would fix {count} finding{}.", plural(count));
-        }
-        return Ok(ExitCode::from(u8::from(!changes.is_empty())));
+        return diff(out, &checked, mode);
     }
     if let Some(path) = &args.write_baseline {
-        refuse_overwriting_a_source(path, &checked.program, "the baseline")?;
-        let count = baseline::write(path, &checked.program, &checked.diagnostics)?;
-        eprintln!(
-            "Wrote {count} finding{} to the baseline {}.",
-            plural(count),
-            path.display()
-        );
-        return Ok(ExitCode::SUCCESS);
+        return write_baseline(path, &checked);
     }
     if args.add_noqa {
-        let added = add_noqa::add(&checked, &walked)?;
-        for line in &added.skipped {
-            eprintln!("gpulint: {line}: no noqa comment added: a comment there would not be one (a string or a line continuation)");
-        }
-        eprintln!(
-            "Added {} noqa directive{}.",
-            added.lines,
-            plural(added.lines)
-        );
-        return Ok(ExitCode::SUCCESS);
+        return add_noqa(&checked, &walked);
     }
     if args.fix {
         if let Some((path, bytes)) = stdin {
             return fix_stdin(out, path, bytes, checked, &run_check, &args);
         }
-        // A file that could not be written is left alone from then on: the others are still fixed.
-        let mut unwritten: BTreeSet<PathBuf> = BTreeSet::new();
-        // Fixes that overlap wait for the next round; ten rounds is more than any file needs.
-        for _ in 0..10 {
-            let (mut changes, _) = fixes::fixed_texts(&checked, mode);
-            changes.retain(|path, _| !unwritten.contains(path));
-            if changes.is_empty() {
-                break;
-            }
-            let refused = fixes::write_files(&changes, &walked);
-            for (path, reason) in refused {
-                eprintln!(
-                    "gpulint: {}: fix not written: {reason}; the file is as it was",
-                    crate::paths::relative(&path)
-                );
-                changes.remove(&path);
-                unwritten.insert(path);
-            }
-            let fixed = checked.fixed + changes.values().map(|c| c.fixes).sum::<usize>();
-            checked = run_check(None)?;
-            checked.fixed = fixed;
-        }
-        errors |= !unwritten.is_empty();
+        let unwritten;
+        (checked, unwritten) = fix_files(checked, &run_check, mode, &walked)?;
+        errors |= unwritten;
     }
     let color = args.output_file.is_none() && output::use_color(args.color);
     report(out, checked, &args, color, errors)
+}
+
+/// The options that change which files are read and how (`--config` files and KEY = VALUE
+/// settings, exclusions); selection and severities apply after the cache, on every run.
+fn cache_key(args: &CheckArgs) -> String {
+    format!(
+        "{:?} {:?} {:?} {} {:?} {:?}",
+        args.target_version,
+        args.platform,
+        args.config,
+        args.isolated,
+        args.exclude,
+        args.extend_exclude
+    )
+}
+
+/// `--diff`: the fixes as a unified diff, nothing written; the exit status says whether there
+/// is one.
+fn diff(
+    out: &mut impl Write,
+    checked: &check::Checked,
+    mode: fixes::Mode,
+) -> anyhow::Result<ExitCode> {
+    let (changes, count) = fixes::fixed_texts(checked, mode);
+    fixes::write_diff(out, &changes)?;
+    out.flush()?;
+    if count > 0 {
+        eprintln!("Would fix {count} finding{}.", plural(count));
+    }
+    Ok(ExitCode::from(u8::from(!changes.is_empty())))
+}
+
+/// `--write-baseline PATH`: every finding but read errors, recorded at `path`.
+fn write_baseline(path: &Path, checked: &check::Checked) -> anyhow::Result<ExitCode> {
+    refuse_overwriting_a_source(path, &checked.program, "the baseline")?;
+    let count = baseline::write(path, &checked.program, &checked.diagnostics)?;
+    eprintln!(
+        "Wrote {count} finding{} to the baseline {}.",
+        plural(count),
+        path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--add-noqa`: a directive on each line where a finding starts.
+fn add_noqa(checked: &check::Checked, walked: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    let added = add_noqa::add(checked, walked)?;
+    for line in &added.skipped {
+        eprintln!("gpulint: {line}: no noqa comment added: a comment there would not be one (a string or a line continuation)");
+    }
+    eprintln!(
+        "Added {} noqa directive{}.",
+        added.lines,
+        plural(added.lines)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--fix` on files: writes the fixes and checks again, round after round, until none is left;
+/// returns the last check, and whether some file could not be written.
+fn fix_files(
+    mut checked: check::Checked,
+    run_check: &dyn Fn(Stdin) -> anyhow::Result<check::Checked>,
+    mode: fixes::Mode,
+    walked: &[PathBuf],
+) -> anyhow::Result<(check::Checked, bool)> {
+    // A file that could not be written is left alone from then on: the others are still fixed.
+    let mut unwritten: BTreeSet<PathBuf> = BTreeSet::new();
+    // Fixes that overlap wait for the next round; ten rounds is more than any file needs.
+    for _ in 0..10 {
+        let (mut changes, _) = fixes::fixed_texts(&checked, mode);
+        changes.retain(|path, _| !unwritten.contains(path));
+        if changes.is_empty() {
+            break;
+        }
+        let refused = fixes::write_files(&changes, walked);
+        for (path, reason) in refused {
+            eprintln!(
+                "gpulint: {}: fix not written: {reason}; the file is as it was",
+                crate::paths::relative(&path)
+            );
+            changes.remove(&path);
+            unwritten.insert(path);
+        }
+        let fixed = checked.fixed + changes.values().map(|c| c.fixes).sum::<usize>();
+        checked = run_check(None)?;
+        checked.fixed = fixed;
+    }
+    Ok((checked, !unwritten.is_empty()))
 }
 
 /// `--fix` on standard input: the fixed source goes to standard output (as editors expect), the
@@ -227,12 +264,13 @@ fn read_stdin(args: &CheckArgs) -> anyhow::Result<Stdin> {
         anyhow::bail!("--add-noqa does not rewrite standard input");
     }
     // Bytes, not text: invalid UTF-8 or a NUL byte is a finding, as in a file.
-    let bytes = gpulint_python::program::read_bounded(std::io::stdin(), 0)
+    let limit = gpulint_core::fsio::MAX_FILE_BYTES;
+    let bytes = gpulint_core::fsio::read_bounded(std::io::stdin(), 0, limit)
         .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?
         .ok_or_else(|| {
             anyhow::anyhow!(
                 "standard input is larger than {} MiB: not checked",
-                gpulint_python::program::MAX_FILE_BYTES >> 20
+                limit >> 20
             )
         })?;
     Ok(Some((path, bytes)))

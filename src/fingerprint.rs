@@ -5,17 +5,17 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use gpulint_python::program::Program;
+use gpulint_core::files::Files;
 use gpulint_rules::Diagnostic;
 
 /// One fingerprint per diagnostic, in order. `ordered` must list a file's findings in source order
 /// (duplicates are numbered in that order); paths are taken relative to `root`.
-pub fn fingerprints(program: &Program, ordered: &[&Diagnostic], root: &Path) -> Vec<String> {
+pub fn fingerprints(files: &dyn Files, ordered: &[&Diagnostic], root: &Path) -> Vec<String> {
     let mut seen: HashMap<u64, u32> = HashMap::new();
     ordered
         .iter()
         .map(|d| {
-            let file = program.file(d.span.file);
+            let file = files.file(d.span.file);
             let start = file.text[..(d.span.start as usize).min(file.text.len())]
                 .rfind('\n')
                 .map_or(0, |i| i + 1);

@@ -58,7 +58,7 @@ pub fn fixed_texts(checked: &Checked, mode: Mode) -> (BTreeMap<PathBuf, Change>,
     }
     let mut out = BTreeMap::new();
     for (file, edits) in by_file {
-        let source = program.file(gpulint_python::source::FileId(file));
+        let source = program.file(gpulint_core::source::FileId(file));
         let name = source.path.display().to_string();
         let change = match &source.notebook {
             Some(notebook) => match notebook.apply(&source.text, source.lines(), &edits) {

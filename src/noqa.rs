@@ -4,8 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use gpulint_python::program::SourceFile;
-use gpulint_python::source::Span;
+use gpulint_core::files::File;
+use gpulint_core::source::Span;
 use gpulint_rules::{Applicability, Diagnostic, Edit, Fix};
 
 /// The codes a directive names; empty for all.
@@ -37,7 +37,7 @@ pub struct Directives {
 }
 
 impl Directives {
-    pub fn of(file: &SourceFile) -> Directives {
+    pub fn of(file: &File) -> Directives {
         let mut out = Directives::default();
         for span in &file.comments {
             let Some(comment) = file.text.get(span.start as usize..span.end as usize) else {
@@ -71,7 +71,7 @@ impl Directives {
     /// a bare file-level suppression that suppressed nothing, each with the fix that removes it
     /// from `file`. Bare `# noqa` and other tools' codes are not reported: they may be ruff's or
     /// flake8's.
-    pub fn unused(&self, used: &HashSet<Use>, file: &SourceFile) -> Vec<Diagnostic> {
+    pub fn unused(&self, used: &HashSet<Use>, file: &File) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         // Read only where something is reported: a file's text may be read again from disk.
         let mut text: Option<std::sync::Arc<str>> = None;
@@ -327,7 +327,7 @@ mod tests {
     /// `line` (one line, with a comment) after the removal of `code` from its directive.
     fn removed(line: &str, code: Option<&str>) -> Option<String> {
         let hash = line.find('#').unwrap() as u32;
-        let file = gpulint_python::source::FileId(0);
+        let file = gpulint_core::source::FileId(0);
         let comment = Span::new(file, hash, line.trim_end().len() as u32);
         let edits = removal(line, comment, code)?;
         Some(gpulint_rules::fix::apply(line, &edits.iter().collect::<Vec<_>>()).0)

@@ -3,7 +3,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use gpulint_python::program::normalize;
+use gpulint_core::files::normalize;
 use percent_encoding::{percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 /// `path` relative to the working directory, with `/`; absolute when it is outside it.

@@ -5,8 +5,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use gpulint_analyses::Analyses;
 use gpulint_core::effect::CudaInitSite;
+use gpulint_core::source::{FileId, Span};
 use gpulint_python::program::{Input, Program};
-use gpulint_python::source::{FileId, Span};
 use gpulint_rules::{Diagnostic, Language};
 use gpulint_rust::{FileError, Loaded, Source};
 use rayon::prelude::*;
@@ -99,12 +99,13 @@ pub fn native_digest(native: &HashMap<String, Vec<CudaInitSite>>, loaded: &Loade
     gpulint_python::known::digest(text.as_bytes())
 }
 
-/// Adds every loaded file to the program.
+/// Registers every loaded file in the run's file table (the program's), as a language-neutral
+/// `File`: its path, text and comments, for positions, excerpts and suppression comments.
 pub fn add(loaded: Loaded, program: &mut Program) -> Rust {
     let ids = loaded
         .files
         .iter()
-        .map(|f| program.add_foreign(f.path.clone(), f.text.clone(), &f.comments, f.checked))
+        .map(|f| program.register_foreign(f.file()))
         .collect();
     Rust { loaded, ids }
 }
@@ -151,7 +152,7 @@ pub fn check(rust: &Rust, program: &Program) -> Vec<(FileId, Result<Vec<Diagnost
                 let facts = gpulint_rust::analyze::<Analyses>(&rust.loaded, krate, |f| rust.ids[f]);
                 gpulint_rules::check(&facts, program, Language::Rust)
             }))
-            .map_err(crate::check::panic_message);
+            .map_err(crate::panics::panic_message);
             (root, result)
         })
         .collect();

@@ -287,7 +287,11 @@ fn no_production_code_reads_or_writes_a_file_directly() {
                 continue;
             }
             let text = std::fs::read_to_string(&path).unwrap();
-            // Unit tests below `#[cfg(test)]` write their own fixtures.
+            // Unit tests below `#[cfg(test)]`, or in a module file of their own (`tests.rs`),
+            // write their own fixtures.
+            if path.ends_with("tests.rs") {
+                continue;
+            }
             let production = text.split("#[cfg(test)]").next().unwrap_or_default();
             for (i, line) in production.lines().enumerate() {
                 if forbidden.iter().any(|f| line.contains(f))
@@ -303,4 +307,47 @@ fn no_production_code_reads_or_writes_a_file_directly() {
         "direct writes:\n{}",
         offenders.join("\n")
     );
+}
+
+/// The lines of the Rust files under `dir` (relative to the root) that hold `needle`, outside
+/// comments, as `path:line: text`.
+fn lines_naming(dir: &str, needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for path in files_with_extension(&root().join(dir), "rs") {
+        let text = std::fs::read_to_string(&path).expect("source");
+        for (i, line) in text.lines().enumerate() {
+            if line.contains(needle) && !line.trim_start().starts_with("//") {
+                let rel = path.strip_prefix(root()).unwrap_or(&path);
+                found.push(format!("{}:{}: {}", rel.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+/// The output formats read the run's files through the file layer (`gpulint_core::files::Files`)
+/// alone: a new frontend's files print without touching them.
+#[test]
+fn no_output_format_names_the_python_frontend() {
+    let found = lines_naming("src/output", "gpulint_python");
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// The loader sits below the interpreter: the interpreter runs the program the loader built, and
+/// what both need of a module's names lives below both (`python/src/names.rs`).
+#[test]
+fn the_python_loader_does_not_import_the_interpreter() {
+    let found = lines_naming("python/src/program", "crate::semantic");
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// `check.rs` drives the Rust frontend's wiring (`rust.rs`); the wiring needs nothing of the check,
+/// so the two do not import each other.
+#[test]
+fn the_rust_wiring_does_not_import_the_check() {
+    let found: Vec<String> = lines_naming("src", "crate::check")
+        .into_iter()
+        .filter(|line| line.starts_with("src/rust.rs:"))
+        .collect();
+    assert!(found.is_empty(), "{}", found.join("\n"));
 }

@@ -9,5 +9,7 @@
 pub mod analysis;
 pub mod diagnostic;
 pub mod effect;
+pub mod files;
 pub mod fsio;
 pub mod source;
+pub mod text;

@@ -1,6 +1,6 @@
 //! Byte spans and the byte-offset → line/column map, built once per file.
 
-/// One source file of the program being analysed (an index into [`crate::program::Program`]).
+/// One source file of the run (an index into its file table, see [`crate::files::Files`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct FileId(pub u32);
 

@@ -37,7 +37,7 @@ pub struct Parsed {
     pub top_level: usize,
     /// It imports a GPU library itself.
     pub gpu: bool,
-    /// The names it reads or uses as attributes ([`crate::semantic::referenced_names`]), sorted.
+    /// The names it reads or uses as attributes ([`crate::names::referenced_names`]), sorted.
     pub names: Vec<String>,
     /// Where its comments are, as byte ranges.
     pub comments: Vec<(u32, u32)>,

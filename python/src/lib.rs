@@ -5,12 +5,12 @@ pub mod known;
 pub mod libraries;
 pub mod lower;
 pub mod model;
+pub mod names;
 pub mod notebook;
 pub mod prefilter;
 pub mod program;
 pub mod requirements;
 pub mod semantic;
 pub mod target;
-pub mod text;
 
 pub use gpulint_core::source;

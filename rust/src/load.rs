@@ -6,7 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
+use gpulint_core::files::File;
 use gpulint_core::fsio::{self, ReadError, MAX_FILE_BYTES};
+use gpulint_core::source::{FileId, Span};
+use gpulint_core::text::Text;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::nesting;
@@ -23,6 +26,25 @@ pub struct RustFile {
     pub comments: Vec<(u32, u32)>,
     /// Named by the user (or found under a named folder).
     pub checked: bool,
+}
+
+impl RustFile {
+    /// The file as the file layer holds it: its path, text, comments and whether it is checked.
+    /// Its comments' spans name no file yet ([`FileId::default`]): registering it in a file table
+    /// gives them its id.
+    pub fn file(&self) -> File {
+        let comments = self
+            .comments
+            .iter()
+            .map(|(start, end)| Span::new(FileId::default(), *start, *end))
+            .collect();
+        File::new(
+            self.path.clone(),
+            Text::from(self.text.clone()),
+            self.checked,
+        )
+        .with_comments(comments)
+    }
 }
 
 /// Why a file was not analysed; `at` is a byte offset in it.

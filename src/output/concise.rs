@@ -3,12 +3,12 @@
 
 use std::io::Write;
 
-use gpulint_python::program::Program;
+use gpulint_core::files::Files;
 use gpulint_rules::Diagnostic;
 
 pub fn write(
     out: &mut impl Write,
-    program: &Program,
+    files: &dyn Files,
     ordered: &[&Diagnostic],
     unsafe_fixes: bool,
 ) -> std::io::Result<()> {
@@ -16,8 +16,8 @@ pub fn write(
         writeln!(
             out,
             "{}:{}: {} [{}] {}{}",
-            super::path(program, d.span),
-            super::location(program, d.span, d.span.start),
+            super::path(files, d.span),
+            super::location(files, d.span, d.span.start),
             d.code,
             d.severity.as_str(),
             super::fixable_mark(d, unsafe_fixes),

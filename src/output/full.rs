@@ -5,20 +5,20 @@
 use std::io::Write;
 
 use ariadne::{sources, Color, Config, IndexType, Label, Report, ReportKind};
-use gpulint_python::program::Program;
-use gpulint_python::source::Span;
+use gpulint_core::files::Files;
+use gpulint_core::source::Span;
 use gpulint_rules::{Diagnostic, Severity};
 
 pub fn write(
     out: &mut impl Write,
-    program: &Program,
+    files: &dyn Files,
     ordered: &[&Diagnostic],
     color: bool,
     unsafe_fixes: bool,
 ) -> std::io::Result<()> {
     // The text a span is shown in: its file's, or its notebook cell's (from `base`).
     let part = |span: Span| -> (String, &str, usize) {
-        let file = program.file(span.file);
+        let file = files.file(span.file);
         let path = crate::paths::relative(&file.path);
         match file.cell_at(span.start) {
             Some((cell, bytes)) => (

@@ -5,20 +5,20 @@
 
 use std::io::Write;
 
-use gpulint_python::program::Program;
+use gpulint_core::files::Files;
 use gpulint_rules::{Diagnostic, Severity};
 
 pub fn write(
     out: &mut impl Write,
-    program: &Program,
+    files: &dyn Files,
     ordered: &[&Diagnostic],
 ) -> std::io::Result<()> {
     for d in ordered {
-        let path = super::path(program, d.span);
-        let start = super::stored(program, d.span, d.span.start);
-        let end = super::stored(program, d.span, d.span.end);
+        let path = super::path(files, d.span);
+        let start = super::stored(files, d.span, d.span.start);
+        let end = super::stored(files, d.span, d.span.end);
         // As users count it, for the message: `cell N:line:col` in a notebook.
-        let shown = super::location(program, d.span, d.span.start);
+        let shown = super::location(files, d.span, d.span.start);
         let command = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",

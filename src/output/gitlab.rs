@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use gpulint_python::program::Program;
+use gpulint_core::files::Files;
 use gpulint_rules::{Diagnostic, Severity};
 use serde::Serialize;
 
@@ -30,21 +30,21 @@ struct Lines {
 
 pub fn write(
     out: &mut impl Write,
-    program: &Program,
+    files: &dyn Files,
     ordered: &[&Diagnostic],
 ) -> anyhow::Result<()> {
     let fingerprints =
-        crate::fingerprint::fingerprints(program, ordered, &crate::paths::working_dir());
+        crate::fingerprint::fingerprints(files, ordered, &crate::paths::working_dir());
     let issues: Vec<Issue> = ordered
         .iter()
         .zip(fingerprints)
         .map(|(d, fingerprint)| {
-            let file = program.file(d.span.file);
+            let file = files.file(d.span.file);
             // The file's lines as stored (a notebook's JSON lines): the merge request's diff shows
             // them. The description names a notebook's cell and the line in it.
-            let begin = super::stored(program, d.span, d.span.start).line;
-            let end = super::stored(program, d.span, d.span.end).line;
-            let shown = super::location(program, d.span, d.span.start);
+            let begin = super::stored(files, d.span, d.span.start).line;
+            let end = super::stored(files, d.span, d.span.end).line;
+            let shown = super::location(files, d.span, d.span.start);
             let cell = shown
                 .cell
                 .map(|n| format!(" (cell {n}, line {})", shown.line))

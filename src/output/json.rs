@@ -8,8 +8,8 @@ use std::io::Write;
 use gpulint_rules::Diagnostic;
 use serde::Serialize;
 
-use gpulint_python::program::Program;
-use gpulint_python::source::Span;
+use gpulint_core::files::Files;
+use gpulint_core::source::Span;
 
 #[derive(Serialize)]
 struct Location {
@@ -62,10 +62,10 @@ struct Message {
 
 pub fn write(
     out: &mut impl Write,
-    program: &Program,
+    files: &dyn Files,
     ordered: &[&Diagnostic],
 ) -> anyhow::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &messages(program, ordered))?;
+    serde_json::to_writer_pretty(&mut *out, &messages(files, ordered))?;
     writeln!(out)?;
     Ok(())
 }
@@ -73,27 +73,27 @@ pub fn write(
 /// One JSON object per line: streamable, and appendable across runs.
 pub fn write_lines(
     out: &mut impl Write,
-    program: &Program,
+    files: &dyn Files,
     ordered: &[&Diagnostic],
 ) -> anyhow::Result<()> {
-    for message in messages(program, ordered) {
+    for message in messages(files, ordered) {
         serde_json::to_writer(&mut *out, &message)?;
         writeln!(out)?;
     }
     Ok(())
 }
 
-fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
+fn messages(files: &dyn Files, ordered: &[&Diagnostic]) -> Vec<Message> {
     // Absolute, as ruff's JSON has it: editors and scripts open it from anywhere.
-    let filename = |span: Span| crate::paths::absolute(&program.file(span.file).path);
+    let filename = |span: Span| crate::paths::absolute(&files.file(span.file).path);
     let at = |span: Span, offset| {
-        let lc = super::location(program, span, offset);
+        let lc = super::location(files, span, offset);
         Location {
             row: lc.line,
             column: lc.column,
         }
     };
-    let cell = |span: Span| super::location(program, span, span.start).cell;
+    let cell = |span: Span| super::location(files, span, span.start).cell;
     let messages: Vec<Message> = ordered
         .iter()
         .map(|d| Message {
@@ -103,7 +103,7 @@ fn messages(program: &Program, ordered: &[&Diagnostic]) -> Vec<Message> {
             message: d.message.clone(),
             location: at(d.span, d.span.start),
             end_location: at(d.span, d.span.end),
-            noqa_row: super::location(program, d.span, d.span.start).line,
+            noqa_row: super::location(files, d.span, d.span.start).line,
             cell: cell(d.span),
             fix: d.fix.as_ref().map(|f| FixJson {
                 applicability: f.applicability.as_str(),

@@ -3,14 +3,14 @@
 
 use std::io::Write;
 
-use gpulint_python::program::Program;
+use gpulint_core::files::Files;
 use gpulint_rules::Diagnostic;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
 
 pub fn write(
     out: &mut impl Write,
-    program: &Program,
+    files: &dyn Files,
     ordered: &[&Diagnostic],
 ) -> std::io::Result<()> {
     let mut xml = Writer::new_with_indent(&mut *out, b' ', 2);
@@ -43,7 +43,7 @@ pub fn write(
                     .position(|d| d.span.file != file)
                     .map_or(ordered.len(), |n| start + n);
                 let group = &ordered[start..end];
-                let source = program.file(file);
+                let source = files.file(file);
                 let path = crate::paths::relative(&source.path);
                 let count = group.len().to_string();
                 xml.create_element("testsuite")
@@ -55,7 +55,7 @@ pub fn write(
                     ])
                     .write_inner_content(|xml| {
                         for d in group {
-                            let at = super::location(program, d.span, d.span.start);
+                            let at = super::location(files, d.span, d.span.start);
                             let (line, column) = (at.line.to_string(), at.column.to_string());
                             let cell = at.cell.map(|n| format!("cell {n}, ")).unwrap_or_default();
                             let name = format!("gpulint.{}", d.code);

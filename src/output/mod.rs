@@ -10,8 +10,8 @@ mod sarif;
 
 use std::io::{IsTerminal, Write};
 
-use gpulint_python::program::Program;
-use gpulint_python::source::{LineCol, Location, Span};
+use gpulint_core::files::Files;
+use gpulint_core::source::{LineCol, Location, Span};
 use gpulint_rules::{Diagnostic, Severity};
 
 use crate::check::Checked;
@@ -40,9 +40,9 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         unsafe_fixes,
         ..
     } = *options;
-    let program = &checked.program;
+    let files: &dyn Files = &checked.program;
     let mut ordered: Vec<&Diagnostic> = checked.diagnostics.iter().collect();
-    ordered.sort_by_cached_key(|d| (path(program, d.span), at(program, d.span), d.code));
+    ordered.sort_by_cached_key(|d| (path(files, d.span), at(files, d.span), d.code));
     for (path, message) in &checked.internal_errors {
         eprintln!(
             "gpulint: internal error while checking {}: {message} (please report this)",
@@ -53,17 +53,17 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         return write_statistics(out, &ordered, format);
     }
     match format {
-        OutputFormat::Full => full::write(out, program, &ordered, color, unsafe_fixes)?,
-        OutputFormat::Concise => concise::write(out, program, &ordered, unsafe_fixes)?,
-        OutputFormat::Json => json::write(out, program, &ordered)?,
-        OutputFormat::JsonLines => json::write_lines(out, program, &ordered)?,
-        OutputFormat::Github => github::write(out, program, &ordered)?,
-        OutputFormat::Gitlab => gitlab::write(out, program, &ordered)?,
-        OutputFormat::Sarif => sarif::write(out, program, &ordered)?,
-        OutputFormat::Junit => junit::write(out, program, &ordered)?,
+        OutputFormat::Full => full::write(out, files, &ordered, color, unsafe_fixes)?,
+        OutputFormat::Concise => concise::write(out, files, &ordered, unsafe_fixes)?,
+        OutputFormat::Json => json::write(out, files, &ordered)?,
+        OutputFormat::JsonLines => json::write_lines(out, files, &ordered)?,
+        OutputFormat::Github => github::write(out, files, &ordered)?,
+        OutputFormat::Gitlab => gitlab::write(out, files, &ordered)?,
+        OutputFormat::Sarif => sarif::write(out, files, &ordered)?,
+        OutputFormat::Junit => junit::write(out, files, &ordered)?,
     }
     let human = matches!(format, OutputFormat::Full | OutputFormat::Concise) && !quiet;
-    if !program.files().any(|(_, f)| f.checked) {
+    if !files.ids().any(|id| files.file(id).checked) {
         // Nothing was checked: "All checks passed!" would claim too much.
         let paths: Vec<String> = options
             .paths
@@ -81,7 +81,7 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         return Ok(());
     }
     if human {
-        summary(out, program, &ordered, checked)?;
+        summary(out, files, &ordered, checked)?;
         fix_summary(out, checked, &ordered, unsafe_fixes)?;
     }
     Ok(())
@@ -171,8 +171,8 @@ pub fn use_color(choice: Color) -> bool {
 }
 
 /// The file a span is in, as shown: relative to the working directory.
-fn path(program: &Program, span: Span) -> String {
-    crate::paths::relative(&program.file(span.file).path)
+fn path(files: &dyn Files, span: Span) -> String {
+    crate::paths::relative(&files.file(span.file).path)
 }
 
 /// The repository named in Cargo.toml's `repository`, empty while it names none.
@@ -196,25 +196,24 @@ fn docs_url(repository: &str, code: &str) -> Option<String> {
 
 /// Where `offset` of the span's file is, as users count (a notebook's in its cell): the one
 /// place every format takes positions from.
-fn location(program: &Program, span: Span, offset: u32) -> Location {
-    program.file(span.file).location(offset)
+fn location(files: &dyn Files, span: Span, offset: u32) -> Location {
+    files.file(span.file).location(offset)
 }
 
 /// Where `offset` of the span's file is in the file as stored: a notebook's in its `.ipynb`
 /// JSON, for the formats whose viewers annotate the file itself (`github`, `sarif`, `gitlab`).
-fn stored(program: &Program, span: Span, offset: u32) -> LineCol {
-    program.file(span.file).stored_line_col(offset)
+fn stored(files: &dyn Files, span: Span, offset: u32) -> LineCol {
+    files.stored_line_col(span.file, offset)
 }
 
 /// Where a span starts in its file's text (for ordering; notebooks' cells are in order).
-fn at(program: &Program, span: Span) -> LineCol {
-    let file = program.file(span.file);
-    file.lines().line_col(&file.text, span.start)
+fn at(files: &dyn Files, span: Span) -> LineCol {
+    files.file(span.file).line_col(span.start)
 }
 
 fn summary(
     out: &mut impl Write,
-    program: &Program,
+    files: &dyn Files,
     ordered: &[&Diagnostic],
     checked: &Checked,
 ) -> std::io::Result<()> {
@@ -257,8 +256,8 @@ fn summary(
         count(Severity::Warning),
         count(Severity::Info),
     );
-    let files = {
-        let mut paths: Vec<_> = ordered.iter().map(|d| path(program, d.span)).collect();
+    let shown = {
+        let mut paths: Vec<_> = ordered.iter().map(|d| path(files, d.span)).collect();
         paths.dedup();
         paths.len()
     };
@@ -274,7 +273,7 @@ fn summary(
         plural(ordered.len(), "finding"),
         plural(errors, "error"),
         plural(warnings, "warning"),
-        plural(files, "file")
+        plural(shown, "file")
     )
 }
 

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use gpulint_python::program::Program;
-use gpulint_python::source::Span;
+use gpulint_core::files::Files;
+use gpulint_core::source::Span;
 use gpulint_rules::{Diagnostic, Severity, RULES};
 use serde_sarif::sarif::{
     ArtifactLocation, Location, Message, MultiformatMessageString, PhysicalLocation, PropertyBag,
@@ -29,10 +29,42 @@ fn level(severity: Severity) -> &'static str {
 
 pub fn write(
     out: &mut impl Write,
-    program: &Program,
+    files: &dyn Files,
     ordered: &[&Diagnostic],
 ) -> anyhow::Result<()> {
-    let rules: Vec<ReportingDescriptor> = RULES
+    let rules = rules();
+    let results = results(files, ordered);
+    let driver = ToolComponent::builder()
+        .name("gpulint")
+        .version(env!("CARGO_PKG_VERSION"))
+        .semantic_version(env!("CARGO_PKG_VERSION"))
+        .rules(rules)
+        .build();
+    let run = Run::builder()
+        .tool(Tool::builder().driver(driver).build())
+        .results(results)
+        // `LineCol` counts characters.
+        .column_kind(serde_json::json!("unicodeCodePoints"))
+        .original_uri_base_ids(BTreeMap::from([(
+            SRCROOT.to_string(),
+            ArtifactLocation::builder()
+                .uri(crate::paths::file_uri(&crate::paths::working_dir()))
+                .build(),
+        )]))
+        .build();
+    let sarif = Sarif::builder()
+        .schema(SCHEMA_URL)
+        .version(serde_json::json!("2.1.0"))
+        .runs(vec![run])
+        .build();
+    serde_json::to_writer_pretty(&mut *out, &sarif)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Every rule: its descriptions, help text and Markdown, and default level.
+fn rules() -> Vec<ReportingDescriptor> {
+    RULES
         .iter()
         .map(|r| {
             let mut rule = ReportingDescriptor::builder()
@@ -60,51 +92,58 @@ pub fn write(
             rule.help_uri = super::rule_url(r.code);
             rule
         })
-        .collect();
-    let location = |span: Span, message: Option<&str>| -> Location {
-        let file = program.file(span.file);
-        let start = super::stored(program, span, span.start);
-        let end = super::stored(program, span, span.end);
-        let region = Region::builder()
-            .start_line(i64::from(start.line))
-            .start_column(i64::from(start.column))
-            .end_line(i64::from(end.line))
-            .end_column(i64::from(end.column));
-        let shown = super::location(program, span, span.start);
-        let region = match shown.cell {
-            Some(cell) => region
-                .properties(
-                    PropertyBag::builder()
-                        .additional_properties(BTreeMap::from([
-                            ("cell".to_string(), serde_json::json!(cell)),
-                            ("cellLine".to_string(), serde_json::json!(shown.line)),
-                            ("cellColumn".to_string(), serde_json::json!(shown.column)),
-                        ]))
-                        .build(),
-                )
-                .build(),
-            None => region.build(),
-        };
-        // Under the working directory: relative to %SRCROOT%; elsewhere: a `file://` URI.
-        let mut artifact = ArtifactLocation::builder().build();
-        let (uri, inside) = crate::paths::uri(&file.path);
-        artifact.uri = Some(uri);
-        artifact.uri_base_id = inside.then(|| SRCROOT.to_string());
-        let physical = PhysicalLocation::builder()
-            .artifact_location(artifact)
-            .region(region)
-            .build();
-        match message {
-            Some(text) => Location::builder()
-                .physical_location(physical)
-                .message(Message::builder().text(text).build())
-                .build(),
-            None => Location::builder().physical_location(physical).build(),
-        }
+        .collect()
+}
+
+/// Where a span is: in its file as stored (a notebook's JSON), with the cell and where in it for a
+/// notebook, and `message` for a related location.
+fn location(files: &dyn Files, span: Span, message: Option<&str>) -> Location {
+    let file = files.file(span.file);
+    let start = super::stored(files, span, span.start);
+    let end = super::stored(files, span, span.end);
+    let region = Region::builder()
+        .start_line(i64::from(start.line))
+        .start_column(i64::from(start.column))
+        .end_line(i64::from(end.line))
+        .end_column(i64::from(end.column));
+    let shown = super::location(files, span, span.start);
+    let region = match shown.cell {
+        Some(cell) => region
+            .properties(
+                PropertyBag::builder()
+                    .additional_properties(BTreeMap::from([
+                        ("cell".to_string(), serde_json::json!(cell)),
+                        ("cellLine".to_string(), serde_json::json!(shown.line)),
+                        ("cellColumn".to_string(), serde_json::json!(shown.column)),
+                    ]))
+                    .build(),
+            )
+            .build(),
+        None => region.build(),
     };
+    // Under the working directory: relative to %SRCROOT%; elsewhere: a `file://` URI.
+    let mut artifact = ArtifactLocation::builder().build();
+    let (uri, inside) = crate::paths::uri(&file.path);
+    artifact.uri = Some(uri);
+    artifact.uri_base_id = inside.then(|| SRCROOT.to_string());
+    let physical = PhysicalLocation::builder()
+        .artifact_location(artifact)
+        .region(region)
+        .build();
+    match message {
+        Some(text) => Location::builder()
+            .physical_location(physical)
+            .message(Message::builder().text(text).build())
+            .build(),
+        None => Location::builder().physical_location(physical).build(),
+    }
+}
+
+/// Each finding with its level, locations and partial fingerprint.
+fn results(files: &dyn Files, ordered: &[&Diagnostic]) -> Vec<SarifResult> {
     let fingerprints =
-        crate::fingerprint::fingerprints(program, ordered, &crate::paths::working_dir());
-    let results: Vec<SarifResult> = ordered
+        crate::fingerprint::fingerprints(files, ordered, &crate::paths::working_dir());
+    ordered
         .iter()
         .zip(fingerprints)
         .map(|(d, fingerprint)| {
@@ -112,7 +151,7 @@ pub fn write(
             let related: Vec<Location> = d
                 .related
                 .iter()
-                .map(|r| location(r.span, Some(&r.message)))
+                .map(|r| location(files, r.span, Some(&r.message)))
                 .collect();
             let level = match d.severity {
                 Severity::Error => ResultLevel::Error,
@@ -128,7 +167,7 @@ pub fn write(
                         .text(format!("{}. Fix: {}", d.message, d.help))
                         .build(),
                 )
-                .locations(vec![location(d.span, None)])
+                .locations(vec![location(files, d.span, None)])
                 .related_locations(related)
                 .partial_fingerprints(BTreeMap::from([(
                     "gpulintFingerprint/v1".to_string(),
@@ -136,33 +175,7 @@ pub fn write(
                 )]))
                 .build()
         })
-        .collect();
-    let driver = ToolComponent::builder()
-        .name("gpulint")
-        .version(env!("CARGO_PKG_VERSION"))
-        .semantic_version(env!("CARGO_PKG_VERSION"))
-        .rules(rules)
-        .build();
-    let run = Run::builder()
-        .tool(Tool::builder().driver(driver).build())
-        .results(results)
-        // `LineCol` counts characters.
-        .column_kind(serde_json::json!("unicodeCodePoints"))
-        .original_uri_base_ids(BTreeMap::from([(
-            SRCROOT.to_string(),
-            ArtifactLocation::builder()
-                .uri(crate::paths::file_uri(&crate::paths::working_dir()))
-                .build(),
-        )]))
-        .build();
-    let sarif = Sarif::builder()
-        .schema(SCHEMA_URL)
-        .version(serde_json::json!("2.1.0"))
-        .runs(vec![run])
-        .build();
-    serde_json::to_writer_pretty(&mut *out, &sarif)?;
-    writeln!(out)?;
-    Ok(())
+        .collect()
 }
 
 /// The rule's "What it does" paragraph.

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use gpulint_python::program::normalize;
-use gpulint_python::source::LineIndex;
+use gpulint_core::files::normalize;
+use gpulint_core::source::LineIndex;
 use lsp_types::{Position, PositionEncodingKind, Range, Url};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,8 +9,9 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use gpulint_python::program::{normalize, Program, SourceFile};
-use gpulint_python::source::{FileId, LineIndex, Span};
+use gpulint_core::files::normalize;
+use gpulint_core::source::{FileId, LineIndex, Span};
+use gpulint_python::program::{Program, SourceFile};
 use gpulint_rules::{Applicability, Edit, Severity};
 use lsp_types::{
     CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,

@@ -447,7 +447,7 @@ fn apply_change(
     match change.range {
         None => *text = change.text,
         Some(range) => {
-            let lines = gpulint_python::source::LineIndex::new(text);
+            let lines = gpulint_core::source::LineIndex::new(text);
             let start = convert::offset(text, &lines, range.start, encoding);
             let end = convert::offset(text, &lines, range.end, encoding).max(start);
             text.replace_range(start..end, &change.text);
@@ -500,7 +500,7 @@ fn initialize(params: InitializeParams, refreshes: bool) -> (InitializeResult, S
         roots.extend(
             params
                 .root_path
-                .map(|p| gpulint_python::program::normalize(p.as_ref())),
+                .map(|p| gpulint_core::files::normalize(p.as_ref())),
         );
     }
     let capabilities = ServerCapabilities {

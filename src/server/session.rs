@@ -207,7 +207,7 @@ impl Session {
     fn check(&self, doc: &Doc) -> (Report, Option<Note>) {
         let shown = crate::paths::relative(&doc.path);
         // As `gpulint check` refuses a larger file or standard input.
-        let limit = gpulint_python::program::MAX_FILE_BYTES;
+        let limit = gpulint_core::fsio::MAX_FILE_BYTES;
         if doc.text.len() as u64 > limit {
             let note = format!(
                 "gpulint: {shown} not checked: larger than {} MiB",

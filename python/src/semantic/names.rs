@@ -1,7 +1,5 @@
 //! Name-level helpers: import resolution, the main guard, decorators, and which functions are called.
 
-use rustc_hash::FxHashSet as HashSet;
-
 use super::value::Value;
 use super::Interp;
 use crate::libraries::{self, Behaviour};
@@ -9,38 +7,8 @@ use crate::model::{CmpOp, Expr, ExprKind, FuncId, Module, Stmt, StmtKind};
 use crate::source::Span;
 use gpulint_core::analysis::Analysis;
 
-/// Whether the module imports (anywhere in it) a package through which CUDA can enter a program.
-pub fn imports_gpu_library(module: &Module) -> bool {
-    fn imports(stmts: &[Stmt], module: &Module) -> bool {
-        stmts.iter().any(|s| match &s.kind {
-            StmtKind::Import(names) => names.iter().any(|n| is_gpu_module(&n.name)),
-            StmtKind::ImportFrom {
-                module: Some(m),
-                level: 0,
-                ..
-            } => is_gpu_module(m),
-            StmtKind::Def(f) => imports(&module.function(*f).body, module),
-            StmtKind::Class(c) => imports(&module.class(*c).body, module),
-            other => other.any_block(|b| imports(b, module)),
-        })
-    }
-    imports(&module.body, module)
-}
-
-/// Whether the module `dotted` (absolute) is, or is inside, a package CUDA can enter through.
-pub fn is_gpu_module(dotted: &str) -> bool {
-    let root = dotted.split('.').next().unwrap_or(dotted);
-    crate::libraries::GPU_PACKAGES.contains(&root)
-}
-
-/// `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`: a block that never runs.
-pub fn is_type_checking(test: &Expr) -> bool {
-    match &test.kind {
-        ExprKind::Name(n) => &**n == "TYPE_CHECKING",
-        ExprKind::Attribute { attr, .. } => &**attr == "TYPE_CHECKING",
-        _ => false,
-    }
-}
+use crate::names::{block, expr, Seen};
+pub use crate::names::{imports_gpu_library, is_gpu_module, is_type_checking, referenced_names};
 
 /// `if __name__ == "__main__":` (either operand order).
 /// The module's `if __name__ == "__main__":` when it is its last statement, without an `else`:
@@ -69,119 +37,6 @@ pub fn is_main_guard(test: &Expr) -> bool {
     let is_name = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if &**n == "__name__");
     let is_main = |e: &Expr| matches!(&e.kind, ExprKind::Str(s) if &**s == "__main__");
     (is_name(left) && is_main(&comparators[0])) || (is_main(left) && is_name(&comparators[0]))
-}
-
-/// The names [`referenced_names`] collects. The lowering interns a module's names, so most
-/// occurrences repeat a slice already seen: its address and length, checked first, are cheaper to
-/// hash than its text, and one address and length are always one text.
-#[derive(Default)]
-struct Seen<'a> {
-    slices: HashSet<(*const u8, usize)>,
-    names: HashSet<&'a str>,
-}
-
-impl<'a> Seen<'a> {
-    fn insert(&mut self, name: &'a str) {
-        if self.slices.insert((name.as_ptr(), name.len())) {
-            self.names.insert(name);
-        }
-    }
-}
-
-/// Every name and attribute name read in an expression, nested expressions included.
-fn expr<'a>(e: &'a Expr, out: &mut Seen<'a>) {
-    match &e.kind {
-        ExprKind::Name(n) => {
-            out.insert(n);
-        }
-        ExprKind::Attribute { value, attr } => {
-            out.insert(attr);
-            expr(value, out);
-        }
-        ExprKind::Call {
-            func,
-            args,
-            keywords,
-        } => {
-            expr(func, out);
-            args.iter().for_each(|a| expr(a, out));
-            keywords.iter().for_each(|k| expr(&k.value, out));
-        }
-        ExprKind::FString { parts: items, .. }
-        | ExprKind::Tuple(items)
-        | ExprKind::List(items)
-        | ExprKind::MatMul(items)
-        | ExprKind::Other(items) => items.iter().for_each(|a| expr(a, out)),
-        ExprKind::IfExp { test, body, orelse } => {
-            expr(test, out);
-            expr(body, out);
-            expr(orelse, out);
-        }
-        ExprKind::Compare {
-            left, comparators, ..
-        } => {
-            expr(left, out);
-            comparators.iter().for_each(|a| expr(a, out));
-        }
-        ExprKind::BoolOp { values, .. } => values.iter().for_each(|a| expr(a, out)),
-        ExprKind::Not(inner) | ExprKind::Starred(inner) => expr(inner, out),
-        ExprKind::Subscript { value, index } => {
-            expr(value, out);
-            expr(index, out);
-        }
-        ExprKind::Dict(items) => items.iter().for_each(|(k, v)| {
-            if let Some(k) = k {
-                expr(k, out);
-            }
-            expr(v, out);
-        }),
-        ExprKind::Named { target, value } => {
-            expr(target, out);
-            expr(value, out);
-        }
-        ExprKind::Comprehension {
-            generators,
-            elements,
-        } => {
-            for g in generators {
-                expr(&g.iter, out);
-                g.conditions.iter().for_each(|a| expr(a, out));
-            }
-            elements.iter().for_each(|a| expr(a, out));
-        }
-        ExprKind::Lambda(_)
-        | ExprKind::Str(_)
-        | ExprKind::Int(_)
-        | ExprKind::Bool(_)
-        | ExprKind::NoneLiteral => {}
-    }
-}
-/// Every name read in a block of statements.
-fn block<'a>(stmts: &'a [Stmt], out: &mut Seen<'a>) {
-    for s in stmts {
-        s.kind.each_expression(|e| expr(e, out));
-        s.kind.each_block(|b| block(b, out));
-    }
-}
-
-/// Every name read anywhere, and every attribute name: a function named here is called (or passed)
-/// by someone in the module, so it is not an entry point of its own.
-pub fn referenced_names(module: &Module) -> HashSet<&str> {
-    let mut out = Seen::default();
-    block(&module.body, &mut out);
-    for f in &module.functions {
-        block(&f.body, &mut out);
-        f.params
-            .iter()
-            .filter_map(|p| p.default.as_ref())
-            .for_each(|d| expr(d, &mut out));
-        f.decorators.iter().for_each(|d| expr(d, &mut out));
-    }
-    for c in &module.classes {
-        block(&c.body, &mut out);
-        c.bases.iter().for_each(|b| expr(b, &mut out));
-    }
-    out.names
 }
 
 impl<'m, A: Analysis> Interp<'m, A> {

@@ -58,7 +58,7 @@ impl Text {
         match (self.plain.get(), &self.packed, &self.file) {
             (Some(plain), _, _) => Cow::Borrowed(plain),
             (None, Some(packed), _) => Cow::Owned(unpack(packed)),
-            (None, None, Some(file)) => Cow::Owned(crate::program::read_lossy(file)),
+            (None, None, Some(file)) => Cow::Owned(read_lossy(file)),
             (None, None, None) => Cow::Borrowed(""),
         }
     }
@@ -91,6 +91,24 @@ impl Deref for Text {
     fn deref(&self) -> &str {
         self.plain.get_or_init(|| self.unpacked().into_owned())
     }
+}
+
+/// A file's text as the frontends decode it, lossy: a NUL byte read as a space, invalid UTF-8 as
+/// U+FFFD; empty where the file cannot be read (the check that read it first reported why).
+pub fn read_lossy(path: &Path) -> String {
+    match crate::fsio::read_regular_state(path, crate::fsio::MAX_FILE_BYTES) {
+        Ok((bytes, _)) => lossy(bytes),
+        Err(_) => String::new(),
+    }
+}
+
+/// `bytes` as text, lossy: a NUL byte read as a space, invalid UTF-8 as U+FFFD.
+pub fn lossy(bytes: Vec<u8>) -> String {
+    if memchr::memchr(0, &bytes).is_some() {
+        return String::from_utf8_lossy(&bytes).replace('\0', " ");
+    }
+    String::from_utf8(bytes)
+        .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned())
 }
 
 fn unpack(packed: &[u8]) -> String {

@@ -11,16 +11,20 @@ use gpulint_analyses::Analyses;
 use gpulint_core::files::normalize;
 use gpulint_core::source::{FileId, Span};
 use gpulint_python::known::{Digest, Knowledge, Parsed};
-use gpulint_python::lower;
 use gpulint_python::program::{FileError, Input, Program};
-use gpulint_python::semantic::{self, ImportCache, Settings};
+use gpulint_python::semantic::{ImportCache, Settings};
 use gpulint_rules::Diagnostic;
 use rayon::prelude::*;
+
+mod one;
+mod verdicts;
+
+use one::{check_file, FileChecked};
+use verdicts::{configure, drop_fixes_that_cannot_apply, merge, suppress};
 
 use crate::cache;
 use crate::config::Resolver;
 use crate::discover::Found;
-use crate::noqa::{self, Directives};
 
 /// What a run produced: the program (paths and texts of every file a diagnostic may point into),
 /// the findings, and any bug in gpulint itself, by file.
@@ -678,29 +682,6 @@ fn finish(
     })
 }
 
-/// A finding whose fix edits another file than its own offers none (fixes are applied to the
-/// finding's file). Nor does a notebook finding whose fix cannot be put back in its cells (it spans
-/// two cells, or a cell holds a lone carriage return): `--fix` would refuse it, so it is not
-/// counted or shown as fixable; nor one whose edits reach more than one cell: a fix stays in its
-/// cell (a statement moved between cells would change what each cell does when run alone).
-fn drop_fixes_that_cannot_apply(program: &Program, diagnostics: &mut [Diagnostic]) {
-    for d in diagnostics {
-        let elsewhere = |f: &gpulint_rules::Fix| f.edits.iter().any(|e| e.span.file != d.span.file);
-        if d.fix.as_ref().is_some_and(elsewhere) {
-            d.fix = None;
-        }
-        let file = program.file(d.span.file);
-        let (Some(fix), Some(notebook)) = (&d.fix, &file.notebook) else {
-            continue;
-        };
-        let edits: Vec<&gpulint_rules::Edit> = fix.edits.iter().collect();
-        let cells = notebook.apply(&file.text, file.lines(), &edits);
-        if !matches!(cells, Ok(fixed) if fixed.cells.len() <= 1) {
-            d.fix = None;
-        }
-    }
-}
-
 /// What a request checks: standard input, or the files found less those the configuration
 /// excludes (a file named on the command line stays, unless `force_exclude`).
 pub fn inputs(request: Request, resolver: &mut Resolver) -> anyhow::Result<Vec<Input>> {
@@ -731,237 +712,4 @@ pub fn inputs(request: Request, resolver: &mut Resolver) -> anyhow::Result<Vec<I
             .map(|(path, text)| Input::Held { path, text }),
     );
     Ok(inputs)
-}
-
-/// What parsing a leaf gave besides its model (see `Program::add_leaf_names`).
-struct LeafParse {
-    /// The names it reads that no other module does.
-    names: Vec<String>,
-    comments: Vec<Span>,
-}
-
-/// What analysing one main program gave.
-struct FileChecked {
-    result: Result<Vec<Diagnostic>, String>,
-    /// What parsing it gave, for a leaf.
-    leaf: Option<LeafParse>,
-    /// Where budgets cut the analysis short.
-    unseen: Vec<Span>,
-    /// The names it asked whether the program references, with the answers.
-    queried: Vec<(String, bool)>,
-    /// For the cache, where it learns: a leaf's parse, by the digest of its text.
-    summary: Option<(gpulint_python::known::Digest, gpulint_python::known::Parsed)>,
-    /// The leaf's text was the one scanned (it did not change meanwhile).
-    consistent: bool,
-}
-
-/// The findings of analysing `id` as the main program; they may point into files it imports. A
-/// leaf is parsed here (see `Program::parse_leaf`), and what its parse gave is returned too.
-fn check_file(
-    program: &Program,
-    cache: &ImportCache<Analyses>,
-    id: FileId,
-    settings: Settings,
-    verbose: bool,
-    learn: bool,
-) -> FileChecked {
-    let file = program.file(id);
-    let mut out = FileChecked {
-        result: Ok(Vec::new()),
-        leaf: None,
-        unseen: Vec::new(),
-        queried: Vec::new(),
-        summary: None,
-        consistent: true,
-    };
-    if let Some(error) = program.syntax_error(id) {
-        out.result = Ok(file_error_findings(id, &error));
-        return out;
-    }
-    let (leaf, parse) = match program.parse_leaf_checked(id) {
-        Some((Err(error), same)) => {
-            out.result = Ok(file_error_findings(id, &error));
-            out.consistent = same;
-            return out;
-        }
-        Some((Ok(lower::Lowered { module, comments }), same)) => {
-            out.consistent = same;
-            (Some(module), Some(comments))
-        }
-        None => (None, None),
-    };
-    if learn {
-        if let (Some(module), Some(comments), Some(digest)) =
-            (&leaf, &parse, program.text_digest(id))
-        {
-            out.summary = Some((
-                digest,
-                gpulint_python::program::leaf_summary(module, comments),
-            ));
-        }
-    }
-    let leaf_names = leaf.as_ref().map(semantic::referenced_names);
-    out.leaf = parse
-        .zip(leaf_names.as_ref())
-        .map(|(comments, names)| LeafParse {
-            names: program.names_only_in(names),
-            comments,
-        });
-    let found = match &file.module {
-        Err(error) => Ok((file_error_findings(id, error), Vec::new(), Vec::new())),
-        Ok(_) => catch_unwind(AssertUnwindSafe(|| {
-            let analysed = match (&leaf, &leaf_names) {
-                (Some(module), Some(names)) => {
-                    semantic::analyze_leaf(program, cache, id, settings, module, names)
-                }
-                _ => semantic::analyze_bounded(program, cache, id, settings),
-            };
-            // A cut only loses findings: the analyses take code not followed as possibly doing
-            // what would silence them (`Effect::NotFollowed`). The summary counts the cuts.
-            let found =
-                gpulint_rules::check(&analysed.facts, program, gpulint_rules::Language::Python);
-            if verbose {
-                for cut in &analysed.cuts {
-                    eprintln!(
-                        "gpulint: {}: analysis cut short: {}",
-                        file.path.display(),
-                        describe_cut(program, cut)
-                    );
-                }
-            }
-            let unseen = analysed.cuts.iter().filter(|c| !c.repeat).map(|c| c.span);
-            (found, unseen.collect(), analysed.queried)
-        }))
-        .map_err(crate::panics::panic_message),
-    };
-    match found {
-        Ok((found, unseen, queried)) => {
-            out.result = Ok(found);
-            out.unseen = unseen;
-            out.queried = queried;
-        }
-        Err(e) => out.result = Err(e),
-    }
-    out
-}
-
-/// The findings that stand for a file that could not be analysed: why it could not be read or
-/// parsed (nothing for a file another frontend checks).
-fn file_error_findings(id: FileId, error: &FileError) -> Vec<Diagnostic> {
-    match error {
-        FileError::Unreadable(reason) => {
-            vec![gpulint_rules::unreadable_file(reason, Span::new(id, 0, 0))]
-        }
-        FileError::Binary { reason, offset } => vec![gpulint_rules::unreadable_file(
-            reason,
-            Span::new(id, *offset, *offset),
-        )],
-        FileError::Syntax(err) => vec![gpulint_rules::invalid_syntax(&err.message, err.span)],
-        FileError::Foreign => Vec::new(),
-    }
-}
-
-/// Where and why a budget cut an analysis short: "`f` (path:line) was not followed further (reason)".
-fn describe_cut(program: &Program, cut: &semantic::Cut) -> String {
-    let file = program.file(cut.span.file);
-    let at = file.lines().line_col(&file.text, cut.span.start);
-    format!(
-        "`{}` ({}:{}) was not followed further ({})",
-        cut.function,
-        file.path.display(),
-        at.line,
-        cut.reason
-    )
-}
-
-/// Applies each finding's configuration (that of its primary file): selection, per-file ignores,
-/// severity. Read and syntax errors are always reported.
-fn configure(
-    program: &Program,
-    resolver: &mut Resolver,
-    diagnostics: Vec<Diagnostic>,
-) -> anyhow::Result<Vec<Diagnostic>> {
-    let mut out = Vec::new();
-    for mut d in diagnostics {
-        if d.code == "GPU999" {
-            out.push(d);
-            continue;
-        }
-        let path = &program.file(d.span.file).path;
-        if resolver.reports(path, d.code)? {
-            d.severity = resolver.config_for(path)?.severity(d.code, d.severity);
-            out.push(d);
-        }
-    }
-    Ok(out)
-}
-
-/// Drops findings that a suppression comment in their primary file covers; returns the rest and how
-/// many were dropped. Syntax and read errors cannot be suppressed. With `report_unused`, also returns
-/// GPU900 for the gpulint codes in the checked files' suppression comments that suppressed nothing.
-fn suppress(
-    program: &Program,
-    diagnostics: Vec<Diagnostic>,
-    report_unused: bool,
-) -> (Vec<Diagnostic>, usize, Vec<Diagnostic>) {
-    let mut directives: HashMap<FileId, Directives> = HashMap::new();
-    let mut used: HashMap<FileId, HashSet<noqa::Use>> = HashMap::new();
-    let before = diagnostics.len();
-    let kept: Vec<Diagnostic> = diagnostics
-        .into_iter()
-        .filter(|d| {
-            if d.code == "GPU999" {
-                return true;
-            }
-            let file = program.file(d.span.file);
-            let line = file.lines().line_col(&file.text, d.span.start).line;
-            let by = directives
-                .entry(d.span.file)
-                .or_insert_with(|| Directives::of(file))
-                .suppressing(line, d.code);
-            match by {
-                Some(by) => {
-                    used.entry(d.span.file).or_default().insert(by);
-                    false
-                }
-                None => true,
-            }
-        })
-        .collect();
-    let dropped = before - kept.len();
-    let mut unused = Vec::new();
-    if report_unused {
-        let none = HashSet::new();
-        for (id, file) in program.files().filter(|(_, f)| f.checked) {
-            let found = directives
-                .remove(&id)
-                .unwrap_or_else(|| Directives::of(file));
-            unused.extend(found.unused(used.get(&id).unwrap_or(&none), file));
-        }
-    }
-    (kept, dropped, unused)
-}
-
-/// One diagnostic per place and rule: two main programs reaching the same fork report it once, with
-/// the more severe verdict (the first program, in path order, when they agree).
-fn merge(program: &Program, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    diagnostics.sort_by(|a, b| {
-        let key = |d: &Diagnostic| {
-            (
-                &program.file(d.span.file).path,
-                d.span.start,
-                d.span.end,
-                d.code,
-            )
-        };
-        // The more severe verdict first; then the one that explains more (found through a caller).
-        key(a)
-            .cmp(&key(b))
-            .then(b.severity.cmp(&a.severity))
-            .then(b.related.len().cmp(&a.related.len()))
-    });
-    let mut seen = HashSet::new();
-    diagnostics.retain(|d| seen.insert((d.span, d.code)));
-    gpulint_rules::drop_replaced(&mut diagnostics);
-    diagnostics
 }

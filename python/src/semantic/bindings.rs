@@ -6,7 +6,6 @@ use std::sync::Arc;
 use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::{Binding, Effect, GlobalName, VisibilityWrite};
 
-use super::expressions::*;
 use super::interp::*;
 use super::trail::Place;
 use super::value::{Name, Value};
@@ -324,4 +323,12 @@ pub(super) fn visibility_write(key: &str, value: &Value) -> Option<VisibilityWri
         Value::LaunchVisibility => VisibilityWrite::Copied,
         _ => VisibilityWrite::Selects,
     })
+}
+
+/// Whether the qualified name is the process environment (`Behaviour::Environ`).
+pub(super) fn is_environ(name: &str) -> bool {
+    matches!(
+        crate::libraries::lookup(name),
+        Some((crate::libraries::Behaviour::Environ, _))
+    )
 }

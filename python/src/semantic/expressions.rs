@@ -6,10 +6,10 @@ use std::sync::Arc;
 use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::DeviceIndex;
 
-use super::bindings::*;
+use super::bindings::{is_environ, LAUNCH_SELECTION};
 use super::value::{Device, Value};
 use super::{Interp, Object};
-use crate::libraries::{self, Behaviour, EnvRole};
+use crate::libraries::{self, EnvRole};
 use crate::model::{Expr, ExprKind, Generator};
 use crate::source::Span;
 
@@ -261,9 +261,4 @@ pub(super) fn derived(values: Vec<Value>) -> Value {
     } else {
         Value::Unknown
     }
-}
-
-/// Whether the qualified name is the process environment (`Behaviour::Environ`).
-pub(super) fn is_environ(name: &str) -> bool {
-    matches!(libraries::lookup(name), Some((Behaviour::Environ, _)))
 }

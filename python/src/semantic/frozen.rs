@@ -213,33 +213,6 @@ impl<A: Analysis> Interp<'_, A> {
     }
 }
 
-/// Adds the entries of `from` that `into` lacks, sharing the whole table when `into` has nothing
-/// else: it is empty, or every entry it has is `from`'s own (a module imported after the modules it
-/// imports itself, the usual order).
-pub(super) fn merge_missing<K: Copy + Eq + std::hash::Hash, V>(
-    into: &mut Arc<HashMap<K, Arc<V>>>,
-    from: &Arc<HashMap<K, Arc<V>>>,
-) {
-    if Arc::ptr_eq(into, from) {
-        return;
-    }
-    if into.len() <= from.len()
-        && into
-            .iter()
-            .all(|(k, v)| from.get(k).is_some_and(|w| Arc::ptr_eq(v, w)))
-    {
-        *into = Arc::clone(from);
-        return;
-    }
-    if from.keys().all(|k| into.contains_key(k)) {
-        return;
-    }
-    let into = Arc::make_mut(into);
-    for (k, v) in from.iter() {
-        into.entry(*k).or_insert_with(|| Arc::clone(v));
-    }
-}
-
 /// The strongly connected components of the module-level import graph among `files`, each listed
 /// after every component it imports (Tarjan's algorithm, iterative).
 fn strongly_connected(program: &Program, files: &[FileId]) -> Vec<Vec<FileId>> {

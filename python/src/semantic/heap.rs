@@ -70,6 +70,6 @@ impl Heap {
 
     /// Makes another heap's objects reachable here (those of segments this heap lacks).
     pub fn attach(&mut self, other: &Heap) {
-        super::frozen::merge_missing(&mut self.segments, &other.segments);
+        super::class_table::merge_missing(&mut self.segments, &other.segments);
     }
 }

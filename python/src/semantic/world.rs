@@ -22,8 +22,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use super::class_table::merge_missing;
 use super::class_table::ClassTable;
-use super::frozen::merge_missing;
 use super::heap::Heap;
 use super::value::{Name, ObjId, Value};
 use super::Object;

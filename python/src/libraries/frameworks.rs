@@ -33,6 +33,9 @@ const JAX_BACKEND: &str =
 const TF_RUNTIME: &str =
     "starts TensorFlow's runtime, which creates the GPU devices (forked children hang)";
 
+/// A TensorFlow 2 eager op.
+const TF_EAGER: &str = "an eager op places its result on the first GPU by default when one is visible, which creates TensorFlow's GPU devices (TensorFlow 2.x; tensorflow 57877)";
+
 /// A TensorFlow 1 session (`tf.Session`, kept as `tf.compat.v1.Session` in TensorFlow 2).
 const TF_SESSION: &str =
     "a graph-mode session creates a TensorFlow GPU device, with its context and memory pool, on every visible GPU when it is made (TensorFlow 1.x `tf.Session`; `tf.compat.v1` in 1.13 and 2.x); forked children hang";
@@ -135,9 +138,13 @@ pub const ROWS: &[Row] = &[
         CREATES_OBJECT,
         "starts JAX's backends and puts the array on the default device, a GPU when there is one",
     ),
-    // TensorFlow: listing devices starts the runtime. Tensor creation (`tf.constant`...) is not a
-    // row: multi-framework code (a collator's `return_tensors="tf"` branch) reaches it on paths
-    // that never run in a PyTorch program, and made GPU001 findings on transformers' Trainer.
+    // TensorFlow: listing devices starts the runtime, and so does an eager op. Only the ops that
+    // TensorFlow-only code uses are rows (`tf.Variable`, `tf.matmul`, `tf.random.normal`,
+    // `tf.eye`): the common tensor makers (`tf.constant`, `tf.convert_to_tensor`, `tf.zeros`,
+    // `tf.ones`, `tf.fill`, `tf.range`, `tf.random.uniform`) also sit on the `return_tensors="tf"`
+    // branches of multi-framework code (transformers 4.x collators and processors, datasets'
+    // TF formatter), paths that never run in a PyTorch program, and as rows they made GPU001
+    // findings on transformers' Trainer.
     row(
         "tensorflow.config.list_physical_devices",
         CONTEXT,
@@ -150,6 +157,10 @@ pub const ROWS: &[Row] = &[
     ),
     row("tensorflow.config.list_logical_devices", CONTEXT, TF_RUNTIME),
     row("tensorflow.test.is_gpu_available", CONTEXT, TF_RUNTIME),
+    row("tensorflow.Variable", CREATES_OBJECT, TF_EAGER),
+    row("tensorflow.eye", CREATES_OBJECT, TF_EAGER),
+    row("tensorflow.matmul", CREATES_OBJECT, TF_EAGER),
+    row("tensorflow.random.normal", CREATES_OBJECT, TF_EAGER),
     row("tensorflow.compat.v1.Session", CONTEXT, TF_SESSION),
     row(
         "tensorflow.Session",

@@ -1,4 +1,5 @@
-//! Other frameworks and compilers: MXNet, JAX, TensorFlow, Triton, and Horovod's ranks. Each creates its CUDA
+//! Other frameworks and compilers: MXNet, JAX, TensorFlow, Triton, thinc (spaCy's GPU switch), and
+//! Horovod's ranks. Each creates its CUDA
 //! contexts on first GPU use and has no fork guard: a forked child's GPU work then fails or hangs.
 
 use super::{
@@ -31,6 +32,17 @@ const JAX_BACKEND: &str =
 /// A TensorFlow call that starts its runtime: the eager context creates the GPU devices.
 const TF_RUNTIME: &str =
     "starts TensorFlow's runtime, which creates the GPU devices (forked children hang)";
+
+/// A TensorFlow 2 eager op.
+const TF_EAGER: &str = "an eager op places its result on the first GPU by default when one is visible, which creates TensorFlow's GPU devices (TensorFlow 2.x; tensorflow 57877)";
+
+/// A TensorFlow 1 session (`tf.Session`, kept as `tf.compat.v1.Session` in TensorFlow 2).
+const TF_SESSION: &str =
+    "a graph-mode session creates a TensorFlow GPU device, with its context and memory pool, on every visible GPU when it is made (TensorFlow 1.x `tf.Session`; `tf.compat.v1` in 1.13 and 2.x); forked children hang";
+
+/// thinc's GPU switch, which spaCy re-exports.
+const THINC_GPU: &str =
+    "makes CuPy current on the GPU (`set_active_gpu`: `cupy.cuda.Device(gpu_id).use()`, and `torch.cuda.set_device` when torch is installed), which creates a context; `prefer_gpu` does so whenever CuPy sees a GPU, as on every host the rules describe (thinc 8.x `thinc/util.py`)";
 
 pub const ROWS: &[Row] = &[
     // Horovod: one process per GPU, its ranks read from the library.
@@ -126,9 +138,13 @@ pub const ROWS: &[Row] = &[
         CREATES_OBJECT,
         "starts JAX's backends and puts the array on the default device, a GPU when there is one",
     ),
-    // TensorFlow: listing devices starts the runtime. Tensor creation (`tf.constant`...) is not a
-    // row: multi-framework code (a collator's `return_tensors="tf"` branch) reaches it on paths
-    // that never run in a PyTorch program, and made GPU001 findings on transformers' Trainer.
+    // TensorFlow: listing devices starts the runtime, and so does an eager op. Only the ops that
+    // TensorFlow-only code uses are rows (`tf.Variable`, `tf.matmul`, `tf.random.normal`,
+    // `tf.eye`): the common tensor makers (`tf.constant`, `tf.convert_to_tensor`, `tf.zeros`,
+    // `tf.ones`, `tf.fill`, `tf.range`, `tf.random.uniform`) also sit on the `return_tensors="tf"`
+    // branches of multi-framework code (transformers 4.x collators and processors, datasets'
+    // TF formatter), paths that never run in a PyTorch program, and as rows they made GPU001
+    // findings on transformers' Trainer.
     row(
         "tensorflow.config.list_physical_devices",
         CONTEXT,
@@ -141,6 +157,51 @@ pub const ROWS: &[Row] = &[
     ),
     row("tensorflow.config.list_logical_devices", CONTEXT, TF_RUNTIME),
     row("tensorflow.test.is_gpu_available", CONTEXT, TF_RUNTIME),
+    row("tensorflow.Variable", CREATES_OBJECT, TF_EAGER),
+    row("tensorflow.eye", CREATES_OBJECT, TF_EAGER),
+    row("tensorflow.matmul", CREATES_OBJECT, TF_EAGER),
+    row("tensorflow.random.normal", CREATES_OBJECT, TF_EAGER),
+    row("tensorflow.compat.v1.Session", CONTEXT, TF_SESSION),
+    row(
+        "tensorflow.Session",
+        Behaviour::Alias("tensorflow.compat.v1.Session"),
+        "the TensorFlow 1 spelling",
+    ),
+    row("tensorflow.compat.v1.InteractiveSession", CONTEXT, TF_SESSION),
+    row(
+        "tensorflow.InteractiveSession",
+        Behaviour::Alias("tensorflow.compat.v1.InteractiveSession"),
+        "the TensorFlow 1 spelling",
+    ),
+    // thinc (and spaCy, which re-exports it): switching to the GPU makes CuPy current there.
+    row("thinc.util.require_gpu", CONTEXT, THINC_GPU),
+    row("thinc.util.prefer_gpu", CONTEXT, THINC_GPU),
+    row("thinc.util.set_active_gpu", CONTEXT, THINC_GPU),
+    row(
+        "thinc.api.require_gpu",
+        Behaviour::Alias("thinc.util.require_gpu"),
+        "re-exported from `thinc.util`",
+    ),
+    row(
+        "thinc.api.prefer_gpu",
+        Behaviour::Alias("thinc.util.prefer_gpu"),
+        "re-exported from `thinc.util`",
+    ),
+    row(
+        "thinc.api.set_active_gpu",
+        Behaviour::Alias("thinc.util.set_active_gpu"),
+        "re-exported from `thinc.util`",
+    ),
+    row(
+        "spacy.require_gpu",
+        Behaviour::Alias("thinc.util.require_gpu"),
+        "spaCy re-exports thinc's `require_gpu`",
+    ),
+    row(
+        "spacy.prefer_gpu",
+        Behaviour::Alias("thinc.util.prefer_gpu"),
+        "spaCy re-exports thinc's `prefer_gpu`",
+    ),
 ];
 
 pub const PREFIXES: &[PrefixRow] = &[

@@ -1,4 +1,5 @@
-//! CuPy, Numba and PyCUDA: every array or device call creates a context, and none has a fork guard.
+//! CuPy, Numba, PyCUDA and RAPIDS cuDF: every array or device call creates a context, and none has a
+//! fork guard.
 
 use super::{
     inits, Behaviour, ImportRow, Init, MethodBehaviour, MethodRow, PrefixRow, Receiver, Row,
@@ -90,6 +91,62 @@ pub const ROWS: &[Row] = &[
         CREATES_OBJECT,
         "copies from device memory",
     ),
+    // cuDF's readers and constructors build frames in device memory.
+    row(
+        "cudf.read_csv",
+        CREATES_OBJECT,
+        "reads the file into a frame in device memory (through RMM): creates a context",
+    ),
+    row(
+        "cudf.read_parquet",
+        CREATES_OBJECT,
+        "reads the file into a frame in device memory (through RMM): creates a context",
+    ),
+    row(
+        "cudf.read_json",
+        CREATES_OBJECT,
+        "reads the file into a frame in device memory (through RMM): creates a context",
+    ),
+    row(
+        "cudf.read_orc",
+        CREATES_OBJECT,
+        "reads the file into a frame in device memory (through RMM): creates a context",
+    ),
+    row(
+        "cudf.read_feather",
+        CREATES_OBJECT,
+        "reads the file into a frame in device memory (through RMM): creates a context",
+    ),
+    row(
+        "cudf.read_avro",
+        CREATES_OBJECT,
+        "reads the file into a frame in device memory (through RMM): creates a context",
+    ),
+    row(
+        "cudf.from_pandas",
+        CREATES_OBJECT,
+        "copies the data into a frame in device memory (through RMM): creates a context",
+    ),
+    row(
+        "cudf.from_arrow",
+        CREATES_OBJECT,
+        "copies the data into a frame in device memory (through RMM): creates a context",
+    ),
+    row(
+        "cudf.from_dlpack",
+        CREATES_OBJECT,
+        "copies the data into a frame in device memory (through RMM): creates a context",
+    ),
+    row(
+        "cudf.concat",
+        CREATES_OBJECT,
+        "builds a new frame in device memory (through RMM): creates a context",
+    ),
+    row(
+        "cudf.merge",
+        CREATES_OBJECT,
+        "builds a new frame in device memory (through RMM): creates a context",
+    ),
 ];
 
 pub const PREFIXES: &[PrefixRow] = &[
@@ -115,6 +172,14 @@ pub const PREFIXES: &[PrefixRow] = &[
         does: CREATES_OBJECT,
         reason: "Numba's CUDA API creates a context on first use",
     },
+    PrefixRow {
+        prefix: "cudf.",
+        suffix: "",
+        class_leaf: true,
+        except: &[],
+        does: CREATES_OBJECT,
+        reason: "cuDF's frames, series and indexes (`cudf.DataFrame`, `cudf.Series`...) hold their columns in device memory, allocated through RMM, which creates a context",
+    },
 ];
 
 pub const METHODS: &[MethodRow] = &[MethodRow {
@@ -124,10 +189,19 @@ pub const METHODS: &[MethodRow] = &[MethodRow {
     reason: "PyCUDA's `Device(i).make_context()`",
 }];
 
-pub const IMPORTS: &[ImportRow] = &[ImportRow {
-    module: "pycuda.autoinit",
-    init: Init::Context,
-    sets_env: None,
-    sets_env_since: None,
-    reason: "creates a context on device 0 at import",
-}];
+pub const IMPORTS: &[ImportRow] = &[
+    ImportRow {
+        module: "pycuda.autoinit",
+        init: Init::Context,
+        sets_env: None,
+        sets_env_since: None,
+        reason: "creates a context on device 0 at import",
+    },
+    ImportRow {
+        module: "cudf",
+        init: Init::Driver,
+        sets_env: None,
+        sets_env_since: None,
+        reason: "`cudf/__init__` runs `validate_setup()`, which counts the GPUs and reads their attributes through the CUDA runtime (`cuInit`) unless RAPIDS_NO_INITIALIZE or CUDF_NO_INITIALIZE is set (cudf 4827, 5515; in the 2020 releases and since)",
+    },
+];

@@ -2,7 +2,7 @@
 //! name on a kind of receiver) to a [`Behaviour`], with the reason it holds and, where it depends on
 //! one, the version. The interpreter looks a name up once ([`lookup`]) and acts on the row's kind;
 //! it names no library itself. One table per library or family: `torch.rs`, `processes.rs`,
-//! `gpu_arrays.rs` (CuPy, Numba, PyCUDA), `frameworks.rs` (MXNet, JAX, TensorFlow, Triton),
+//! `gpu_arrays.rs` (CuPy, Numba, PyCUDA, cuDF), `frameworks.rs` (MXNet, JAX, TensorFlow, Triton, thinc),
 //! `inference.rs` (ONNX Runtime, CTranslate2, Whisper), `huggingface.rs`, `python.rs` (builtins and
 //! the standard library's plumbing).
 
@@ -666,6 +666,8 @@ pub const GPU_PACKAGES: &[&str] = &[
     "cuml",
     "cucim",
     "tensorrt",
+    "thinc",
+    "spacy",
 ];
 
 /// A call that moves the CUDA state to `level` and returns nothing CUDA-resident.

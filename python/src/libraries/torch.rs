@@ -184,6 +184,11 @@ pub const ROWS: &[Row] = &[
         inits(Init::Driver),
         "the accelerator API counts through the driver (pytorch 190708; not seen on torch 2.11.0)",
     ),
+    row(
+        "torch.__config__.show",
+        inits(Init::Driver),
+        "reports the CUDA build through the CUDA hooks, which leaves a forked child's CUDA unusable (\"initialization error\") although `torch.cuda.is_initialized()` stays false (pytorch 138453, torch 2.3.0+cu121; torch_geometric calls it at import)",
+    ),
     row("torch.cuda.device_count", NONE, "counts through NVML since torch 1.13 (pytorch PR 84879)"),
     row("torch.cuda.manual_seed", NONE, "queued until CUDA is initialised"),
     row("torch.cuda.manual_seed_all", NONE, "queued until CUDA is initialised"),

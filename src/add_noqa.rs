@@ -4,9 +4,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use gpulint_core::files::File;
+use gpulint_core::files::{File, Files};
+use gpulint_core::fsio::Stamp;
 use gpulint_core::source::{FileId, Span};
-use gpulint_python::program::SourceFile;
+use gpulint_python::notebook::Notebook;
 use gpulint_rules::Edit;
 
 use crate::check::Checked;
@@ -23,11 +24,11 @@ pub struct Added {
 /// Adds the directives to the checked files; `walked` are the folders searched (a link found in
 /// one is not written through to a file outside it).
 pub fn add(checked: &Checked, walked: &[PathBuf]) -> anyhow::Result<Added> {
-    let program = &checked.program;
+    let files = &checked.files;
     let mut by_file: BTreeMap<FileId, BTreeMap<u32, BTreeSet<&str>>> = BTreeMap::new();
     for d in &checked.diagnostics {
         // Read errors cannot be suppressed; an unused-noqa finding is fixed by removing, not adding.
-        let file = program.file(d.span.file);
+        let file = files.file(d.span.file);
         if d.code == "GPU999" || d.code == "GPU900" || !file.checked {
             continue;
         }
@@ -44,7 +45,7 @@ pub fn add(checked: &Checked, walked: &[PathBuf]) -> anyhow::Result<Added> {
     };
     let mut failed = Vec::new();
     for (id, lines) in by_file {
-        let file = program.file(id);
+        let file = files.file(id);
         let (edits, skipped) = directive_edits(file, id, &lines);
         let shown = crate::paths::relative(&file.path);
         added
@@ -61,7 +62,7 @@ pub fn add(checked: &Checked, walked: &[PathBuf]) -> anyhow::Result<Added> {
             ));
             continue;
         }
-        match write(file, &edits) {
+        match write(file, files.notebook(id), files.stamp(id), &edits) {
             Ok(()) => added.lines += edits.len(),
             Err(e) => failed.push(format!("cannot write {shown}: {e}; the file is as it was")),
         }
@@ -129,9 +130,14 @@ pub fn rust_line_edit(file: &File, id: FileId, offset: u32, code: &str) -> Optio
 
 /// Writes the file with `edits` applied: into its cells' sources for a notebook (the rest of its
 /// JSON as it was), whole or not at all, and only if it still holds what was read.
-fn write(file: &SourceFile, edits: &[Edit]) -> Result<(), String> {
+fn write(
+    file: &File,
+    notebook: Option<&Notebook>,
+    stamp: Option<Stamp>,
+    edits: &[Edit],
+) -> Result<(), String> {
     let edits: Vec<&Edit> = edits.iter().collect();
-    let (old, new) = match &file.notebook {
+    let (old, new) = match notebook {
         Some(notebook) => {
             let fixed = notebook.apply(&file.text, file.lines(), &edits)?;
             (notebook.json().to_string(), fixed.json)
@@ -144,7 +150,7 @@ fn write(file: &SourceFile, edits: &[Edit]) -> Result<(), String> {
     };
     let expected = gpulint_core::fsio::Expected {
         bytes: old.as_bytes(),
-        stamp: file.stamp,
+        stamp,
     };
     gpulint_core::fsio::replace(&file.path, &expected, new.as_bytes()).map_err(|e| e.to_string())
 }

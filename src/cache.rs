@@ -38,6 +38,8 @@ use gpulint_python::source::{FileId, Span};
 use gpulint_rules::Diagnostic;
 use serde::Serialize;
 
+use crate::files::RunFiles;
+
 mod records;
 
 use records::*;
@@ -506,7 +508,8 @@ impl Plan {
 
 /// What a run that built its program found, to write back.
 pub struct Outcome<'a> {
-    pub program: &'a Program,
+    /// The run's files: the program's, then the Rust frontend's.
+    pub files: &'a RunFiles,
     /// The inputs, as [`input_records`] gave them before the build.
     pub inputs: InputRecords,
     pub native: Digest,
@@ -522,18 +525,33 @@ pub struct Outcome<'a> {
 impl Store {
     /// Records what a run that built its program found.
     pub fn record(&self, outcome: Outcome) {
-        let program = outcome.program;
-        let files: Vec<FileRecord> = program
+        let program = outcome.files.python();
+        let mut files: Vec<FileRecord> = program
             .files()
             .map(|(_, f)| FileRecord {
                 path: path_bytes(&f.path),
                 checked: f.checked,
                 notebook: f.notebook.is_some(),
-                foreign: matches!(f.module, Err(gpulint_python::program::FileError::Foreign)),
+                foreign: false,
                 read: f.state.zip(f.digest).map(|(s, d)| (state_record(s), d)),
                 comments: f.comments.iter().map(|c| (c.start, c.end)).collect(),
             })
             .collect();
+        // The Rust frontend's files follow (they are loaded again on every run).
+        files.extend(
+            outcome
+                .files
+                .all()
+                .filter(|(id, _)| outcome.files.is_rust(*id))
+                .map(|(_, f)| FileRecord {
+                    path: path_bytes(&f.path),
+                    checked: f.checked,
+                    notebook: false,
+                    foreign: true,
+                    read: None,
+                    comments: f.comments.iter().map(|c| (c.start, c.end)).collect(),
+                }),
+        );
         let probes = program
             .probes()
             .iter()

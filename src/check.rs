@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use gpulint_analyses::Analyses;
-use gpulint_core::files::normalize;
+use gpulint_core::files::{normalize, Files};
 use gpulint_core::source::{FileId, Span};
 use gpulint_python::known::{Digest, Knowledge, Parsed};
-use gpulint_python::program::{FileError, Input, Program};
+use gpulint_python::program::{Input, Program};
 use gpulint_python::semantic::{ImportCache, Settings};
 use gpulint_rules::Diagnostic;
 use rayon::prelude::*;
@@ -25,11 +25,12 @@ use verdicts::{configure, drop_fixes_that_cannot_apply, merge, suppress};
 use crate::cache;
 use crate::config::Resolver;
 use crate::discover::Found;
+use crate::files::RunFiles;
 
-/// What a run produced: the program (paths and texts of every file a diagnostic may point into),
-/// the findings, and any bug in gpulint itself, by file.
+/// What a run produced: the run's files (paths and texts of every file a diagnostic may point
+/// into), the findings, and any bug in gpulint itself, by file.
 pub struct Checked {
-    pub program: Program,
+    pub files: RunFiles,
     pub diagnostics: Vec<Diagnostic>,
     /// How many of them are at least as severe as their file's `fail-on`: these make the run fail.
     pub failing: usize,
@@ -176,20 +177,23 @@ fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result
     });
     let input_records = run.store.as_ref().map(|_| cache::input_records(&inputs));
     let mut program = Program::build_knowing(inputs, native, import_root, knowledge.clone());
-    let rust = crate::rust::add(loaded, &mut program);
-    program.remap_native(|f| rust.id(f));
+    let rust = crate::rust::add(loaded, program.files().count() as u32);
+    program.remap_native(|f| rust.id(f), |f| rust.path(f));
+    // From here on every file of the run is in its table: a Python finding may point into a Rust
+    // file (a native module's initialisation).
+    let mut files = RunFiles::new(program, rust.first(), rust.files());
     let built = run.started.elapsed();
-    let mains = main_programs(&program, &run.named, &mut resolver)?;
+    let mains = main_programs(files.python(), &run.named, &mut resolver)?;
     let mut plan = run
         .store
         .as_ref()
-        .map(|_| cache::Plan::new(previous.as_ref(), &program, &mains, native_digest));
-    let analysed = analyse_mains(&run, &mut program, mains, &mut plan, &knowledge, built);
+        .map(|_| cache::Plan::new(previous.as_ref(), files.python(), &mains, native_digest));
+    let analysed = analyse_mains(&run, &mut files, mains, &mut plan, &knowledge, built);
     if let (Some(store), Some(plan), Some(inputs), true) =
         (&run.store, &plan, input_records, analysed.consistent)
     {
         store.record(cache::Outcome {
-            program: &program,
+            files: &files,
             inputs,
             native: native_digest,
             plan,
@@ -200,7 +204,7 @@ fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result
     }
     let mut results: Vec<cache::MainResult> =
         analysed.results.into_iter().map(|(r, _)| r).collect();
-    results.extend(rust_results(&rust, &program));
+    results.extend(rust_results(&rust, &files));
     // Its frozen module states die with the process (at most ten `--fix` rounds keep one each):
     // freeing them piece by piece only costs time.
     if run.free_memory {
@@ -209,7 +213,7 @@ fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result
         std::mem::forget(analysed.caches);
     }
     finish(
-        program,
+        files,
         results,
         &mut resolver,
         run.report_unused_noqa,
@@ -237,13 +241,14 @@ fn reuse_whole(
     let Ok(files) = unchanged else {
         return Ok(Err(loaded));
     };
-    let mut program = Program::restore(files);
+    let program = Program::restore(files);
     let mains = main_programs(&program, &run.named, resolver)?;
     let Some(mut results) = prev.results_if_same(&mains) else {
         return Ok(Err(loaded));
     };
-    let rust = crate::rust::add(loaded, &mut program);
-    results.extend(rust_results(&rust, &program));
+    let rust = crate::rust::add(loaded, program.files().count() as u32);
+    let files = RunFiles::new(program, rust.first(), rust.files());
+    results.extend(rust_results(&rust, &files));
     if run.timings {
         eprintln!(
             "gpulint: {} main programs answered from the cache in {:.2?}",
@@ -255,7 +260,7 @@ fn reuse_whole(
         prev.refresh(store);
     }
     finish(
-        program,
+        files,
         results,
         resolver,
         run.report_unused_noqa,
@@ -269,15 +274,16 @@ fn reuse_whole(
 /// and takes the recorded findings of the others.
 fn analyse_mains(
     run: &Run,
-    program: &mut Program,
+    files: &mut RunFiles,
     mains: Vec<(FileId, Settings)>,
     plan: &mut Option<cache::Plan>,
     knowledge: &Option<Arc<Knowledge>>,
     built: std::time::Duration,
 ) -> Analysed {
-    let (leaves, others): (Vec<_>, Vec<_>) =
-        mains.into_iter().partition(|(id, _)| program.is_lazy(*id));
-    let mut reused_leaves = reusable_leaves(plan, &leaves, program, knowledge.as_deref());
+    let (leaves, others): (Vec<_>, Vec<_>) = mains
+        .into_iter()
+        .partition(|(id, _)| files.python().is_lazy(*id));
+    let mut reused_leaves = reusable_leaves(plan, &leaves, files.python(), knowledge.as_deref());
     let stale =
         |id: FileId, plan: &Option<cache::Plan>| plan.as_ref().is_none_or(|p| !p.is_candidate(id));
     let stale_leaves: Vec<(FileId, Settings)> = leaves
@@ -295,17 +301,17 @@ fn analyse_mains(
                 .filter(|id| stale(*id, plan)),
         )
         .collect();
-    let mut consistent = knowledge.is_none() || materialize(program, &roots);
+    let mut consistent = knowledge.is_none() || materialize(files.python_mut(), &roots);
     // Import-time state does not depend on the start method unless a module forks at import, which
     // the module's own analysis reports.
-    let mut caches = vec![import_cache(program, &roots)];
+    let mut caches = vec![import_cache(files.python(), &roots)];
     let frozen = run.started.elapsed() - built;
     // One file a job: with rayon's own splitting, a thread could be left alone at a phase's end
     // with a run of files no other thread could steal from (60–70 ms on transformers).
     let analysed: HashMap<FileId, FileChecked> = stale_leaves
         .into_par_iter()
         .with_max_len(1)
-        .map(|f| run.analyse.one(program, &caches[0], f))
+        .map(|f| run.analyse.one(files, &caches[0], f))
         .collect();
     let mut out = Analysed {
         results: Vec::new(),
@@ -319,19 +325,19 @@ fn analyse_mains(
         &leaves,
         plan,
         &mut reused_leaves,
-        program,
+        files.python(),
         knowledge.as_deref(),
     );
-    program.add_leaf_names(names, comments);
-    let late_others = stale_after_leaves(plan, &others, program);
+    files.python_mut().add_leaf_names(names, comments);
+    let late_others = stale_after_leaves(plan, &others, files.python());
     if !late_others.is_empty() {
-        consistent &= materialize(program, &late_others);
-        caches.push(import_cache(program, &late_others));
+        consistent &= materialize(files.python_mut(), &late_others);
+        caches.push(import_cache(files.python(), &late_others));
     }
-    take_others(&mut out, run, program, &others, plan, &caches, &late_others);
+    take_others(&mut out, run, files, &others, plan, &caches, &late_others);
     if run.timings {
         print_timings(
-            program,
+            files.python(),
             leaves.len(),
             out.results.len(),
             run.started,
@@ -349,7 +355,7 @@ fn analyse_mains(
 fn take_others(
     out: &mut Analysed,
     run: &Run,
-    program: &Program,
+    files: &RunFiles,
     others: &[(FileId, Settings)],
     plan: &mut Option<cache::Plan>,
     caches: &[ImportCache<Analyses>],
@@ -370,7 +376,7 @@ fn take_others(
             } else {
                 &caches[0]
             };
-            run.analyse.one(program, cache, f)
+            run.analyse.one(files, cache, f)
         })
         .collect();
     for (id, _) in others {
@@ -537,26 +543,26 @@ impl Analyse {
     /// under `GPULINT_TIMINGS`.
     fn one(
         self,
-        program: &Program,
+        files: &RunFiles,
         cache: &ImportCache<Analyses>,
         (id, settings): (FileId, Settings),
     ) -> (FileId, FileChecked) {
         let start = std::time::Instant::now();
-        let checked = check_file(program, cache, id, settings, self.verbose, self.learn);
+        let checked = check_file(files, cache, id, settings, self.verbose, self.learn);
         if self.timings {
             for d in checked.result.iter().flatten() {
                 eprintln!(
                     "gpulint: {} {} found by analysing {}",
                     d.code,
-                    program.file(d.span.file).path.display(),
-                    program.file(id).path.display()
+                    files.path(d.span.file).display(),
+                    files.path(id).display()
                 );
             }
         }
         if self.timings && start.elapsed().as_millis() >= 100 {
             eprintln!(
                 "gpulint: {} took {:.2?}",
-                program.file(id).path.display(),
+                files.path(id).display(),
                 start.elapsed()
             );
         }
@@ -565,8 +571,9 @@ impl Analyse {
 }
 
 /// The checked files each analysed as a main program, with their settings: every checked Python
-/// file and notebook, but excluded ones that reached the program only as imports that do not
-/// parse (the configuration's word wins; a named file is checked).
+/// file and notebook (the program holds no other language's files), but excluded ones that
+/// reached the program only as imports that do not parse (the configuration's word wins; a named
+/// file is checked).
 fn main_programs(
     program: &Program,
     named: &HashSet<PathBuf>,
@@ -574,9 +581,6 @@ fn main_programs(
 ) -> anyhow::Result<Vec<(FileId, Settings)>> {
     let mut checked: Vec<(FileId, Settings)> = Vec::new();
     for (id, file) in program.files().filter(|(_, f)| f.checked) {
-        if matches!(file.module, Err(FileError::Foreign)) {
-            continue;
-        }
         // Excluded files reach this only when named, or imported and unparsable (checked so that
         // their error is said): the configuration's word wins over the second.
         let path = normalize(&file.path);
@@ -629,8 +633,8 @@ fn reused(plan: &mut Option<cache::Plan>, id: FileId) -> (cache::MainResult, Vec
 }
 
 /// The Rust frontend's findings, with the unseen places it has none of.
-fn rust_results(rust: &crate::rust::Rust, program: &Program) -> Vec<cache::MainResult> {
-    crate::rust::check(rust, program)
+fn rust_results(rust: &crate::rust::Rust, files: &RunFiles) -> Vec<cache::MainResult> {
+    crate::rust::check(rust, files)
         .into_iter()
         .map(|(id, result)| (id, result, Vec::new()))
         .collect()
@@ -638,7 +642,7 @@ fn rust_results(rust: &crate::rust::Rust, program: &Program) -> Vec<cache::MainR
 
 /// Merges, configures and suppresses the main programs' findings, and counts what fails the run.
 fn finish(
-    program: Program,
+    files: RunFiles,
     results: Vec<cache::MainResult>,
     resolver: &mut Resolver,
     report_unused_noqa: bool,
@@ -651,22 +655,22 @@ fn finish(
         not_followed.extend(unseen);
         match result {
             Ok(found) => diagnostics.extend(found),
-            Err(message) => internal_errors.push((program.file(id).path.clone(), message)),
+            Err(message) => internal_errors.push((files.path(id).to_path_buf(), message)),
         }
     }
-    let diagnostics = configure(&program, resolver, merge(&program, diagnostics))?;
-    let (mut diagnostics, suppressed, unused) = suppress(&program, diagnostics, report_unused_noqa);
+    let diagnostics = configure(&files, resolver, merge(&files, diagnostics))?;
+    let (mut diagnostics, suppressed, unused) = suppress(&files, diagnostics, report_unused_noqa);
     // GPU900 findings are configured like any other.
-    diagnostics.extend(configure(&program, resolver, unused)?);
+    diagnostics.extend(configure(&files, resolver, unused)?);
     let (diagnostics, baselined) = match use_baseline {
-        true => crate::baseline::hide(&program, resolver, diagnostics)?,
+        true => crate::baseline::hide(&files, resolver, diagnostics)?,
         false => (diagnostics, 0),
     };
     let mut diagnostics = diagnostics;
-    drop_fixes_that_cannot_apply(&program, &mut diagnostics);
+    drop_fixes_that_cannot_apply(&files, &mut diagnostics);
     let mut failing = 0;
     for d in &diagnostics {
-        if d.severity >= resolver.fail_on_for(&program.file(d.span.file).path)? {
+        if d.severity >= resolver.fail_on_for(files.path(d.span.file))? {
             failing += 1;
         }
     }
@@ -677,7 +681,7 @@ fn finish(
         baselined,
         fixed: 0,
         not_followed: not_followed.len(),
-        program,
+        files,
         internal_errors,
     })
 }

@@ -119,8 +119,8 @@ fn diff(
 
 /// `--write-baseline PATH`: every finding but read errors, recorded at `path`.
 fn write_baseline(path: &Path, checked: &check::Checked) -> anyhow::Result<ExitCode> {
-    refuse_overwriting_a_source(path, &checked.program, "the baseline")?;
-    let count = baseline::write(path, &checked.program, &checked.diagnostics)?;
+    refuse_overwriting_a_source(path, &checked.files, "the baseline")?;
+    let count = baseline::write(path, &checked.files, &checked.diagnostics)?;
     eprintln!(
         "Wrote {count} finding{} to the baseline {}.",
         plural(count),
@@ -225,7 +225,7 @@ fn report(
     };
     match &args.output_file {
         Some(path) => {
-            refuse_overwriting_a_source(path, &checked.program, "the report")?;
+            refuse_overwriting_a_source(path, &checked.files, "the report")?;
             let mut report = Vec::new();
             output::write(&mut report, &checked, &options)?;
             gpulint_core::fsio::write_whole(path, &report)
@@ -381,15 +381,15 @@ fn quoted(value: &str) -> String {
 /// would replace the user's code.
 fn refuse_overwriting_a_source(
     path: &Path,
-    program: &gpulint_python::program::Program,
+    files: &crate::files::RunFiles,
     what: &str,
 ) -> anyhow::Result<()> {
     let Ok(target) = std::fs::canonicalize(path) else {
         // It does not exist yet: it is no source.
         return Ok(());
     };
-    let source = program
-        .files()
+    let source = files
+        .all()
         .any(|(_, f)| std::fs::canonicalize(&f.path).is_ok_and(|p| p == target));
     if source {
         anyhow::bail!(

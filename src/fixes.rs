@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use gpulint_rules::{Applicability, Edit};
 
+use gpulint_core::files::Files;
+
 use crate::check::Checked;
 
 /// Which fixes apply.
@@ -32,14 +34,14 @@ pub struct Change {
 /// The change to each checked file that has applicable fixes, and how many findings that fixes.
 /// A notebook whose fix cannot be put back in its cells is left alone, and said so on stderr.
 pub fn fixed_texts(checked: &Checked, mode: Mode) -> (BTreeMap<PathBuf, Change>, usize) {
-    let program = &checked.program;
+    let files = &checked.files;
     let mut by_file: BTreeMap<u32, Vec<&Edit>> = BTreeMap::new();
     let mut fixes: BTreeMap<u32, usize> = BTreeMap::new();
     for d in &checked.diagnostics {
         let Some(fix) = &d.fix else { continue };
         let applies = fix.applicability == Applicability::Safe || mode.unsafe_fixes;
         let file = d.span.file;
-        if !applies || !program.file(file).checked {
+        if !applies || !files.file(file).checked {
             continue;
         }
         let edits = by_file.entry(file.0).or_default();
@@ -58,9 +60,10 @@ pub fn fixed_texts(checked: &Checked, mode: Mode) -> (BTreeMap<PathBuf, Change>,
     }
     let mut out = BTreeMap::new();
     for (file, edits) in by_file {
-        let source = program.file(gpulint_core::source::FileId(file));
+        let id = gpulint_core::source::FileId(file);
+        let source = files.file(id);
         let name = source.path.display().to_string();
-        let change = match &source.notebook {
+        let change = match files.notebook(id) {
             Some(notebook) => match notebook.apply(&source.text, source.lines(), &edits) {
                 Ok(fixed) => Change {
                     new: fixed.json,
@@ -70,7 +73,7 @@ pub fn fixed_texts(checked: &Checked, mode: Mode) -> (BTreeMap<PathBuf, Change>,
                         .map(|(cell, old, new)| (format!("{name}:cell {cell}"), old, new))
                         .collect(),
                     old: notebook.json().to_string(),
-                    stamp: source.stamp,
+                    stamp: files.stamp(id),
                     fixes: fixes.get(&file).copied().unwrap_or(0),
                 },
                 Err(reason) => {
@@ -86,7 +89,7 @@ pub fn fixed_texts(checked: &Checked, mode: Mode) -> (BTreeMap<PathBuf, Change>,
                     shown: vec![(name, old.clone(), text.clone())],
                     new: text,
                     old,
-                    stamp: source.stamp,
+                    stamp: files.stamp(id),
                     fixes: fixes.get(&file).copied().unwrap_or(0),
                 }
             }

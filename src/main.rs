@@ -8,6 +8,7 @@ mod cli;
 mod command;
 mod config;
 mod discover;
+mod files;
 mod fingerprint;
 mod fixes;
 mod launches;

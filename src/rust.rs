@@ -1,21 +1,24 @@
-//! Rust sources: loaded into crates by the Rust frontend, added to the program (for positions and
-//! suppression comments), and analysed one crate per task.
+//! Rust sources: loaded into crates by the Rust frontend, given the run's ids after the Python
+//! program's files (registered in the run's file table for positions and suppression comments),
+//! and analysed one crate per task.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use gpulint_analyses::Analyses;
+use gpulint_core::diagnostic::Sources;
 use gpulint_core::effect::CudaInitSite;
+use gpulint_core::files::File;
 use gpulint_core::source::{FileId, Span};
-use gpulint_python::program::{Input, Program};
+use gpulint_python::program::Input;
 use gpulint_rules::{Diagnostic, Language};
 use gpulint_rust::{FileError, Loaded, Source};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
-/// The Rust files a run checks, loaded, and the program's id of each.
+/// The Rust files a run checks, loaded, and the run's id of the first (the others follow).
 pub struct Rust {
     loaded: Loaded,
-    ids: Vec<FileId>,
+    first: u32,
 }
 
 fn is_rust(path: &std::path::Path) -> bool {
@@ -50,7 +53,7 @@ pub fn read(sources: Vec<Source>) -> Loaded {
 
 /// The extension modules the crates define whose initialiser initialises CUDA, by the name Python
 /// imports them by; their sites' files are the loaded files' indices (`FileId(i)`) until
-/// [`Program::remap_native`] gives them their ids.
+/// `Program::remap_native` gives them their ids.
 pub fn native_modules(loaded: &Loaded) -> HashMap<String, Vec<CudaInitSite>> {
     let mut out: HashMap<String, Vec<CudaInitSite>> = HashMap::default();
     for krate in &loaded.crates {
@@ -99,31 +102,45 @@ pub fn native_digest(native: &HashMap<String, Vec<CudaInitSite>>, loaded: &Loade
     gpulint_python::known::digest(text.as_bytes())
 }
 
-/// Registers every loaded file in the run's file table (the program's), as a language-neutral
-/// `File`: its path, text and comments, for positions, excerpts and suppression comments.
-pub fn add(loaded: Loaded, program: &mut Program) -> Rust {
-    let ids = loaded
-        .files
-        .iter()
-        .map(|f| program.register_foreign(f.file()))
-        .collect();
-    Rust { loaded, ids }
+/// Gives every loaded file its id in the run: the next ids after the Python program's `first`
+/// files.
+pub fn add(loaded: Loaded, first: u32) -> Rust {
+    Rust { loaded, first }
 }
 
 impl Rust {
-    /// The program's id of the loaded file `index` (as `FileId(index)`).
+    /// The run's id of the loaded file `index` (as `FileId(index)`).
     pub fn id(&self, index: FileId) -> FileId {
-        self.ids.get(index.0 as usize).copied().unwrap_or(index)
+        FileId(self.first + index.0)
+    }
+
+    /// The path of the loaded file `index` (as `FileId(index)`).
+    pub fn path(&self, index: FileId) -> std::path::PathBuf {
+        self.loaded.files[index.0 as usize].path.clone()
+    }
+
+    /// The id of the first file (the program's file count).
+    pub fn first(&self) -> u32 {
+        self.first
+    }
+
+    /// Every loaded file as a language-neutral `File` (its path, text and comments), in the order
+    /// of their ids, for the run's file table.
+    pub fn files(&self) -> Vec<File> {
+        self.loaded.files.iter().map(|f| f.file()).collect()
     }
 }
 
 /// GPU999 for each file that could not be read or parsed (a checked file, or one its crate
 /// needs: a module, a target the manifest names), then every crate's findings, by the crate's
 /// root file.
-pub fn check(rust: &Rust, program: &Program) -> Vec<(FileId, Result<Vec<Diagnostic>, String>)> {
+pub fn check(
+    rust: &Rust,
+    sources: &(dyn Sources + Sync),
+) -> Vec<(FileId, Result<Vec<Diagnostic>, String>)> {
     let mut out: Vec<(FileId, Result<Vec<Diagnostic>, String>)> = Vec::new();
     for (i, file) in rust.loaded.files.iter().enumerate() {
-        let id = rust.ids[i];
+        let id = rust.id(FileId(i as u32));
         let diagnostic = match &file.error {
             None => continue,
             Some(FileError::Unreadable { reason, at }) => {
@@ -147,10 +164,12 @@ pub fn check(rust: &Rust, program: &Program) -> Vec<(FileId, Result<Vec<Diagnost
             let root = krate
                 .modules
                 .first()
-                .map_or(FileId(0), |(f, _)| rust.ids[*f]);
+                .map_or(FileId(0), |(f, _)| rust.id(FileId(*f as u32)));
             let result = catch_unwind(AssertUnwindSafe(|| {
-                let facts = gpulint_rust::analyze::<Analyses>(&rust.loaded, krate, |f| rust.ids[f]);
-                gpulint_rules::check(&facts, program, Language::Rust)
+                let facts = gpulint_rust::analyze::<Analyses>(&rust.loaded, krate, |f| {
+                    rust.id(FileId(f as u32))
+                });
+                gpulint_rules::check(&facts, sources, Language::Rust)
             }))
             .map_err(crate::panics::panic_message);
             (root, result)

@@ -351,3 +351,12 @@ fn the_rust_wiring_does_not_import_the_check() {
         .collect();
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// No frontend holds another's files: the Python program holds Python files and notebooks only,
+/// and the Rust frontend's files are registered in the binary's run-level table (`src/files.rs`).
+#[test]
+fn the_python_program_holds_no_other_languages_files() {
+    let mut found = lines_naming("python/src", "Foreign");
+    found.extend(lines_naming("python/src", "register_foreign"));
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

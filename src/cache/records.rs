@@ -47,7 +47,7 @@ pub(super) struct FileRecord {
     pub(super) path: Vec<u8>,
     pub(super) checked: bool,
     pub(super) notebook: bool,
-    /// Another frontend's (Rust): loaded again on every run.
+    /// The Rust frontend's (not the Python program's): loaded again on every run, not restored.
     pub(super) foreign: bool,
     /// What the file system said of it when it was read, and the digest of its bytes; `None` for
     /// a file not read from the disk (it could not be).

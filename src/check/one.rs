@@ -10,6 +10,8 @@ use gpulint_python::program::{FileError, Program};
 use gpulint_python::semantic::{self, ImportCache, Settings};
 use gpulint_rules::Diagnostic;
 
+use crate::files::RunFiles;
+
 /// What parsing a leaf gave besides its model (see `Program::add_leaf_names`).
 pub(super) struct LeafParse {
     /// The names it reads that no other module does.
@@ -35,13 +37,14 @@ pub(super) struct FileChecked {
 /// The findings of analysing `id` as the main program; they may point into files it imports. A
 /// leaf is parsed here (see `Program::parse_leaf`), and what its parse gave is returned too.
 pub(super) fn check_file(
-    program: &Program,
+    files: &RunFiles,
     cache: &ImportCache<Analyses>,
     id: FileId,
     settings: Settings,
     verbose: bool,
     learn: bool,
 ) -> FileChecked {
+    let program = files.python();
     let file = program.file(id);
     let mut out = FileChecked {
         result: Ok(Vec::new()),
@@ -96,7 +99,7 @@ pub(super) fn check_file(
             // A cut only loses findings: the analyses take code not followed as possibly doing
             // what would silence them (`Effect::NotFollowed`). The summary counts the cuts.
             let found =
-                gpulint_rules::check(&analysed.facts, program, gpulint_rules::Language::Python);
+                gpulint_rules::check(&analysed.facts, files, gpulint_rules::Language::Python);
             if verbose {
                 for cut in &analysed.cuts {
                     eprintln!(
@@ -123,7 +126,7 @@ pub(super) fn check_file(
 }
 
 /// The findings that stand for a file that could not be analysed: why it could not be read or
-/// parsed (nothing for a file another frontend checks).
+/// parsed.
 pub(super) fn file_error_findings(id: FileId, error: &FileError) -> Vec<Diagnostic> {
     match error {
         FileError::Unreadable(reason) => {
@@ -134,7 +137,6 @@ pub(super) fn file_error_findings(id: FileId, error: &FileError) -> Vec<Diagnost
             Span::new(id, *offset, *offset),
         )],
         FileError::Syntax(err) => vec![gpulint_rules::invalid_syntax(&err.message, err.span)],
-        FileError::Foreign => Vec::new(),
     }
 }
 

@@ -4,17 +4,18 @@
 
 use std::collections::{HashMap, HashSet};
 
+use gpulint_core::files::Files;
 use gpulint_core::source::FileId;
-use gpulint_python::program::Program;
 use gpulint_rules::Diagnostic;
 
 use crate::config::Resolver;
+use crate::files::RunFiles;
 use crate::noqa::{self, Directives};
 
 /// Applies each finding's configuration (that of its primary file): selection, per-file ignores,
 /// severity. Read and syntax errors are always reported.
 pub(super) fn configure(
-    program: &Program,
+    files: &RunFiles,
     resolver: &mut Resolver,
     diagnostics: Vec<Diagnostic>,
 ) -> anyhow::Result<Vec<Diagnostic>> {
@@ -24,7 +25,7 @@ pub(super) fn configure(
             out.push(d);
             continue;
         }
-        let path = &program.file(d.span.file).path;
+        let path = files.path(d.span.file);
         if resolver.reports(path, d.code)? {
             d.severity = resolver.config_for(path)?.severity(d.code, d.severity);
             out.push(d);
@@ -37,7 +38,7 @@ pub(super) fn configure(
 /// many were dropped. Syntax and read errors cannot be suppressed. With `report_unused`, also returns
 /// GPU900 for the gpulint codes in the checked files' suppression comments that suppressed nothing.
 pub(super) fn suppress(
-    program: &Program,
+    files: &RunFiles,
     diagnostics: Vec<Diagnostic>,
     report_unused: bool,
 ) -> (Vec<Diagnostic>, usize, Vec<Diagnostic>) {
@@ -50,7 +51,7 @@ pub(super) fn suppress(
             if d.code == "GPU999" {
                 return true;
             }
-            let file = program.file(d.span.file);
+            let file = files.file(d.span.file);
             let line = file.lines().line_col(&file.text, d.span.start).line;
             let by = directives
                 .entry(d.span.file)
@@ -69,7 +70,7 @@ pub(super) fn suppress(
     let mut unused = Vec::new();
     if report_unused {
         let none = HashSet::new();
-        for (id, file) in program.files().filter(|(_, f)| f.checked) {
+        for (id, file) in files.all().filter(|(_, f)| f.checked) {
             let found = directives
                 .remove(&id)
                 .unwrap_or_else(|| Directives::of(file));
@@ -81,16 +82,9 @@ pub(super) fn suppress(
 
 /// One diagnostic per place and rule: two main programs reaching the same fork report it once, with
 /// the more severe verdict (the first program, in path order, when they agree).
-pub(super) fn merge(program: &Program, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+pub(super) fn merge(files: &RunFiles, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
     diagnostics.sort_by(|a, b| {
-        let key = |d: &Diagnostic| {
-            (
-                &program.file(d.span.file).path,
-                d.span.start,
-                d.span.end,
-                d.code,
-            )
-        };
+        let key = |d: &Diagnostic| (files.path(d.span.file), d.span.start, d.span.end, d.code);
         // The more severe verdict first; then the one that explains more (found through a caller).
         key(a)
             .cmp(&key(b))
@@ -108,14 +102,14 @@ pub(super) fn merge(program: &Program, mut diagnostics: Vec<Diagnostic>) -> Vec<
 /// two cells, or a cell holds a lone carriage return): `--fix` would refuse it, so it is not
 /// counted or shown as fixable; nor one whose edits reach more than one cell: a fix stays in its
 /// cell (a statement moved between cells would change what each cell does when run alone).
-pub(super) fn drop_fixes_that_cannot_apply(program: &Program, diagnostics: &mut [Diagnostic]) {
+pub(super) fn drop_fixes_that_cannot_apply(files: &RunFiles, diagnostics: &mut [Diagnostic]) {
     for d in diagnostics {
         let elsewhere = |f: &gpulint_rules::Fix| f.edits.iter().any(|e| e.span.file != d.span.file);
         if d.fix.as_ref().is_some_and(elsewhere) {
             d.fix = None;
         }
-        let file = program.file(d.span.file);
-        let (Some(fix), Some(notebook)) = (&d.fix, &file.notebook) else {
+        let file = files.file(d.span.file);
+        let (Some(fix), Some(notebook)) = (&d.fix, files.notebook(d.span.file)) else {
             continue;
         };
         let edits: Vec<&gpulint_rules::Edit> = fix.edits.iter().collect();

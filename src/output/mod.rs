@@ -40,7 +40,7 @@ pub fn write(out: &mut impl Write, checked: &Checked, options: &Options) -> anyh
         unsafe_fixes,
         ..
     } = *options;
-    let files: &dyn Files = &checked.program;
+    let files: &dyn Files = &checked.files;
     let mut ordered: Vec<&Diagnostic> = checked.diagnostics.iter().collect();
     ordered.sort_by_cached_key(|d| (path(files, d.span), at(files, d.span), d.code));
     for (path, message) in &checked.internal_errors {

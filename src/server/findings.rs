@@ -9,9 +9,8 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use gpulint_core::files::normalize;
+use gpulint_core::files::{normalize, File, Files};
 use gpulint_core::source::{FileId, LineIndex, Span};
-use gpulint_python::program::{Program, SourceFile};
 use gpulint_rules::{Applicability, Edit, Severity};
 use lsp_types::{
     CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
@@ -20,6 +19,7 @@ use lsp_types::{
 
 use super::convert::{self, Encoding};
 use crate::check::Checked;
+use crate::files::RunFiles;
 
 /// What one check found, and what it read.
 #[derive(Default)]
@@ -58,10 +58,10 @@ pub fn text_hash(text: &str) -> u64 {
 /// `given_hash`: its findings hold for that text whatever the check made of it (a notebook that is
 /// not JSON has no text of its own).
 pub fn report(checked: &Checked, encoding: Encoding, given: &Path, given_hash: u64) -> Report {
-    let program = &checked.program;
-    let read = program.files().map(|(_, f)| normalize(&f.path)).collect();
+    let files = &checked.files;
+    let read = files.all().map(|(_, f)| normalize(&f.path)).collect();
     let mut positions = Positions {
-        program,
+        files,
         encoding,
         json_lines: HashMap::new(),
     };
@@ -81,7 +81,7 @@ pub fn report(checked: &Checked, encoding: Encoding, given: &Path, given_hash: u
 
 /// Byte offsets of the program's files as LSP positions in what the editor holds.
 struct Positions<'p> {
-    program: &'p Program,
+    files: &'p RunFiles,
     encoding: Encoding,
     /// Each notebook's JSON lines, built on first use.
     json_lines: HashMap<FileId, LineIndex>,
@@ -89,8 +89,8 @@ struct Positions<'p> {
 
 impl Positions<'_> {
     fn at(&mut self, id: FileId, offset: u32) -> Position {
-        let file = self.program.file(id);
-        match &file.notebook {
+        let file = self.files.file(id);
+        match self.files.notebook(id) {
             None => convert::position(&file.text, file.lines(), offset, self.encoding),
             Some(notebook) => {
                 let json = notebook.json();
@@ -98,7 +98,7 @@ impl Positions<'_> {
                     .json_lines
                     .entry(id)
                     .or_insert_with(|| LineIndex::new(json));
-                let at = file.stored_line_col(offset);
+                let at = self.files.stored_line_col(id, offset);
                 let byte = byte_of(json, lines, at.line, at.column);
                 convert::position(json, lines, byte, self.encoding)
             }
@@ -113,8 +113,8 @@ impl Positions<'_> {
     /// JSON, the cells' sources rewritten as `--fix` writes them; `None` where they cannot be put
     /// back in the cells.
     fn edits(&mut self, id: FileId, edits: &[&Edit]) -> Option<Vec<TextEdit>> {
-        let file = self.program.file(id);
-        let Some(notebook) = &file.notebook else {
+        let file = self.files.file(id);
+        let Some(notebook) = self.files.notebook(id) else {
             let placed = edits
                 .iter()
                 .map(|e| TextEdit::new(self.range(e.span), e.content.clone()))
@@ -173,15 +173,15 @@ fn changed_part(old: &str, new: &str) -> (usize, usize, usize) {
 }
 
 fn finding(positions: &mut Positions, d: &gpulint_rules::Diagnostic) -> Finding {
-    let program = positions.program;
-    let file = program.file(d.span.file);
+    let files = positions.files;
+    let file = files.file(d.span.file);
     let related = d
         .related
         .iter()
         .filter_map(|r| {
             Some(DiagnosticRelatedInformation {
                 location: Location::new(
-                    convert::path_uri(&program.file(r.span.file).path)?,
+                    convert::path_uri(files.path(r.span.file))?,
                     positions.range(r.span),
                 ),
                 message: r.message.clone(),
@@ -231,7 +231,7 @@ fn finding(positions: &mut Positions, d: &gpulint_rules::Diagnostic) -> Finding 
     };
     Finding {
         path: normalize(&file.path),
-        text_hash: text_hash(file.notebook.as_ref().map_or(&file.text, |n| n.json())),
+        text_hash: text_hash(files.notebook(d.span.file).map_or(&file.text, |n| n.json())),
         diagnostic,
         fix,
         noqa,
@@ -239,7 +239,7 @@ fn finding(positions: &mut Positions, d: &gpulint_rules::Diagnostic) -> Finding 
 }
 
 /// The suppression comment for the line of `offset`, in the file's language.
-fn noqa_edit(file: &SourceFile, id: FileId, offset: u32, code: &str) -> Option<Edit> {
+fn noqa_edit(file: &File, id: FileId, offset: u32, code: &str) -> Option<Edit> {
     match file.path.extension().is_some_and(|e| e == "rs") {
         true => crate::add_noqa::rust_line_edit(file, id, offset, code),
         false => crate::add_noqa::line_edit(file, id, offset, code),

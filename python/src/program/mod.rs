@@ -65,8 +65,6 @@ pub enum FileError {
         offset: u32,
     },
     Syntax(SyntaxError),
-    /// Another language's source: its own frontend checks it.
-    Foreign,
 }
 
 /// A file of the program: the language-neutral [`File`] and what the Python frontend knows of it.
@@ -200,6 +198,9 @@ pub struct Program {
     /// Native extension modules of the project (another frontend's, by the name Python imports
     /// them by) whose initialisation at import initialises CUDA, and where.
     native: HashMap<String, Vec<gpulint_core::effect::CudaInitSite>>,
+    /// The path of each native module site's file, by its id in the run (see
+    /// [`Program::remap_native`]).
+    native_paths: HashMap<FileId, PathBuf>,
     /// What import resolution asked the file system, for a cache to tell whether it would resolve
     /// every import alike.
     probes: Vec<Probe>,
@@ -295,21 +296,6 @@ impl Program {
             program.files.push(file);
         }
         program
-    }
-
-    /// Registers a file another frontend checks (Rust), for positions, excerpts and suppression
-    /// comments: it gets the next id, which its comments' spans are moved to. Its module is
-    /// [`FileError::Foreign`]: nothing here analyses it.
-    pub fn register_foreign(&mut self, mut file: File) -> FileId {
-        let id = FileId(self.files.len() as u32);
-        for comment in &mut file.comments {
-            comment.file = id;
-        }
-        self.files.push(SourceFile {
-            module: Err(FileError::Foreign),
-            ..SourceFile::unread(file)
-        });
-        id
     }
 
     pub fn file(&self, id: FileId) -> &SourceFile {

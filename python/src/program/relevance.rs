@@ -77,7 +77,9 @@ impl Program {
     ) -> Option<&gpulint_core::effect::CudaInitSite> {
         let importer = self.files.get(importer.0 as usize)?.path.as_path();
         self.native.get(name)?.iter().find(|site| {
-            let source = &self.files[site.span.file.0 as usize].path;
+            let Some(source) = self.native_paths.get(&site.span.file) else {
+                return false;
+            };
             source
                 .ancestors()
                 .skip(1)
@@ -99,11 +101,20 @@ impl Program {
         out
     }
 
-    /// Moves the native modules' sites to the files' final ids, once the other frontend's files
-    /// are in the program.
-    pub fn remap_native(&mut self, id: impl Fn(FileId) -> FileId) {
+    /// Moves the native modules' sites to the ids the run gives their files (another frontend's,
+    /// which the program does not hold), and keeps the path of each (`path`, by the site's file
+    /// as given), to tell which crate a site belongs to.
+    pub fn remap_native(
+        &mut self,
+        id: impl Fn(FileId) -> FileId,
+        path: impl Fn(FileId) -> std::path::PathBuf,
+    ) {
         for site in self.native.values_mut().flatten() {
-            site.span = Span::new(id(site.span.file), site.span.start, site.span.end);
+            let moved = id(site.span.file);
+            self.native_paths
+                .entry(moved)
+                .or_insert_with(|| path(site.span.file));
+            site.span = Span::new(moved, site.span.start, site.span.end);
         }
     }
 

@@ -104,6 +104,7 @@ mod tests {
             other_layer_start: None,
             default_in_entry: None,
             made_by: None,
+            repeated: false,
         })
     }
 

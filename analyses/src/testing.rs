@@ -42,5 +42,6 @@ pub fn child_started(kind: ChildKind, method: StartMethod, start: u32) -> Effect
         other_layer_start: None,
         default_in_entry: None,
         made_by: None,
+        repeated: true,
     })
 }

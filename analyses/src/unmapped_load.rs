@@ -36,13 +36,15 @@ pub struct UnmappedLoad {
     narrowed: bool,
     /// Where it chose a device of its own or joined a process group.
     worker_sign: Option<Span>,
-    /// The kind of child this process is, if it is one, and where it was started.
-    child: Option<(ChildKind, Span)>,
+    /// The kind of child this process is, if it is one, where it was started, and whether its
+    /// parent started several alike (in a loop or a comprehension).
+    child: Option<(ChildKind, Span, bool)>,
 }
 
 impl UnmappedLoad {
     /// Whether the load at `load` runs in one of several GPU workers: a child made to run on a
-    /// GPU (`mp.spawn`, a `Process` per GPU), or a process that picked a device of its own or
+    /// GPU (`mp.spawn`, a `Process` per GPU, started in a loop; one `Process` is one worker, and
+    /// its load piles nothing up), or a process that picked a device of its own or
     /// joined a GPU process group in the same file as the load. Reading `RANK` alone is not
     /// enough (libraries read it at import in every process), a loader's or a pool's workers are
     /// not per GPU, and a library's loaders far from where the job is set up read files whose
@@ -52,7 +54,7 @@ impl UnmappedLoad {
         let child_per_gpu = end.per_worker
             && matches!(
                 self.child,
-                Some((ChildKind::ProcessStart | ChildKind::StartProcesses, start))
+                Some((ChildKind::StartProcesses, start, _) | (ChildKind::ProcessStart, start, true))
                     if start.file == load.file
             );
         child_per_gpu || self.worker_sign.is_some_and(|s| s.file == load.file)
@@ -78,7 +80,9 @@ impl Analysis for UnmappedLoad {
 
     fn effect(&mut self, effect: &Effect, cx: &Context, _: &mut Self::Facts) {
         match effect {
-            Effect::ChildStarted(child) => self.child = Some((child.kind, child.span)),
+            Effect::ChildStarted(child) => {
+                self.child = Some((child.kind, child.span, child.repeated))
+            }
             Effect::CheckpointSaved {
                 span,
                 file,
@@ -269,9 +273,32 @@ mod tests {
     }
 
     #[test]
+    fn one_process_started_once_is_one_worker() {
+        let mut once = crate::testing::child_started(
+            ChildKind::ProcessStart,
+            gpulint_core::effect::StartMethod::Spawn,
+            0,
+        );
+        if let Effect::ChildStarted(c) = &mut once {
+            c.repeated = false;
+        }
+        assert!(run(&[once, load(3)], true).is_empty());
+        // A device it picks itself still makes it one of several.
+        let mut once = crate::testing::child_started(
+            ChildKind::ProcessStart,
+            gpulint_core::effect::StartMethod::Spawn,
+            0,
+        );
+        if let Effect::ChildStarted(c) = &mut once {
+            c.repeated = false;
+        }
+        assert_eq!(run(&[once, chooses(), load(3)], true).len(), 1);
+    }
+
+    #[test]
     fn a_pool_worker_counts_only_once_it_chose_a_device() {
         let mut a = UnmappedLoad {
-            child: Some((ChildKind::Pool, at(0))),
+            child: Some((ChildKind::Pool, at(0), true)),
             ..UnmappedLoad::default()
         };
         let mut facts = Vec::new();

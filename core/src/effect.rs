@@ -245,6 +245,9 @@ pub struct ChildStart {
     pub default_in_entry: Option<EntryCallers>,
     /// The call that made the process, pool or executor on a package's default context.
     pub made_by: Option<DefaultContextCall>,
+    /// The fork point runs in a loop or a comprehension of the parent: one of several children
+    /// started alike (a `Process` per GPU), not one child.
+    pub repeated: bool,
 }
 
 /// Whether the project calls a function analysed as an entry point of its own.

@@ -39,7 +39,9 @@ the device of its first tensor.
 ## When it is not a bug
 - The process narrowed `CUDA_VISIBLE_DEVICES` to its own GPU before loading: its `cuda:0` is its
   own GPU.
-- One process: a script that runs once, a pool or loader worker that does not pick a GPU of its own.
+- One process: a script that runs once, a pool or loader worker that does not pick a GPU of its own,
+  a single `Process` the parent starts once (not in a loop or a comprehension) and that does not
+  pick a GPU of its own: one inference or serving worker.
 - One rank loads: the load sits under a test that compares the rank with a constant
   (`if dist.get_rank() == 0:`, `if hvd.rank() == 0:`, `if local_rank in (-1, 0):`, or the `else`
   of `if rank != 0:`), so the other ranks never run it.

@@ -594,6 +594,8 @@ impl<'a, A: Analysis> Interp<'a, A> {
             other_layer_start: None,
             default_in_entry: None,
             made_by: None,
+            // No rule on Rust forks asks how many there are.
+            repeated: false,
         }));
         let _ = body(self);
         let mut analyses = self.st.analyses.clone();

@@ -289,6 +289,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             other_layer_start: start.other_layer,
             default_in_entry: start.default_in_entry,
             made_by: start.made_by,
+            repeated: outer.repeats(),
         }));
         // The child runs its target, not the main module's top level.
         let main_statement = self.main_statement.take();
@@ -410,6 +411,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             other_layer_start,
             default_in_entry: None,
             made_by: None,
+            repeated: self.control.repeats(),
         }));
         self.exec_block(body);
         let child = self.procs.pop().unwrap_or_default();
@@ -443,6 +445,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             other_layer_start,
             default_in_entry: None,
             made_by: None,
+            repeated: self.control.repeats(),
         }));
     }
 

@@ -8,6 +8,8 @@
 pub(super) struct Control {
     /// How many loop bodies the running code is in (`MAX_LOOP_DEPTH` bounds their passes).
     pub loop_depth: u32,
+    /// How many comprehensions the running code is in (their elements are computed per item).
+    pub comprehension_depth: u32,
     /// How many `try` bodies with handlers the running code is in: what raises there may be caught.
     pub try_depth: u32,
     /// How many `if get_start_method(allow_none=True) is None:` bodies the running code is in.
@@ -23,12 +25,18 @@ pub(super) struct Control {
 }
 
 impl Control {
+    /// The running code runs once per item of a loop or comprehension.
+    pub fn repeats(&self) -> bool {
+        self.loop_depth > 0 || self.comprehension_depth > 0
+    }
+
     /// A child process starts outside its parent's loops, `try` bodies and guarded branches (and
     /// runs its own code, on whichever rank started it): the depths are taken, and the flags as
     /// they were returned, for [`Control::put_depths`].
     pub fn take_depths(&mut self) -> Control {
         let outer = *self;
         self.loop_depth = 0;
+        self.comprehension_depth = 0;
         self.try_depth = 0;
         self.unset_guard_depth = 0;
         self.one_rank_depth = 0;
@@ -39,6 +47,7 @@ impl Control {
     /// as the child left them).
     pub fn put_depths(&mut self, outer: Control) {
         self.loop_depth = outer.loop_depth;
+        self.comprehension_depth = outer.comprehension_depth;
         self.try_depth = outer.try_depth;
         self.unset_guard_depth = outer.unset_guard_depth;
         self.one_rank_depth = outer.one_rank_depth;

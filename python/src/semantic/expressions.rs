@@ -224,6 +224,18 @@ impl<'m, A: Analysis> Interp<'m, A> {
         elements: &'m [Expr],
         span: Span,
     ) -> Value {
+        self.control.comprehension_depth += 1;
+        let value = self.comprehension_value(generators, elements, span);
+        self.control.comprehension_depth -= 1;
+        value
+    }
+
+    fn comprehension_value(
+        &mut self,
+        generators: &'m [Generator],
+        elements: &'m [Expr],
+        span: Span,
+    ) -> Value {
         for g in generators {
             let iterable = self.eval(&g.iter);
             let item = self.iterate(&iterable, g.iter.span);

@@ -162,6 +162,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     other_layer_start: start.other_layer,
                     default_in_entry: start.default_in_entry,
                     made_by: None,
+                    repeated: self.control.repeats(),
                 }),
                 &Default::default(),
                 &mut self.facts,

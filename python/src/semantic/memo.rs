@@ -70,13 +70,14 @@ struct Recorded<A> {
 /// be.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct ControlKey {
-    depths: [u32; 4],
+    depths: [u32; 5],
     flags: [bool; 2],
 }
 
 fn control_key(control: Control) -> ControlKey {
     let Control {
         loop_depth,
+        comprehension_depth,
         try_depth,
         unset_guard_depth,
         one_rank_depth,
@@ -84,7 +85,13 @@ fn control_key(control: Control) -> ControlKey {
         run_time,
     } = control;
     ControlKey {
-        depths: [loop_depth, try_depth, unset_guard_depth, one_rank_depth],
+        depths: [
+            loop_depth,
+            comprehension_depth,
+            try_depth,
+            unset_guard_depth,
+            one_rank_depth,
+        ],
         flags: [start_query_seen, run_time],
     }
 }

@@ -44,7 +44,9 @@ product in a forked child hung after the parent had run one.
   so they are not reported.
 - The child is started by spawn or forkserver: a fresh interpreter, with a pool of its own.
 - The parent ran no such operation before the fork (create the pool first), or ran only on CUDA
-  tensors (GPU001 covers CUDA in forked children).
+  tensors (GPU001 covers CUDA in forked children). A `Pool`'s workers are forked when it is made:
+  tasks handed to it later (`apply_async`, `map`) run in workers that never had the parent's later
+  threads, unless `maxtasksperchild` replaces them by new forks.
 - gpulint only knows tensors it saw created (`torch.randn(...)`, `torch.tensor(...)`, `x.cpu()`)
   and `torch.nn` layers built on the CPU (calling one is a forward pass); the `forward` of a
   project's own `nn.Module` subclass is not followed yet, so some hangs go unreported.

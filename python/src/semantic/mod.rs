@@ -188,6 +188,10 @@ enum Object {
         made_by: Option<DefaultContextCall>,
         /// The parent's CUDA state when the workers were forked.
         forked_with: Option<CudaInitSite>,
+        /// What the analyses knew of the parent when the workers were forked (a
+        /// `gpulint_core::analysis::Shared<A>`, type-erased so that objects need not know the
+        /// analyses): each task runs in a worker forked then, not when the task is handed over.
+        forked_from: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
         /// Workers are replaced later (`maxtasksperchild`), forked from the parent as it is then.
         refork: bool,
         /// The initializer each worker runs before its tasks, and its arguments.

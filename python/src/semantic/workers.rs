@@ -92,6 +92,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 layer,
                 made_by,
                 forked_with,
+                forked_from,
                 refork,
                 initializer,
             } => {
@@ -109,7 +110,18 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 };
                 // Each worker ran the initializer before it takes tasks.
                 let entries: Vec<Entry> = initializer.into_iter().chain([(func, values)]).collect();
+                // A forked worker is the parent as it was at the pool's construction (unless
+                // workers are replaced later): what the parent started since is not its.
+                let then = forked_from
+                    .as_ref()
+                    .filter(|_| start.method == StartMethod::Fork)
+                    .and_then(|a| a.downcast_ref::<gpulint_core::analysis::Shared<A>>())
+                    .cloned();
+                let now = then.map(|then| std::mem::replace(&mut self.proc().analyses, then));
                 let run = self.run_child(pool_span, ChildKind::Pool, start, parent, entries, code);
+                if let Some(now) = now {
+                    self.proc().analyses = now;
+                }
                 Some(
                     run.results
                         .into_iter()
@@ -228,12 +240,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let forkserver = start.method == StartMethod::Forkserver;
         let run = self.run_child(span, ChildKind::Pool, start, parent.clone(), entries, code);
         let forked_with = if forkserver { run.parent_init } else { parent };
+        let forked_from = (!refork).then(|| {
+            let analyses = self.proc_ref().analyses.clone();
+            std::sync::Arc::new(analyses) as std::sync::Arc<dyn std::any::Any + Send + Sync>
+        });
         self.alloc(Object::Pool {
             span,
             start: context,
             layer,
             made_by,
             forked_with,
+            forked_from,
             refork,
             initializer,
         })

@@ -22,7 +22,8 @@ pub static RULE: Rule = Rule {
 const DOCS: &str = r#"## What it does
 Finds the global rank — `os.environ["RANK"]`, `SLURM_PROCID`, `torch.distributed.get_rank()` —
 used as a device index: `torch.cuda.set_device(rank)`, `.to(rank)`, `.cuda(rank)`,
-`f"cuda:{rank}"`, `torch.device("cuda", rank)`, `device=rank`.
+`f"cuda:{rank}"`, `torch.device("cuda", rank)`, `device=rank`, and the devices handed to a
+collective or to `DistributedDataParallel` (`device_ids=[rank]`, `output_device=rank`).
 
 ## Why is this bad?
 The global rank numbers the processes of the whole job: on a job of two 8-GPU nodes, the second

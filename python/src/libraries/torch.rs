@@ -39,7 +39,11 @@ const COMPUTES: &str = "on host tensors it runs on torch's intra-op thread pool 
 /// A dataset of tensors: a loader's workers index them for every item.
 const TENSOR_DATASET: Behaviour = Behaviour::IndexesArguments;
 const COLLECTIVE: Behaviour = Behaviour::Collective {
-    device: &[Param::kw("device_ids"), Param::kw("device")],
+    device: &[
+        Param::kw("device_ids"),
+        Param::kw("output_device"),
+        Param::kw("device"),
+    ],
     group: Param::kw("group"),
     tensors: false,
 };

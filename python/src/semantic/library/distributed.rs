@@ -64,6 +64,22 @@ impl<'m, A: Analysis> Interp<'m, A> {
             && (args.pos.iter().any(|(v, _)| own(v)) || args.kw.iter().any(|(_, v, _)| own(v)));
         let explicit =
             device.iter().any(|p| args.param(*p).is_some()) || on_cpu_group || on_own_gpu;
+        // A device position it is given (`DDP(model, device_ids=[rank], output_device=rank)`)
+        // names a device like any other: a global rank there is GPU008's (said once a call).
+        let rank_at = device.iter().find_map(|p| {
+            let (value, expr) = args.param(*p)?;
+            let named: Vec<Value> = match value {
+                Value::Sequence(items) => items.to_vec(),
+                other => vec![other.clone()],
+            };
+            let rank = named
+                .into_iter()
+                .find(|v| matches!(v, Value::GlobalRank(_)))?;
+            Some((rank, expr))
+        });
+        if let Some((rank, expr)) = rank_at {
+            self.device_arg(&rank, expr);
+        }
         self.emit(Effect::CollectiveRun {
             span,
             name: short.into(),

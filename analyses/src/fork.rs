@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
 use gpulint_core::effect::{
-    ChildKind, ChildStart, CudaInitSite, CudaUse, DefaultContextCall, Effect, EntryCallers,
+    ChildStart, CudaInitSite, CudaUse, DefaultContextCall, Effect, EntryCallers, Launcher,
     OtherLayerStart, StartMethod,
 };
 use gpulint_core::source::Span;
@@ -14,7 +14,7 @@ use gpulint_core::source::Span;
 #[derive(Clone, Debug, PartialEq)]
 pub struct ForkFact {
     pub span: Span,
-    pub kind: ChildKind,
+    pub launcher: &'static Launcher,
     pub start_method: StartMethod,
     /// Why that start method: "the platform default", or the span that chose it.
     pub start_method_source: Option<Span>,
@@ -114,7 +114,7 @@ fn add_fork(facts: &mut Vec<ForkFact>, child: &ChildStart) {
         }
         None => facts.push(ForkFact {
             span: child.span,
-            kind: child.kind,
+            launcher: child.launcher,
             start_method: child.start_method,
             start_method_source: child.start_method_source,
             parent_init: child.parent_init.clone(),
@@ -203,7 +203,7 @@ mod tests {
     fn start(parent: bool) -> Effect {
         Effect::ChildStarted(ChildStart {
             span: at(10),
-            kind: ChildKind::Pool,
+            launcher: &crate::testing::POOL,
             start_method: StartMethod::Fork,
             start_method_source: None,
             parent_init: parent.then(|| CudaInitSite {

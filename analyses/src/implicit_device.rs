@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
-use gpulint_core::effect::{Backend, ChildKind, DeviceIndex, Effect};
+use gpulint_core::effect::{Backend, DeviceIndex, Effect, Launcher};
 use gpulint_core::source::Span;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -32,7 +32,7 @@ pub struct ImplicitDevice {
     paths: Vec<Shape>,
     /// An NCCL (or default) process group: GPU003 judges the binding.
     group: bool,
-    child: Option<ChildKind>,
+    child: Option<&'static Launcher>,
 }
 
 impl Analysis for ImplicitDevice {
@@ -43,7 +43,7 @@ impl Analysis for ImplicitDevice {
             // What a spawned child's re-import placed is module-level state: a pinned global
             // (GPU002) or a visibility written too late (GPU007), judged there.
             Effect::ChildStarted(child) => {
-                self.child = Some(child.kind);
+                self.child = Some(child.launcher);
                 self.implicit = None;
                 self.each(|p| p.1 = false);
             }
@@ -95,10 +95,7 @@ impl Analysis for ImplicitDevice {
     fn finish(self, end: &ProcessEnd, facts: &mut Self::Facts) {
         // A loader's workers (which get no GPU of their own), a function whose callers may have
         // bound the device, and ranks with a process group are not judged here.
-        let loader = matches!(
-            self.child,
-            Some(ChildKind::DataLoader | ChildKind::DatasetMap)
-        );
+        let loader = self.child.is_some_and(|l| l.data_workers);
         if !end.per_worker || end.partial || loader || self.group {
             return;
         }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
-use gpulint_core::effect::{Channel, ChildKind, CudaObject, Effect};
+use gpulint_core::effect::{Channel, CudaObject, Effect};
 use gpulint_core::source::Span;
 
 /// Why a CUDA object sent to another process cannot be used there.
@@ -106,10 +106,7 @@ impl Analysis for CudaAcrossProcesses {
     fn effect(&mut self, effect: &Effect, _: &Context, facts: &mut Self::Facts) {
         match effect {
             Effect::ChildStarted(child) => {
-                let ends = matches!(
-                    child.kind,
-                    ChildKind::ProcessStart | ChildKind::StartProcesses
-                );
+                let ends = child.launcher.ends_with_code;
                 *self = CudaAcrossProcesses {
                     ends_with_code: ends.then_some(child.span),
                     ..CudaAcrossProcesses::default()
@@ -163,10 +160,10 @@ impl Analysis for CudaAcrossProcesses {
 mod tests {
     use super::*;
     use crate::testing::{at, child_started};
-    use gpulint_core::effect::{DeviceIndex, StartMethod};
+    use gpulint_core::effect::{DeviceIndex, Launcher, StartMethod};
 
-    fn start(kind: ChildKind) -> Effect {
-        child_started(kind, StartMethod::Spawn, 1)
+    fn start(launcher: &'static Launcher) -> Effect {
+        child_started(launcher, StartMethod::Spawn, 1)
     }
 
     fn send(span: u32, channel: Channel, by_handle: bool) -> Effect {
@@ -202,7 +199,7 @@ mod tests {
     #[test]
     fn a_child_that_ends_after_sending_is_reported_at_its_send() {
         let [fact] = run(&[
-            start(ChildKind::ProcessStart),
+            start(&crate::testing::PROCESS),
             send(20, Channel::Queue, true),
         ])
         .try_into()
@@ -220,13 +217,13 @@ mod tests {
     #[test]
     fn a_sender_that_waits_afterwards_or_keeps_serving_is_silent() {
         let queue = send(20, Channel::Queue, true);
-        assert!(run(&[start(ChildKind::ProcessStart), queue.clone(), waited()]).is_empty());
+        assert!(run(&[start(&crate::testing::PROCESS), queue.clone(), waited()]).is_empty());
         // A pool's worker waits for its next task; the main process outlives its children.
-        assert!(run(&[start(ChildKind::Pool), queue.clone()]).is_empty());
+        assert!(run(&[start(&crate::testing::POOL), queue.clone()]).is_empty());
         assert!(run(std::slice::from_ref(&queue)).is_empty());
         // A wait before the send does not keep the sender alive after it.
         assert_eq!(
-            run(&[start(ChildKind::StartProcesses), waited(), queue]).len(),
+            run(&[start(&crate::testing::RANKS), waited(), queue]).len(),
             1
         );
     }
@@ -236,7 +233,7 @@ mod tests {
         assert_eq!(run(&[send(20, Channel::ManagerProxy, true)]).len(), 1);
         assert!(run(&[send(20, Channel::ManagerProxy, false)]).is_empty());
         assert!(run(&[
-            start(ChildKind::ProcessStart),
+            start(&crate::testing::PROCESS),
             send(20, Channel::Queue, false)
         ])
         .is_empty());
@@ -247,7 +244,7 @@ mod tests {
         let cx = Context::default();
         let mut facts = Vec::new();
         let mut a = CudaAcrossProcesses::default();
-        a.effect(&start(ChildKind::ProcessStart), &cx, &mut facts);
+        a.effect(&start(&crate::testing::PROCESS), &cx, &mut facts);
         a.effect(&send(20, Channel::Queue, true), &cx, &mut facts);
         let mut b = a.clone();
         b.effect(&waited(), &cx, &mut facts);

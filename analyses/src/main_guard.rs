@@ -89,12 +89,12 @@ impl Analysis for MainGuard {
 mod tests {
     use super::*;
     use crate::testing::at;
-    use gpulint_core::effect::{ChildKind, ChildStart};
+    use gpulint_core::effect::ChildStart;
 
     fn child(start_method: StartMethod, during_reimport: bool) -> Effect {
         Effect::ChildStarted(ChildStart {
             span: at(10),
-            kind: ChildKind::ProcessStart,
+            launcher: &crate::testing::PROCESS,
             start_method,
             start_method_source: None,
             parent_init: None,

@@ -111,7 +111,7 @@ impl Analysis for OnceGlobal {
 mod tests {
     use super::*;
     use crate::testing::{at, child_started};
-    use gpulint_core::effect::{ChildKind, CudaObject, DeviceIndex, StartMethod};
+    use gpulint_core::effect::{CudaObject, DeviceIndex, StartMethod};
 
     fn object(global: bool) -> CudaObject {
         CudaObject {
@@ -134,7 +134,7 @@ mod tests {
     }
 
     fn fork() -> Effect {
-        child_started(ChildKind::OsFork, StartMethod::Fork, 20)
+        child_started(&crate::testing::FORK, StartMethod::Fork, 20)
     }
 
     fn run(effects: &[Effect]) -> Vec<OnceGlobalFact> {

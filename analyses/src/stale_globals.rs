@@ -157,7 +157,6 @@ impl Analysis for StaleGlobals {
 mod tests {
     use super::*;
     use crate::testing::{at, child_started};
-    use gpulint_core::effect::ChildKind;
     use gpulint_core::source::FileId;
 
     fn global(name: &str) -> GlobalName {
@@ -185,7 +184,7 @@ mod tests {
     }
 
     fn started(method: StartMethod) -> Effect {
-        child_started(ChildKind::Pool, method, 50)
+        child_started(&crate::testing::POOL, method, 50)
     }
 
     fn run(parent: &[Effect], child: &[Effect], spawn: bool) -> Vec<StaleGlobalFact> {

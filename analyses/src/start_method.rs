@@ -181,7 +181,6 @@ impl Analysis for StartMethodFixed {
 mod tests {
     use super::*;
     use crate::testing::at;
-    use gpulint_core::effect::ChildKind;
 
     fn fixed(start: u32, creates_objects: bool) -> Effect {
         Effect::StartMethodFixed {
@@ -225,7 +224,7 @@ mod tests {
 
     #[test]
     fn force_matters_only_after_objects_of_the_old_method_exist_and_a_child_starts() {
-        let child = crate::testing::child_started(ChildKind::ProcessStart, StartMethod::Spawn, 9);
+        let child = crate::testing::child_started(&crate::testing::PROCESS, StartMethod::Spawn, 9);
         assert!(facts(&[fixed(1, false), set(5, true, false), child.clone()]).is_empty());
         assert!(facts(&[fixed(1, true), set(5, true, false)]).is_empty());
         assert_eq!(
@@ -247,7 +246,7 @@ mod tests {
             caught: false,
             only_if_unset: false,
         };
-        let child = crate::testing::child_started(ChildKind::ProcessStart, StartMethod::Spawn, 9);
+        let child = crate::testing::child_started(&crate::testing::PROCESS, StartMethod::Spawn, 9);
         assert!(facts(&[fixed(1, true), same, child]).is_empty());
     }
 

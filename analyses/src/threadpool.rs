@@ -4,7 +4,7 @@
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
 use gpulint_core::effect::{
-    ChildKind, ChildStart, CudaUse, DefaultContextCall, Effect, StartMethod,
+    ChildStart, CudaUse, DefaultContextCall, Effect, Launcher, StartMethod,
 };
 use gpulint_core::source::Span;
 
@@ -13,7 +13,7 @@ use gpulint_core::source::Span;
 pub struct ThreadpoolFact {
     /// The fork point.
     pub span: Span,
-    pub kind: ChildKind,
+    pub launcher: &'static Launcher,
     /// The parent's first operation on the pool.
     pub parent_compute: CudaUse,
     /// The child's first operation on the pool.
@@ -62,7 +62,7 @@ impl Analysis for ForkAfterThreads {
                     if !facts.iter().any(|f| f.span == child.span) {
                         facts.push(ThreadpoolFact {
                             span: child.span,
-                            kind: child.kind,
+                            launcher: child.launcher,
                             parent_compute: parent.clone(),
                             child_compute: here.clone(),
                             child_code: child.code.as_deref().unwrap_or_default().to_string(),
@@ -123,7 +123,11 @@ mod tests {
             StartMethod::Fork => p.forked(),
             _ => p.spawned(),
         };
-        c.effect(&child_started(ChildKind::Pool, method, 50), &cx, &mut facts);
+        c.effect(
+            &child_started(&crate::testing::POOL, method, 50),
+            &cx,
+            &mut facts,
+        );
         for e in &child {
             c.effect(e, &cx, &mut facts);
         }

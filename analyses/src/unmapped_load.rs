@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
-use gpulint_core::effect::{Backend, ChildKind, Effect};
+use gpulint_core::effect::{Backend, Effect, Launcher, PerGpu};
 use gpulint_core::source::{FileId, Span};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -38,7 +38,7 @@ pub struct UnmappedLoad {
     worker_sign: Option<Span>,
     /// The kind of child this process is, if it is one, where it was started, and whether its
     /// parent started several alike (in a loop or a comprehension).
-    child: Option<(ChildKind, Span, bool)>,
+    child: Option<(&'static Launcher, Span, bool)>,
 }
 
 impl UnmappedLoad {
@@ -52,11 +52,14 @@ impl UnmappedLoad {
     /// knows it runs per GPU.
     fn one_per_gpu(&self, end: &ProcessEnd, load: Span) -> bool {
         let child_per_gpu = end.per_worker
-            && matches!(
-                self.child,
-                Some((ChildKind::StartProcesses, start, _) | (ChildKind::ProcessStart, start, true))
-                    if start.file == load.file
-            );
+            && self.child.is_some_and(|(launcher, start, repeated)| {
+                let per_gpu = match launcher.per_gpu {
+                    PerGpu::Always => true,
+                    PerGpu::WhenRepeated => repeated,
+                    PerGpu::Never => false,
+                };
+                per_gpu && start.file == load.file
+            });
         child_per_gpu || self.worker_sign.is_some_and(|s| s.file == load.file)
     }
 
@@ -81,7 +84,7 @@ impl Analysis for UnmappedLoad {
     fn effect(&mut self, effect: &Effect, cx: &Context, _: &mut Self::Facts) {
         match effect {
             Effect::ChildStarted(child) => {
-                self.child = Some((child.kind, child.span, child.repeated))
+                self.child = Some((child.launcher, child.span, child.repeated))
             }
             Effect::CheckpointSaved {
                 span,
@@ -259,7 +262,7 @@ mod tests {
     fn a_child_started_in_another_file_is_no_sign() {
         let started = |file| {
             let mut e = crate::testing::child_started(
-                ChildKind::ProcessStart,
+                &crate::testing::PROCESS,
                 gpulint_core::effect::StartMethod::Spawn,
                 0,
             );
@@ -275,7 +278,7 @@ mod tests {
     #[test]
     fn one_process_started_once_is_one_worker() {
         let mut once = crate::testing::child_started(
-            ChildKind::ProcessStart,
+            &crate::testing::PROCESS,
             gpulint_core::effect::StartMethod::Spawn,
             0,
         );
@@ -285,7 +288,7 @@ mod tests {
         assert!(run(&[once, load(3)], true).is_empty());
         // A device it picks itself still makes it one of several.
         let mut once = crate::testing::child_started(
-            ChildKind::ProcessStart,
+            &crate::testing::PROCESS,
             gpulint_core::effect::StartMethod::Spawn,
             0,
         );
@@ -298,7 +301,7 @@ mod tests {
     #[test]
     fn a_pool_worker_counts_only_once_it_chose_a_device() {
         let mut a = UnmappedLoad {
-            child: Some((ChildKind::Pool, at(0), true)),
+            child: Some((&crate::testing::POOL, at(0), true)),
             ..UnmappedLoad::default()
         };
         let mut facts = Vec::new();

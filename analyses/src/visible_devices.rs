@@ -103,7 +103,7 @@ impl Analysis for VisibleDevices {
 mod tests {
     use super::*;
     use crate::testing::at;
-    use gpulint_core::effect::{ChildKind, ChildStart, Init, StartMethod};
+    use gpulint_core::effect::{ChildStart, Init, StartMethod};
 
     fn init(start: u32) -> Effect {
         Effect::CudaInit {
@@ -128,7 +128,7 @@ mod tests {
     fn start(parent: bool) -> Effect {
         Effect::ChildStarted(ChildStart {
             span: at(50),
-            kind: ChildKind::ProcessStart,
+            launcher: &crate::testing::PROCESS,
             start_method: if parent {
                 StartMethod::Fork
             } else {

@@ -104,28 +104,59 @@ impl CudaObject {
     }
 }
 
-/// What kind of child-creating construct started a child process.
+/// What starts a child process, as the frontend's row for it describes it: how messages name it,
+/// how it is moved to spawn, and what its children are to the analyses. Core names no library;
+/// each launcher is a constant of the frontend's tables (`python/src/libraries/processes/`), and
+/// adding one is a row there.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Launcher {
+    /// The subject of "... starts a child process" ("This pool").
+    pub subject: &'static str,
+    /// The label at the fork point where the finding's line is not the call that forks (a task,
+    /// a request handler, a server hook); `None`: "the child process is forked here".
+    pub label: Option<&'static str>,
+    /// How to start its children by spawn instead, or to keep CUDA out of the fork (the first
+    /// clause of the help).
+    pub spawn_help: &'static str,
+    /// The edit that asks for spawn, where one call says it.
+    pub spawn_fix: SpawnFix,
+    /// Its child runs the code it is handed and then ends (a `Process`, a launcher's ranks), so
+    /// the child's use of what it was sent is over when it exits; a pool's workers live on.
+    pub ends_with_code: bool,
+    /// Whether its children are one per GPU.
+    pub per_gpu: PerGpu,
+    /// Its workers read data for the parent (a loader's or a dataset's workers): they get no GPU
+    /// of their own.
+    pub data_workers: bool,
+    /// Under fork, the child inherits the objects it is handed (a `Process`'s target and
+    /// arguments, a loader's dataset) rather than receiving pickled copies.
+    pub inherits_handed: bool,
+}
+
+/// The edit that makes a launcher start its children by spawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChildKind {
-    ProcessStart,
-    Pool,
-    Executor,
-    OsFork,
-    DataLoader,
-    DatasetMap,
-    StartProcesses,
-    DaemonContext,
-    /// A task queue's worker, which imports the module that defines the task and then forks its
-    /// pool of children that run it (Celery's prefork pool).
-    TaskWorker,
-    /// A web server that imports the application in its master process and then forks the
-    /// workers that handle requests (gunicorn with `--preload`).
-    ServerWorker,
-    /// An inference engine's worker processes, one per GPU (vLLM's tensor-parallel workers).
-    EngineWorkers,
-    /// A server's workers, forked after a hook of its configuration ran in the master (gunicorn's
-    /// `on_starting`).
-    ServerHook,
+pub enum SpawnFix {
+    /// No single call says it.
+    None,
+    /// Add this keyword argument to the call that forks (`multiprocessing_context="spawn"`).
+    Keyword(&'static str),
+    /// Add this keyword, set to the spawn context of the package's `get_context`, to the call
+    /// that made the launcher (`mp_context`).
+    ContextKeyword(&'static str),
+    /// Make the launcher from the spawn context instead of the package's default one
+    /// (`get_context("spawn").Pool`).
+    FromContext,
+}
+
+/// Whether a launcher's children each run on a GPU of their own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerGpu {
+    /// Each child is a rank (a launcher of ranks).
+    Always,
+    /// When started several alike (in a loop or a comprehension): one per GPU.
+    WhenRepeated,
+    /// Never (a pool's workers, a loader's).
+    Never,
 }
 
 /// How many machines a job's processes run on, as the launch that started them says.
@@ -223,7 +254,7 @@ pub struct LocalRankRead {
 pub struct ChildStart {
     /// Where the child is created: the fork point.
     pub span: Span,
-    pub kind: ChildKind,
+    pub launcher: &'static Launcher,
     pub start_method: StartMethod,
     /// What chose that start method (`None`: the platform default).
     pub start_method_source: Option<Span>,

@@ -5,8 +5,6 @@ use gpulint_analyses::Facts;
 use gpulint_core::effect::Init;
 use gpulint_core::effect::StartMethod;
 
-use gpulint_core::effect::ChildKind;
-
 use crate::fix::{spawn_at_fork_point, ForkPoint};
 use crate::{
     Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
@@ -148,7 +146,7 @@ fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
 fn spawn_fix(fork: &ForkFact, sources: &dyn Sources) -> Option<Fix> {
     let point = ForkPoint {
         span: fork.span,
-        kind: fork.kind,
+        fix: fork.launcher.spawn_fix,
         at_module_scope: fork.at_module_scope,
         made_by: fork.made_by.as_ref(),
     };
@@ -173,7 +171,7 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
         StartMethod::Forkserver => "from a forkserver that imported the main module",
         _ => "by fork",
     };
-    let subject = describe(fork.kind);
+    let subject = fork.launcher.subject;
     let mut related = vec![Related {
         span: init.span,
         message: format!("{state} here: {}", init.what),
@@ -231,76 +229,18 @@ fn diagnostic(fork: &ForkFact, sources: &dyn Sources) -> Option<Diagnostic> {
             }
         ),
         span: fork.span,
-        label: match (fork.start_method, fork.kind) {
+        label: match (fork.start_method, fork.launcher.label) {
             (StartMethod::Forkserver, _) => format!("the child is forked here, {how}"),
-            (_, ChildKind::TaskWorker) => {
-                "a task: the worker imports this module, then forks the children that run it"
-                    .to_string()
-            }
-            (_, ChildKind::ServerHook) => {
-                "runs in the server's master, which forks the workers after it".to_string()
-            }
-            (_, ChildKind::ServerWorker) => {
-                "a handler: the server imports this module, then forks the workers that run it"
-                    .to_string()
-            }
-            _ => "the child process is forked here".to_string(),
+            (_, Some(label)) => label.to_string(),
+            (_, None) => "the child process is forked here".to_string(),
         },
         related,
         help: format!(
             "{}; or initialise CUDA only after the fork; or keep the child on the CPU",
-            spawn_help(fork.kind)
+            fork.launcher.spawn_help
         ),
         fix: spawn_fix(fork, sources),
     })
-}
-
-/// How messages name a fork point: the subject of "... forks".
-pub(crate) fn describe(kind: ChildKind) -> &'static str {
-    match kind {
-        ChildKind::ProcessStart => "This `start()`",
-        ChildKind::Pool => "This pool",
-        ChildKind::Executor => "This executor",
-        ChildKind::OsFork => "`os.fork()`",
-        ChildKind::DataLoader => "This DataLoader",
-        ChildKind::DatasetMap => "This `num_proc` dataset operation",
-        ChildKind::StartProcesses => "`start_processes`",
-        ChildKind::DaemonContext => "This daemon context",
-        ChildKind::TaskWorker => "The worker that runs this task",
-        ChildKind::ServerWorker => "The preloading server that runs this handler",
-        ChildKind::EngineWorkers => "This parallel engine",
-        ChildKind::ServerHook => "The server that calls this hook",
-    }
-}
-
-/// How a fix sets the start method at a fork point of this kind.
-fn spawn_help(kind: ChildKind) -> &'static str {
-    match kind {
-        ChildKind::ProcessStart | ChildKind::Pool => {
-            "create it from `multiprocessing.get_context(\"spawn\")`"
-        }
-        ChildKind::Executor => "pass `mp_context=multiprocessing.get_context(\"spawn\")`",
-        ChildKind::DataLoader => "pass `multiprocessing_context=\"spawn\"`",
-        ChildKind::DatasetMap => {
-            "call `multiprocess.set_start_method(\"spawn\")` under the main guard (datasets forks through `multiprocess`)"
-        }
-        ChildKind::StartProcesses => "pass `start_method=\"spawn\"`",
-        ChildKind::TaskWorker => {
-            "initialise CUDA in the worker's children (lazily in the task, or in a `worker_process_init` handler), not at import; or run the worker with `--pool solo` or `--pool threads`"
-        }
-        ChildKind::ServerWorker => {
-            "load the model in each worker (gunicorn's `post_fork` or `post_worker_init` hook, or lazily on the first request), not at import; or drop `--preload`/`preload_app`"
-        }
-        ChildKind::ServerHook => {
-            "load models in each worker instead (gunicorn's `post_fork` or `post_worker_init` hook, or lazily on the first request)"
-        }
-        ChildKind::EngineWorkers => {
-            "set `VLLM_WORKER_MULTIPROC_METHOD=spawn` in the environment before creating the engine (keep it under the main guard)"
-        }
-        ChildKind::OsFork | ChildKind::DaemonContext => {
-            "fork before CUDA is initialised, or start the child with `subprocess`/spawn"
-        }
-    }
 }
 
 #[cfg(test)]
@@ -314,7 +254,7 @@ mod tests {
     fn fork(start_method: StartMethod, used: bool) -> ForkFact {
         ForkFact {
             span: span(9, 38),
-            kind: ChildKind::DataLoader,
+            launcher: &crate::testing::LOADER,
             start_method,
             start_method_source: None,
             parent_init: Some(CudaInitSite {

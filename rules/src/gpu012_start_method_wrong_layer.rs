@@ -4,7 +4,6 @@
 use gpulint_analyses::fork::ForkFact;
 use gpulint_analyses::Facts;
 
-use crate::gpu001_fork_after_cuda_init::describe;
 use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
 
 pub static RULE: Rule = Rule {
@@ -101,7 +100,7 @@ fn diagnostic(fork: &ForkFact) -> Option<Diagnostic> {
     let (init, _) = fork.hazard()?;
     let asked = other.method.name();
     // "This pool" opens GPU001's sentences; here it follows a colon.
-    let subject = describe(fork.kind).replacen("This", "this", 1);
+    let subject = fork.launcher.subject.replacen("This", "this", 1);
     let (how, help) = match &other.forks_through {
         Some(package) => (
             format!(
@@ -149,14 +148,12 @@ fn diagnostic(fork: &ForkFact) -> Option<Diagnostic> {
 mod tests {
     use super::*;
     use crate::testing::{span, Text};
-    use gpulint_core::effect::{
-        ChildKind, CudaInitSite, CudaUse, Init, OtherLayerStart, StartMethod,
-    };
+    use gpulint_core::effect::{CudaInitSite, CudaUse, Init, OtherLayerStart, StartMethod};
 
     fn fork(method: StartMethod, used: bool, forks_through: Option<&str>) -> ForkFact {
         ForkFact {
             span: span(60, 70),
-            kind: ChildKind::DatasetMap,
+            launcher: &crate::testing::DATA_MAP,
             start_method: StartMethod::Fork,
             start_method_source: None,
             parent_init: Some(CudaInitSite {

@@ -5,7 +5,6 @@ use gpulint_analyses::threadpool::ThreadpoolFact;
 use gpulint_analyses::Facts;
 
 use crate::fix::{spawn_at_fork_point, ForkPoint};
-use crate::gpu001_fork_after_cuda_init::describe;
 use crate::gpu001_fork_after_cuda_init::SPAWN_IS_UNSAFE;
 use crate::{
     Applicability, Diagnostic, Fix, FixAvailability, Language, Related, Rule, Severity, Sources,
@@ -105,7 +104,7 @@ fn check(facts: &Facts, sources: &dyn Sources) -> Vec<Diagnostic> {
 fn spawn_fix(fact: &ThreadpoolFact, sources: &dyn Sources) -> Option<Fix> {
     let point = ForkPoint {
         span: fact.span,
-        kind: fact.kind,
+        fix: fact.launcher.spawn_fix,
         at_module_scope: fact.at_module_scope,
         made_by: fact.made_by.as_ref(),
     };
@@ -118,7 +117,7 @@ fn spawn_fix(fact: &ThreadpoolFact, sources: &dyn Sources) -> Option<Fix> {
 }
 
 fn diagnostic(fact: &ThreadpoolFact, sources: &dyn Sources) -> Diagnostic {
-    let subject = describe(fact.kind);
+    let subject = fact.launcher.subject;
     let code = if fact.child_code.is_empty() {
         "the child"
     } else {
@@ -155,7 +154,7 @@ fn diagnostic(fact: &ThreadpoolFact, sources: &dyn Sources) -> Diagnostic {
 mod tests {
     use super::*;
     use crate::testing::{span, Text};
-    use gpulint_core::effect::{ChildKind, CudaUse};
+    use gpulint_core::effect::CudaUse;
 
     #[test]
     fn the_fork_is_primary_with_both_operations_related() {
@@ -166,7 +165,7 @@ mod tests {
         let facts = Facts {
             threadpool_forks: vec![ThreadpoolFact {
                 span: span(40, 50),
-                kind: ChildKind::Pool,
+                launcher: &crate::testing::POOL,
                 parent_compute: op(0, 5),
                 child_compute: op(60, 65),
                 child_code: "`work`".into(),

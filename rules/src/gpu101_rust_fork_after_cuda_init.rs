@@ -123,13 +123,13 @@ fn diagnostic(fork: &ForkFact) -> Option<Diagnostic> {
 mod tests {
     use super::*;
     use crate::testing::{span, Text};
-    use gpulint_core::effect::{ChildKind, CudaInitSite, CudaUse, StartMethod};
+    use gpulint_core::effect::{CudaInitSite, CudaUse, StartMethod};
 
     #[test]
     fn the_fork_is_primary_and_needs_a_use_in_the_child() {
         let fact = |used: bool| ForkFact {
             span: span(20, 26),
-            kind: ChildKind::OsFork,
+            launcher: &crate::testing::POOL,
             start_method: StartMethod::Fork,
             start_method_source: None,
             parent_init: Some(CudaInitSite {

@@ -3,7 +3,7 @@
 
 use gpulint_analyses::process_group::ProcessGroupFact;
 use gpulint_analyses::Facts;
-use gpulint_core::effect::{Backend, CudaUse};
+use gpulint_core::effect::{Backend, CudaUse, Launcher, PerGpu, SpawnFix};
 use gpulint_core::source::{FileId, Span};
 
 use crate::Sources;
@@ -44,3 +44,30 @@ pub fn group_facts(early: bool, late: bool, backend: Backend, cuda_used: bool) -
         ..Facts::default()
     }
 }
+
+/// Launchers as the frontends' rows describe them.
+pub const POOL: Launcher = Launcher {
+    subject: "This pool",
+    label: None,
+    spawn_help: "create it from `multiprocessing.get_context(\"spawn\")`",
+    spawn_fix: SpawnFix::FromContext,
+    ends_with_code: false,
+    per_gpu: PerGpu::Never,
+    data_workers: false,
+    inherits_handed: false,
+};
+pub const LOADER: Launcher = Launcher {
+    subject: "This DataLoader",
+    spawn_help: "pass `multiprocessing_context=\"spawn\"`",
+    spawn_fix: SpawnFix::Keyword("multiprocessing_context=\"spawn\""),
+    data_workers: true,
+    inherits_handed: true,
+    ..POOL
+};
+pub const DATA_MAP: Launcher = Launcher {
+    subject: "This `num_proc` dataset operation",
+    spawn_help: "call `multiprocess.set_start_method(\"spawn\")` under the main guard",
+    spawn_fix: SpawnFix::None,
+    data_workers: true,
+    ..POOL
+};

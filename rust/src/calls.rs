@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use gpulint_core::analysis::{Analysis, ProcessEnd};
 use gpulint_core::effect::{
-    ChildKind, ChildStart, CudaInitSite, CudaObject, DeviceIndex, Effect, Init, StartMethod,
+    ChildStart, CudaInitSite, CudaObject, DeviceIndex, Effect, Init, StartMethod,
 };
 use gpulint_core::source::Span;
 
@@ -584,7 +584,7 @@ impl<'a, A: Analysis> Interp<'a, A> {
         self.next_process += 1;
         self.emit(Effect::ChildStarted(ChildStart {
             span: site,
-            kind: ChildKind::OsFork,
+            launcher: &crate::libraries::FORK,
             start_method: StartMethod::Fork,
             start_method_source: None,
             parent_init: parent.init.clone(),

@@ -11,6 +11,18 @@ use rustc_hash::FxHashMap;
 /// The attribute that makes a function a Python extension module's initialiser (PyO3), and the one
 /// that can rename the module (`#[pyo3(name = "...")]`; recent PyO3 also takes `name` on the
 /// first). Python runs the initialiser when it first imports the module.
+/// A raw `fork()` (libc's, nix's): its child runs the branch that follows.
+pub const FORK: gpulint_core::effect::Launcher = gpulint_core::effect::Launcher {
+    subject: "`fork()`",
+    label: None,
+    spawn_help: "fork before CUDA is initialised, or start the child with `std::process::Command`",
+    spawn_fix: gpulint_core::effect::SpawnFix::None,
+    ends_with_code: false,
+    per_gpu: gpulint_core::effect::PerGpu::Never,
+    data_workers: false,
+    inherits_handed: false,
+};
+
 pub const EXTENSION_MODULE_ATTRIBUTE: &str = "pymodule";
 pub const EXTENSION_OPTIONS_ATTRIBUTE: &str = "pyo3";
 

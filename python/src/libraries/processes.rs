@@ -5,7 +5,7 @@ use super::{Behaviour, MethodBehaviour, MethodRow, Param, Receiver, Row};
 
 pub use gpulint_core::effect::StartMethod;
 
-mod launchers;
+pub mod launchers;
 
 pub use launchers::{
     is_test_module, LaunchCommand, ServerHooks, LAUNCH_COMMANDS, LOOPBACK_HOSTS, SERVER_HOOKS,

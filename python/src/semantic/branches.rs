@@ -205,7 +205,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
         } else {
             (orelse, body)
         };
-        self.run_forked_block(fork_span, gpulint_core::effect::ChildKind::OsFork, child);
+        self.run_forked_block(
+            fork_span,
+            &crate::libraries::processes::launchers::OS_FORK,
+            child,
+        );
         let flow = self.exec_block(parent);
         // `if os.fork(): sys.exit()` daemonises: what follows runs in the child.
         if self.proc_ref().exited && child.is_empty() {

@@ -4,14 +4,14 @@
 
 use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::{
-    ChildKind, ChildStart, CudaInitSite, DefaultContextCall, Effect, EntryCallers, Nodes,
+    ChildStart, CudaInitSite, DefaultContextCall, Effect, EntryCallers, Launcher, Nodes,
     OtherLayerStart,
 };
 
 use super::process::{layer_key, Process};
 use super::value::{Name, Value};
 use super::{Interp, Object, MAX_PROCESS_DEPTH};
-use crate::libraries::processes::{Layer, ProcessApi, StartMethod};
+use crate::libraries::processes::{launchers, Layer, ProcessApi, StartMethod};
 use crate::libraries::{self, Behaviour};
 use crate::model::{Expr, ExprKind, Stmt};
 use crate::source::Span;
@@ -199,14 +199,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
     pub(super) fn held_by_child(
         &self,
         method: StartMethod,
-        kind: ChildKind,
+        launcher: &'static Launcher,
         parent_initialised: bool,
         entries: &[Entry],
     ) -> Option<(Span, String)> {
-        match (method, kind) {
-            (StartMethod::Fork, ChildKind::ProcessStart | ChildKind::DataLoader)
-                if parent_initialised =>
-            {
+        match method {
+            StartMethod::Fork if parent_initialised && launcher.inherits_handed => {
                 entries.iter().find_map(|(callee, args)| {
                     std::iter::once(callee)
                         .chain(args)
@@ -245,7 +243,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     pub(super) fn run_child(
         &mut self,
         span: Span,
-        kind: ChildKind,
+        launcher: &'static Launcher,
         mut start: Start,
         parent_init: Option<CudaInitSite>,
         entries: Vec<Entry>,
@@ -272,14 +270,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let trail = self.take_trail();
         // A child runs its own code, on whichever rank started it.
         let outer = self.control.take_depths();
-        let held = self.held_by_child(start.method, kind, parent_init.is_some(), &entries);
+        let held = self.held_by_child(start.method, launcher, parent_init.is_some(), &entries);
         let prelude = std::mem::take(&mut start.prelude);
         let (mut child, parent_init) = self.child_process(start.method, parent_init);
         child.child_of = Some(span);
         self.procs.push(child);
         self.emit(Effect::ChildStarted(ChildStart {
             span,
-            kind,
+            launcher,
             start_method: start.method,
             start_method_source: start.source,
             parent_init: parent_init.clone(),
@@ -387,7 +385,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// A `with daemon.DaemonContext():` body or the child branch after `os.fork()`, run as a forked child.
-    pub(super) fn run_forked_block(&mut self, fork_span: Span, kind: ChildKind, body: &'m [Stmt]) {
+    pub(super) fn run_forked_block(
+        &mut self,
+        fork_span: Span,
+        launcher: &'static Launcher,
+        body: &'m [Stmt],
+    ) {
         if self.procs.len() >= MAX_PROCESS_DEPTH {
             return;
         }
@@ -401,7 +404,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.procs.push(child);
         self.emit(Effect::ChildStarted(ChildStart {
             span: fork_span,
-            kind,
+            launcher,
             start_method: StartMethod::Fork,
             start_method_source: Some(fork_span),
             parent_init,
@@ -435,7 +438,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         process.analyses = process.analyses.forked();
         self.emit(Effect::ChildStarted(ChildStart {
             span: fork_span,
-            kind: ChildKind::OsFork,
+            launcher: &launchers::OS_FORK,
             start_method: StartMethod::Fork,
             start_method_source: Some(fork_span),
             parent_init,

@@ -20,7 +20,7 @@ pub(super) struct EntryState<A> {
     pub main_only: HashSet<Definition>,
     /// The main module's functions a task worker runs in the children it forks after importing
     /// the module, with the decorator that registers each.
-    pub forked_tasks: Vec<(FuncId, Span, gpulint_core::effect::ChildKind)>,
+    pub forked_tasks: Vec<(FuncId, Span, &'static gpulint_core::effect::Launcher)>,
     /// The main program is an interactive `__main__` (a notebook): a child started by spawn or
     /// forkserver does not import it at all.
     pub interactive: bool,

@@ -143,12 +143,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
             };
             let kind = match libraries::lookup(&name) {
                 Some((libraries::Behaviour::ForkedTask, _)) => {
-                    gpulint_core::effect::ChildKind::TaskWorker
+                    &crate::libraries::processes::launchers::TASK_WORKER
                 }
                 Some((libraries::Behaviour::HandlesRequests, _))
                     if self.settings.server_preloads =>
                 {
-                    gpulint_core::effect::ChildKind::ServerWorker
+                    &crate::libraries::processes::launchers::SERVER_WORKER
                 }
                 _ => continue,
             };

@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::{ChildKind, ChildStart, Effect, Handed, Init};
+use gpulint_core::effect::{ChildStart, Effect, Handed, Init};
+
+use crate::libraries::processes::launchers;
 
 use super::calls::Args;
 use super::children::*;
@@ -150,7 +152,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             again.effect(
                 &Effect::ChildStarted(ChildStart {
                     span,
-                    kind: ChildKind::DataLoader,
+                    launcher: &launchers::DATA_LOADER,
                     start_method: start.method,
                     start_method_source: start.source,
                     parent_init: (start.method == StartMethod::Fork)
@@ -183,7 +185,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             .collect::<Vec<_>>()
             .join(", ");
         let has_collate = !matches!(collate, Value::Unknown | Value::None);
-        let run = self.run_child(span, ChildKind::DataLoader, start, parent, entries, code);
+        let run = self.run_child(span, &launchers::DATA_LOADER, start, parent, entries, code);
         let batch = if has_collate {
             run.results.last().cloned()
         } else {

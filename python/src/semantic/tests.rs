@@ -5,7 +5,9 @@ use crate::program::{Input, Program};
 use crate::source::FileId;
 use gpulint_analyses::fork::ForkFact;
 use gpulint_analyses::{Analyses, Facts};
-use gpulint_core::effect::{ChildKind, Init, StartMethod};
+use gpulint_core::effect::{Init, Launcher, StartMethod};
+
+use crate::libraries::processes::launchers;
 
 fn facts(source: &str) -> Facts {
     let program = Program::build(vec![Input::Text {
@@ -91,7 +93,7 @@ fn the_main_guard_is_skipped_when_a_spawned_child_reimports_the_module() {
 fn dataloader_workers_run_the_dataset_and_collate_code() {
     let src = "import torch\nfrom torch.utils.data import DataLoader, Dataset\n\nclass D(Dataset):\n    def __getitem__(self, i):\n        return torch.ones(2)\n\ndef collate(items):\n    return items[0].cuda()\n\nmodel = torch.nn.Linear(2, 2).cuda()\nloader = DataLoader(D(), num_workers=2, collate_fn=collate)\n";
     let fork = only_fork(src);
-    assert_eq!(fork.kind, ChildKind::DataLoader);
+    assert_eq!(fork.launcher, &launchers::DATA_LOADER);
     // The message names the code that used CUDA: the collate, not `D.__getitem__`.
     assert_eq!(fork.child_code, "`collate`");
     assert!(fork.child_use.is_some());
@@ -127,8 +129,8 @@ fn imports_resolve_to_qualified_names_through_aliases() {
     // `mp.Pool` is `torch.multiprocessing.Pool` is `multiprocessing.Pool`; `tc.init` is `torch.cuda.init`.
     let src = "import torch.multiprocessing as mp\nfrom torch import cuda as tc\nfrom concurrent.futures import ProcessPoolExecutor as PPE\n\ndef work(x):\n    tc.synchronize()\n\ntc.init()\nwith mp.Pool(2) as pool:\n    pool.map(work, [1])\nPPE(2).submit(work, 1)\n";
     let facts = facts(src);
-    let kinds: Vec<ChildKind> = facts.forks.iter().map(|f| f.kind).collect();
-    assert_eq!(kinds, [ChildKind::Pool, ChildKind::Executor]);
+    let kinds: Vec<&Launcher> = facts.forks.iter().map(|f| f.launcher).collect();
+    assert_eq!(kinds, [&launchers::POOL, &launchers::EXECUTOR]);
     for fork in &facts.forks {
         assert!(
             fork.parent_init

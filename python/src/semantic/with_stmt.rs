@@ -3,8 +3,8 @@
 //! that undoes an environment write, say) on leaving. Run whole at the call, as an ordinary
 //! function, its undoing would come before the block it guards.
 
+use crate::libraries::processes::launchers;
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::ChildKind;
 
 use super::interp::Flow;
 use super::value::Value;
@@ -43,7 +43,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
         match daemon {
             Some(span) => {
-                self.run_forked_block(span, ChildKind::DaemonContext, body);
+                self.run_forked_block(span, &launchers::DAEMON_CONTEXT, body);
                 Flow::Normal
             }
             None => self.exec_block(body),

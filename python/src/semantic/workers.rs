@@ -3,12 +3,13 @@
 //! engines' workers, a task worker's forked tasks and a preloading server's request handlers.
 
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::{ChildKind, CudaInitSite, Effect, Handed, Init, Nodes, OtherLayerStart};
+use gpulint_core::effect::{CudaInitSite, Effect, Handed, Init, Nodes, OtherLayerStart};
 
 use super::calls::Args;
 use super::children::*;
 use super::value::Value;
 use super::{Interp, Object};
+use crate::libraries::processes::launchers;
 use crate::libraries::processes::{
     Layer, ProcessApi, StartMethod, WorkerCall, RUN_METHOD, WORKER_ARGS, WORKER_FUNC, WORKER_ITEMS,
 };
@@ -62,7 +63,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let parent = self.proc_ref().cuda.clone();
         self.run_child(
             span,
-            ChildKind::ProcessStart,
+            &launchers::PROCESS_START,
             start,
             parent,
             vec![entry],
@@ -118,7 +119,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     .and_then(|a| a.downcast_ref::<gpulint_core::analysis::Shared<A>>())
                     .cloned();
                 let now = then.map(|then| std::mem::replace(&mut self.proc().analyses, then));
-                let run = self.run_child(pool_span, ChildKind::Pool, start, parent, entries, code);
+                let run = self.run_child(pool_span, &launchers::POOL, start, parent, entries, code);
                 if let Some(now) = now {
                     self.proc().analyses = now;
                 }
@@ -155,7 +156,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 }
                 // Each worker ran the initializer before it takes tasks.
                 let entries: Vec<Entry> = initializer.into_iter().chain([(func, values)]).collect();
-                self.run_child(ex_span, ChildKind::Executor, start, parent, entries, code);
+                self.run_child(ex_span, &launchers::EXECUTOR, start, parent, entries, code);
                 Some(Value::Unknown)
             }
             _ => None,
@@ -238,7 +239,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             .first()
             .map_or_else(|| "its tasks".to_string(), |(f, _)| self.describe(f));
         let forkserver = start.method == StartMethod::Forkserver;
-        let run = self.run_child(span, ChildKind::Pool, start, parent.clone(), entries, code);
+        let run = self.run_child(span, &launchers::POOL, start, parent.clone(), entries, code);
         let forked_with = if forkserver { run.parent_init } else { parent };
         let forked_from = (!refork).then(|| {
             let analyses = self.proc_ref().analyses.clone();
@@ -298,7 +299,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
         self.run_child(
             span,
-            ChildKind::StartProcesses,
+            &launchers::START_PROCESSES,
             start,
             self.proc_ref().cuda.clone(),
             vec![(func, values)],
@@ -342,7 +343,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             let code = self.describe(&func);
             self.run_child(
                 span,
-                ChildKind::DatasetMap,
+                &launchers::DATASET_MAP,
                 start,
                 self.proc_ref().cuda.clone(),
                 vec![(func, values)],
@@ -419,7 +420,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             let code = "each worker".to_string();
             self.run_child(
                 func.name_span,
-                ChildKind::ServerHook,
+                &launchers::SERVER_HOOK,
                 start,
                 parent,
                 Vec::new(),
@@ -491,7 +492,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         self.run_child(
             span,
-            ChildKind::EngineWorkers,
+            &launchers::ENGINE_WORKERS,
             start,
             parent,
             Vec::new(),

@@ -116,8 +116,8 @@ pub(crate) fn env_probes(row: &EnvRow) -> Result<Vec<Probe>, String> {
                         ]),
                     )
                     .module("helper.py", program(&c, &py(&[&format!("{}()", c.expr)])))
-                    .has("a forked child (control)", child(ChildKind::OsFork))
-                    .lacks("child inheriting CUDA", inheriting(ChildKind::OsFork)),
+                    .has("a forked child (control)", child(&launchers::OS_FORK))
+                    .lacks("child inheriting CUDA", inheriting(&launchers::OS_FORK)),
                 );
             }
             out

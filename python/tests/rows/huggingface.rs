@@ -217,12 +217,12 @@ pub(crate) fn parallel_engine(c: &Callee, does: Behaviour) -> Vec<Probe> {
         )
         .settings(before_child)
         .has("a CUDA object", object(CURRENT))
-        .lacks("engine workers", child(ChildKind::EngineWorkers)),
+        .lacks("engine workers", child(&launchers::ENGINE_WORKERS)),
         Probe::new(
             "one GPU, a recent or unknown version: the engine in a child",
             p(py(&[&format!("e = {x}(model='m')")])),
         )
-        .has("the engine's process", child(ChildKind::EngineWorkers))
+        .has("the engine's process", child(&launchers::ENGINE_WORKERS))
         .lacks("a CUDA object in the caller", object(CURRENT)),
         Probe::new(
             format!("`{key}={in_process}` keeps the engine here"),
@@ -232,7 +232,7 @@ pub(crate) fn parallel_engine(c: &Callee, does: Behaviour) -> Vec<Probe> {
             ])),
         )
         .has("a CUDA object", object(CURRENT))
-        .lacks("engine workers", child(ChildKind::EngineWorkers)),
+        .lacks("engine workers", child(&launchers::ENGINE_WORKERS)),
         Probe::new(
             format!("`{}=\"{in_process_value}\"` starts no process", arg.name),
             p(py(&[&format!(
@@ -241,14 +241,14 @@ pub(crate) fn parallel_engine(c: &Callee, does: Behaviour) -> Vec<Probe> {
             )])),
         )
         .has("a CUDA object", object(CURRENT))
-        .lacks("engine workers", child(ChildKind::EngineWorkers)),
+        .lacks("engine workers", child(&launchers::ENGINE_WORKERS)),
         Probe::new(
             "several GPUs after CUDA, a recent or unknown version: spawn",
             p(py(&["torch.cuda.init()", &format!("e = {several}")])),
         )
         .has(
             "spawned engine workers",
-            child_by(ChildKind::EngineWorkers, StartMethod::Spawn),
+            child_by(&launchers::ENGINE_WORKERS, StartMethod::Spawn),
         ),
         Probe::new(
             "several GPUs, a version before the switch: fork",
@@ -257,7 +257,7 @@ pub(crate) fn parallel_engine(c: &Callee, does: Behaviour) -> Vec<Probe> {
         .settings(old.clone())
         .has(
             "forked engine workers inheriting CUDA",
-            inheriting(ChildKind::EngineWorkers),
+            inheriting(&launchers::ENGINE_WORKERS),
         ),
         Probe::new(
             format!("`{method_env}` decides"),
@@ -270,7 +270,7 @@ pub(crate) fn parallel_engine(c: &Callee, does: Behaviour) -> Vec<Probe> {
         .settings(old)
         .has(
             "spawned engine workers",
-            child_by(ChildKind::EngineWorkers, StartMethod::Spawn),
+            child_by(&launchers::ENGINE_WORKERS, StartMethod::Spawn),
         ),
     ]
 }

@@ -28,10 +28,10 @@ use std::fmt::Write as _;
 
 use gpulint_core::analysis::{Analysis, Context, ProcessEnd};
 use gpulint_core::effect::{
-    Backend, Binding, Channel, ChildKind, DeviceIndex, Effect, Init, Nodes, StartMethod,
-    Unserializable, VisibilityWrite,
+    Backend, Binding, Channel, DeviceIndex, Effect, Init, Nodes, StartMethod, Unserializable,
+    VisibilityWrite,
 };
-use gpulint_python::libraries::processes::{Carrier, Layer, ProcessApi, WorkerCall};
+use gpulint_python::libraries::processes::{launchers, Carrier, Layer, ProcessApi, WorkerCall};
 use gpulint_python::libraries::{
     self, AttributeBehaviour, AttributeRow, Behaviour, EnvRole, EnvRow, ImportRow, Iteration,
     MethodBehaviour, MethodRow, Param, Receiver, Row,

@@ -122,7 +122,7 @@ pub(crate) fn method_probes(row: &MethodRow) -> Vec<Probe> {
         .collect(),
         MethodBehaviour::StartsProcess => {
             each(on, "starts the child", py(&[&format!("{m}()")]), &|p| {
-                p.has("a child", child(ChildKind::ProcessStart))
+                p.has("a child", child(&launchers::PROCESS_START))
                     .has("the child's tensor on cuda:1", object(CUDA_1))
             })
         }
@@ -327,7 +327,7 @@ pub(crate) fn method_probes(row: &MethodRow) -> Vec<Probe> {
                 &call(m, &[(function, "fn"), (num_proc, "4"), (with_rank, "True")]),
             ]);
             let forks = |p: Probe| {
-                p.has("a dataset-map child", child(ChildKind::DatasetMap))
+                p.has("a dataset-map child", child(&launchers::DATASET_MAP))
                     .has("the child running `fn`", runs("fn"))
                     .has("a tensor on the rank's device", object(PER_WORKER))
             };

@@ -1,6 +1,7 @@
 //! Effect predicates: what a probe looks for among the effects of its program.
 
 use super::*;
+use gpulint_core::effect::Launcher;
 
 pub(crate) fn init_at(level: Init) -> impl Fn(&Effect) -> bool {
     move |e| matches!(e, Effect::CudaInit { site, .. } if site.level == level)
@@ -70,17 +71,20 @@ pub(crate) fn global_use(name: &'static str) -> impl Fn(&Effect) -> bool {
     }
 }
 
-pub(crate) fn child(kind: ChildKind) -> impl Fn(&Effect) -> bool {
-    move |e| matches!(e, Effect::ChildStarted(c) if c.kind == kind)
+pub(crate) fn child(launcher: &'static Launcher) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::ChildStarted(c) if c.launcher == launcher)
 }
 
-pub(crate) fn child_by(kind: ChildKind, method: StartMethod) -> impl Fn(&Effect) -> bool {
-    move |e| matches!(e, Effect::ChildStarted(c) if c.kind == kind && c.start_method == method)
+pub(crate) fn child_by(
+    launcher: &'static Launcher,
+    method: StartMethod,
+) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::ChildStarted(c) if c.launcher == launcher && c.start_method == method)
 }
 
 /// A child of this kind that starts with its parent's CUDA state.
-pub(crate) fn inheriting(kind: ChildKind) -> impl Fn(&Effect) -> bool {
-    move |e| matches!(e, Effect::ChildStarted(c) if c.kind == kind && c.parent_init.is_some())
+pub(crate) fn inheriting(launcher: &'static Launcher) -> impl Fn(&Effect) -> bool {
+    move |e| matches!(e, Effect::ChildStarted(c) if c.launcher == launcher && c.parent_init.is_some())
 }
 
 pub(crate) fn any_child(e: &Effect) -> bool {

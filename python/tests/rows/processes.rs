@@ -50,19 +50,19 @@ pub(crate) fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<
                 Probe::new("forks at `.start()`", p(main_guard(&start)))
                     .has(
                         "a forked child",
-                        child_by(ChildKind::ProcessStart, StartMethod::Fork),
+                        child_by(&launchers::PROCESS_START, StartMethod::Fork),
                     )
                     .has("the child running `work`", runs("work"))
                     .has("the child's tensor on cuda:1", object(CUDA_1)),
                 Probe::new(obeys, spawning(&start)).has(
                     "a spawned child",
-                    child_by(ChildKind::ProcessStart, StartMethod::Spawn),
+                    child_by(&launchers::PROCESS_START, StartMethod::Spawn),
                 ),
                 Probe::new(
                     "a subclass's `run` runs in the child",
                     p(format!("{subclass}{}", main_guard("W().start()"))),
                 )
-                .has("a child", child(ChildKind::ProcessStart))
+                .has("a child", child(&launchers::PROCESS_START))
                 .has("the child running `W.run`", runs("W.run")),
             ]
         }
@@ -102,22 +102,22 @@ pub(crate) fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<
                 )
                 .has(
                     "a forked pool child",
-                    child_by(ChildKind::Pool, StartMethod::Fork),
+                    child_by(&launchers::POOL, StartMethod::Fork),
                 )
                 .has("a child running `init`", runs("init"))
                 .has("a child running `work`", runs("work"))
                 .has("the initializer's tensor on cuda:1", object(CUDA_1))
                 .has("the task's tensor on cuda:2", object(CUDA_2)),
                 Probe::new("forks its workers at construction", p(later(None)))
-                    .lacks("worker inheriting CUDA", inheriting(ChildKind::Pool)),
+                    .lacks("worker inheriting CUDA", inheriting(&launchers::POOL)),
                 Probe::new(
                     format!("with `{}`, forks workers again later", max_tasks.name),
                     p(later(Some((max_tasks, "1")))),
                 )
-                .has("a worker inheriting CUDA", inheriting(ChildKind::Pool)),
+                .has("a worker inheriting CUDA", inheriting(&launchers::POOL)),
                 Probe::new(obeys, spawning(&with_init)).has(
                     "a spawned pool child",
-                    child_by(ChildKind::Pool, StartMethod::Spawn),
+                    child_by(&launchers::POOL, StartMethod::Spawn),
                 ),
             ]
         }
@@ -144,8 +144,8 @@ pub(crate) fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<
                     "multiprocessing.get_context('spawn')"
                 )]))
             );
-            let forked = child_by(ChildKind::Executor, StartMethod::Fork);
-            let spawned = || child_by(ChildKind::Executor, StartMethod::Spawn);
+            let forked = child_by(&launchers::EXECUTOR, StartMethod::Fork);
+            let spawned = || child_by(&launchers::EXECUTOR, StartMethod::Spawn);
             vec![
                 Probe::new(
                     "forks workers at the first submit",
@@ -180,11 +180,11 @@ pub(crate) fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<
         )
         .has(
             "a forked child",
-            child_by(ChildKind::OsFork, StartMethod::Fork),
+            child_by(&launchers::OS_FORK, StartMethod::Fork),
         )
         .holds(
             "the child's tensor after the fork",
-            before(child(ChildKind::OsFork), object(CUDA_1)),
+            before(child(&launchers::OS_FORK), object(CUDA_1)),
         )],
         ProcessApi::Spawns {
             func,
@@ -200,7 +200,7 @@ pub(crate) fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<
             let mut first = Probe::new("starts `func(rank, *args)` by spawn", start(None))
                 .has(
                     "a spawned child",
-                    child_by(ChildKind::StartProcesses, StartMethod::Spawn),
+                    child_by(&launchers::START_PROCESSES, StartMethod::Spawn),
                 )
                 .has("the child running `job`", runs("job"))
                 .has("a tensor on the rank's device", object(PER_WORKER))
@@ -217,7 +217,7 @@ pub(crate) fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<
                     )
                     .has(
                         "a forked child",
-                        child_by(ChildKind::StartProcesses, StartMethod::Fork),
+                        child_by(&launchers::START_PROCESSES, StartMethod::Fork),
                     ),
                 );
             }
@@ -229,11 +229,11 @@ pub(crate) fn starts_children(c: &Callee, api: ProcessApi, layer: Layer) -> Vec<
         )
         .has(
             "a forked daemon",
-            child_by(ChildKind::DaemonContext, StartMethod::Fork),
+            child_by(&launchers::DAEMON_CONTEXT, StartMethod::Fork),
         )
         .holds(
             "the daemon's tensor after the fork",
-            before(child(ChildKind::DaemonContext), object(CUDA_1)),
+            before(child(&launchers::DAEMON_CONTEXT), object(CUDA_1)),
         )],
     }
 }
@@ -257,7 +257,7 @@ pub(crate) fn get_context(c: &Callee, layer: Layer, method: Param) -> Vec<Probe>
         )
         .has(
             "a spawned child",
-            child_by(ChildKind::ProcessStart, StartMethod::Spawn),
+            child_by(&launchers::PROCESS_START, StartMethod::Spawn),
         )
         .has("the child running `work`", runs("work")),
         Probe::new(
@@ -266,7 +266,7 @@ pub(crate) fn get_context(c: &Callee, layer: Layer, method: Param) -> Vec<Probe>
         )
         .has(
             "a spawned pool child",
-            child_by(ChildKind::Pool, StartMethod::Spawn),
+            child_by(&launchers::POOL, StartMethod::Spawn),
         ),
     ]
 }
@@ -322,7 +322,7 @@ pub(crate) fn set_start_method(c: &Callee, layer: Layer, method: Param) -> Vec<P
     )
     .has(
         "a spawned child",
-        child_by(ChildKind::ProcessStart, StartMethod::Spawn),
+        child_by(&launchers::PROCESS_START, StartMethod::Spawn),
     )]
 }
 
@@ -347,13 +347,13 @@ pub(crate) fn handles_requests(c: &Callee) -> Vec<Probe> {
             .settings(preloading)
             .has(
                 "a forked server worker inheriting CUDA",
-                inheriting(ChildKind::ServerWorker),
+                inheriting(&launchers::SERVER_WORKER),
             ),
         Probe::new(
             "a server that imports in each worker forks nothing",
             handler(),
         )
-        .lacks("server worker child", child(ChildKind::ServerWorker)),
+        .lacks("server worker child", child(&launchers::SERVER_WORKER)),
     ]
 }
 
@@ -373,7 +373,7 @@ pub(crate) fn forked_task(c: &Callee) -> Vec<Probe> {
         )
         .has(
             "a forked task worker child inheriting CUDA",
-            inheriting(ChildKind::TaskWorker),
+            inheriting(&launchers::TASK_WORKER),
         ),
         Probe::new(
             "a function defined in a function is not a task of the module",
@@ -385,7 +385,7 @@ pub(crate) fn forked_task(c: &Callee) -> Vec<Probe> {
                 "    return work",
             ])),
         )
-        .lacks("task worker child", child(ChildKind::TaskWorker)),
+        .lacks("task worker child", child(&launchers::TASK_WORKER)),
     ]
 }
 

@@ -84,7 +84,7 @@ pub(crate) fn summary(effect: &Effect) -> String {
         } => format!("CollectiveRun {name} explicit_device={explicit_device}"),
         Effect::ChildStarted(c) => format!(
             "ChildStarted {:?} {:?} parent_init={:?} code={:?}",
-            c.kind,
+            c.launcher.subject,
             c.start_method,
             c.parent_init.as_ref().map(|i| i.level),
             c.code

@@ -80,7 +80,7 @@ pub(crate) fn loader(c: &Callee, does: Behaviour) -> Vec<Probe> {
         Probe::new("forks workers that fetch the dataset's items", run(&[]))
             .has(
                 "a forked loader child",
-                child_by(ChildKind::DataLoader, StartMethod::Fork),
+                child_by(&launchers::DATA_LOADER, StartMethod::Fork),
             )
             .has(
                 "the child running `Items.__getitem__`",
@@ -102,7 +102,7 @@ pub(crate) fn loader(c: &Callee, does: Behaviour) -> Vec<Probe> {
         )
         .has(
             "a spawned loader child",
-            child_by(ChildKind::DataLoader, StartMethod::Spawn),
+            child_by(&launchers::DATA_LOADER, StartMethod::Spawn),
         ),
         Probe::new(
             "without workers, fetches the items in this process",
@@ -541,7 +541,7 @@ pub(crate) fn indexes_arguments(c: &Callee) -> Vec<Probe> {
         .has(&format!("the child running `{label}`"), runs(&label))
         .holds(
             "a use of `x` after the fork",
-            after(inheriting(ChildKind::DataLoader), uses("x")),
+            after(inheriting(&launchers::DATA_LOADER), uses("x")),
         ),
         Probe::new(
             "so are those of a dataset of its kind inside it",
@@ -553,7 +553,7 @@ pub(crate) fn indexes_arguments(c: &Callee) -> Vec<Probe> {
         )
         .holds(
             "a use of `x` after the fork",
-            after(inheriting(ChildKind::DataLoader), uses("x")),
+            after(inheriting(&launchers::DATA_LOADER), uses("x")),
         ),
         Probe::new(
             "CPU tensors are not CUDA uses",
@@ -561,7 +561,7 @@ pub(crate) fn indexes_arguments(c: &Callee) -> Vec<Probe> {
         )
         .has(
             "a forked loader child (control)",
-            child(ChildKind::DataLoader),
+            child(&launchers::DATA_LOADER),
         )
         .lacks("use of `x`", uses("x")),
     ]

@@ -1,7 +1,7 @@
 //! Starting the children of a fork point by spawn, with an edit of the call that makes them.
 
 use gpulint_core::diagnostic::Edit;
-use gpulint_core::effect::{ChildKind, DefaultContextCall};
+use gpulint_core::effect::{DefaultContextCall, SpawnFix};
 use gpulint_core::source::Span;
 
 use super::{add_keyword, replace, under_main_guard};
@@ -9,7 +9,8 @@ use super::{add_keyword, replace, under_main_guard};
 /// A fork point, as the facts give it.
 pub struct ForkPoint<'a> {
     pub span: Span,
-    pub kind: ChildKind,
+    /// How its launcher is asked for spawn.
+    pub fix: SpawnFix,
     pub at_module_scope: bool,
     pub made_by: Option<&'a DefaultContextCall>,
 }
@@ -24,8 +25,7 @@ pub fn spawn_at_fork_point(text: &str, fork: &ForkPoint) -> Option<(Edit, String
     if fork.at_module_scope && !under_main_guard(text, fork.span) {
         return None;
     }
-    if fork.kind == ChildKind::DataLoader {
-        let argument = "multiprocessing_context=\"spawn\"";
+    if let SpawnFix::Keyword(argument) = fork.fix {
         return Some((
             add_keyword(text, fork.span, argument)?,
             format!("pass `{argument}`"),
@@ -34,13 +34,13 @@ pub fn spawn_at_fork_point(text: &str, fork: &ForkPoint) -> Option<(Edit, String
     // A fix edits the finding's own file: a process made in another module is left alone.
     let made_by = fork.made_by.filter(|m| m.call.file == fork.span.file)?;
     let get_context = made_by.get_context.as_deref()?;
-    match fork.kind {
-        ChildKind::Executor => {
-            let argument = format!("mp_context={get_context}(\"spawn\")");
+    match fork.fix {
+        SpawnFix::ContextKeyword(keyword) => {
+            let argument = format!("{keyword}={get_context}(\"spawn\")");
             let edit = add_keyword(text, made_by.call, &argument)?;
             Some((edit, format!("pass `{argument}`")))
         }
-        ChildKind::Pool | ChildKind::ProcessStart => {
+        SpawnFix::FromContext => {
             let callee = text.get(made_by.callee.start as usize..made_by.callee.end as usize)?;
             let class = callee.rsplit('.').next()?;
             if !class.chars().all(|c| c.is_alphanumeric() || c == '_') {
@@ -52,7 +52,7 @@ pub fn spawn_at_fork_point(text: &str, fork: &ForkPoint) -> Option<(Edit, String
                 format!("create it from `{context}`"),
             ))
         }
-        _ => None,
+        SpawnFix::None | SpawnFix::Keyword(_) => None,
     }
 }
 
@@ -61,7 +61,7 @@ mod tests {
     use super::*;
     use crate::fix::{applied, span_of};
 
-    fn fixed(text: &str, kind: ChildKind, call: &str, get_context: Option<&str>) -> Option<String> {
+    fn fixed(text: &str, fix: SpawnFix, call: &str, get_context: Option<&str>) -> Option<String> {
         let callee = call.split('(').next().unwrap();
         let made_by = DefaultContextCall {
             call: span_of(text, call),
@@ -70,7 +70,7 @@ mod tests {
         };
         let fork = ForkPoint {
             span: span_of(text, call),
-            kind,
+            fix,
             at_module_scope: false,
             made_by: Some(&made_by),
         };
@@ -81,14 +81,20 @@ mod tests {
     fn a_pool_or_process_is_made_from_a_spawn_context() {
         let text = "with mp.Pool(4) as pool:\n";
         assert_eq!(
-            fixed(text, ChildKind::Pool, "mp.Pool(4)", Some("mp.get_context")).as_deref(),
+            fixed(
+                text,
+                SpawnFix::FromContext,
+                "mp.Pool(4)",
+                Some("mp.get_context")
+            )
+            .as_deref(),
             Some("with mp.get_context(\"spawn\").Pool(4) as pool:\n")
         );
         let text = "p = Process(target=f)\n";
         assert_eq!(
             fixed(
                 text,
-                ChildKind::ProcessStart,
+                SpawnFix::FromContext,
                 "Process(target=f)",
                 Some("get_context")
             )
@@ -103,7 +109,7 @@ mod tests {
         assert_eq!(
             fixed(
                 text,
-                ChildKind::Executor,
+                SpawnFix::ContextKeyword("mp_context"),
                 "ProcessPoolExecutor(2)",
                 Some("mp.get_context")
             )
@@ -122,7 +128,7 @@ mod tests {
         };
         let fork = ForkPoint {
             span: span_of(text, "p"),
-            kind: ChildKind::ProcessStart,
+            fix: SpawnFix::FromContext,
             at_module_scope: false,
             made_by: Some(&made_by),
         };
@@ -132,7 +138,7 @@ mod tests {
     #[test]
     fn no_spawn_without_a_name_for_get_context() {
         let text = "pool = Pool(4)\n";
-        assert!(fixed(text, ChildKind::Pool, "Pool(4)", None).is_none());
-        assert!(fixed(text, ChildKind::OsFork, "Pool(4)", Some("mp.get_context")).is_none());
+        assert!(fixed(text, SpawnFix::FromContext, "Pool(4)", None).is_none());
+        assert!(fixed(text, SpawnFix::None, "Pool(4)", Some("mp.get_context")).is_none());
     }
 }

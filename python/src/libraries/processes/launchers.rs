@@ -74,3 +74,147 @@ pub const SERVER_HOOKS: &[ServerHooks] = &[ServerHooks {
     reason:
         "gunicorn calls `on_starting` and `when_ready` in its master, which then forks the workers",
 }];
+
+// What starts children, as messages and analyses need it (core's `Launcher`). A row that starts
+// children names one of these, or carries its own (`Behaviour::ForksWorkers`).
+
+use gpulint_core::effect::{Launcher, PerGpu, SpawnFix};
+
+/// Help for a fork no start method governs.
+const FORK_EARLIER: &str =
+    "fork before CUDA is initialised, or start the child with `subprocess`/spawn";
+/// Help for `multiprocessing`'s own objects.
+const FROM_SPAWN_CONTEXT: &str = "create it from `multiprocessing.get_context(\"spawn\")`";
+
+/// `Process(...).start()`.
+pub const PROCESS_START: Launcher = Launcher {
+    subject: "This `start()`",
+    label: None,
+    spawn_help: FROM_SPAWN_CONTEXT,
+    spawn_fix: SpawnFix::FromContext,
+    ends_with_code: true,
+    per_gpu: PerGpu::WhenRepeated,
+    data_workers: false,
+    inherits_handed: true,
+};
+
+/// A worker pool (`multiprocessing.Pool`).
+pub const POOL: Launcher = Launcher {
+    subject: "This pool",
+    label: None,
+    spawn_help: FROM_SPAWN_CONTEXT,
+    spawn_fix: SpawnFix::FromContext,
+    ends_with_code: false,
+    per_gpu: PerGpu::Never,
+    data_workers: false,
+    inherits_handed: false,
+};
+
+/// `ProcessPoolExecutor`.
+pub const EXECUTOR: Launcher = Launcher {
+    subject: "This executor",
+    label: None,
+    spawn_help: "pass `mp_context=multiprocessing.get_context(\"spawn\")`",
+    spawn_fix: SpawnFix::ContextKeyword("mp_context"),
+    ends_with_code: false,
+    per_gpu: PerGpu::Never,
+    data_workers: false,
+    inherits_handed: false,
+};
+
+/// A raw `os.fork()`.
+pub const OS_FORK: Launcher = Launcher {
+    subject: "`os.fork()`",
+    label: None,
+    spawn_help: FORK_EARLIER,
+    spawn_fix: SpawnFix::None,
+    ends_with_code: false,
+    per_gpu: PerGpu::Never,
+    data_workers: false,
+    inherits_handed: false,
+};
+
+/// A `with` block run in a forked daemon (`python-daemon`'s `DaemonContext`).
+pub const DAEMON_CONTEXT: Launcher = Launcher {
+    subject: "This daemon context",
+    ..OS_FORK
+};
+
+/// torch's `DataLoader` with workers.
+pub const DATA_LOADER: Launcher = Launcher {
+    subject: "This DataLoader",
+    label: None,
+    spawn_help: "pass `multiprocessing_context=\"spawn\"`",
+    spawn_fix: SpawnFix::Keyword("multiprocessing_context=\"spawn\""),
+    ends_with_code: false,
+    per_gpu: PerGpu::Never,
+    data_workers: true,
+    inherits_handed: true,
+};
+
+/// A Hugging Face dataset's `map`/`filter` with `num_proc`.
+pub const DATASET_MAP: Launcher = Launcher {
+    subject: "This `num_proc` dataset operation",
+    label: None,
+    spawn_help: "call `multiprocess.set_start_method(\"spawn\")` under the main guard (datasets forks through `multiprocess`)",
+    spawn_fix: SpawnFix::None,
+    ends_with_code: false,
+    per_gpu: PerGpu::Never,
+    data_workers: true,
+    inherits_handed: false,
+};
+
+/// `torch.multiprocessing.spawn` / `start_processes`: one rank a process.
+pub const START_PROCESSES: Launcher = Launcher {
+    subject: "`start_processes`",
+    label: None,
+    spawn_help: "pass `start_method=\"spawn\"`",
+    spawn_fix: SpawnFix::None,
+    ends_with_code: true,
+    per_gpu: PerGpu::Always,
+    data_workers: false,
+    inherits_handed: false,
+};
+
+/// A task queue's worker, which imports the module that defines the task and then forks its
+/// pool of children that run it (Celery's prefork pool).
+pub const TASK_WORKER: Launcher = Launcher {
+    subject: "The worker that runs this task",
+    label: Some("a task: the worker imports this module, then forks the children that run it"),
+    spawn_help: "initialise CUDA in the worker's children (lazily in the task, or in a `worker_process_init` handler), not at import; or run the worker with `--pool solo` or `--pool threads`",
+    spawn_fix: SpawnFix::None,
+    ends_with_code: false,
+    per_gpu: PerGpu::Never,
+    data_workers: false,
+    inherits_handed: false,
+};
+
+/// A web server that imports the application in its master process and then forks the workers
+/// that handle requests (gunicorn with `--preload`).
+pub const SERVER_WORKER: Launcher = Launcher {
+    subject: "The preloading server that runs this handler",
+    label: Some("a handler: the server imports this module, then forks the workers that run it"),
+    spawn_help: "load the model in each worker (gunicorn's `post_fork` or `post_worker_init` hook, or lazily on the first request), not at import; or drop `--preload`/`preload_app`",
+    ..TASK_WORKER
+};
+
+/// A server's workers, forked after a hook of its configuration ran in the master (gunicorn's
+/// `on_starting`).
+pub const SERVER_HOOK: Launcher = Launcher {
+    subject: "The server that calls this hook",
+    label: Some("runs in the server's master, which forks the workers after it"),
+    spawn_help: "load models in each worker instead (gunicorn's `post_fork` or `post_worker_init` hook, or lazily on the first request)",
+    ..TASK_WORKER
+};
+
+/// An inference engine's worker processes, one per GPU (vLLM's tensor-parallel workers).
+pub const ENGINE_WORKERS: Launcher = Launcher {
+    subject: "This parallel engine",
+    label: None,
+    spawn_help: "set `VLLM_WORKER_MULTIPROC_METHOD=spawn` in the environment before creating the engine (keep it under the main guard)",
+    spawn_fix: SpawnFix::None,
+    ends_with_code: false,
+    per_gpu: PerGpu::Never,
+    data_workers: false,
+    inherits_handed: false,
+};

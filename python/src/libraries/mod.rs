@@ -350,6 +350,8 @@ pub enum MethodBehaviour {
     Waits,
     /// Makes a proxy of an object the manager process holds (`manager.dict()`, `manager.Queue()`).
     MakesProxy,
+    /// Forks worker processes that run the caller's code, as the row says.
+    ForksWorkers(&'static processes::launchers::ForkingCall),
 }
 
 #[derive(Debug)]

@@ -439,6 +439,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             },
             MethodBehaviour::Metadata => Value::Unknown,
             MethodBehaviour::MapsDataset { .. } => self.dataset_map(span, recv, does, args),
+            MethodBehaviour::ForksWorkers(call) => self.forking_call(span, call, args),
             MethodBehaviour::Sends => self.sends(span, recv, method, args),
             MethodBehaviour::Waits => {
                 self.emit(Effect::WaitedForOthers { span });

@@ -18,6 +18,7 @@ mod control;
 mod decide;
 mod entry;
 mod expressions;
+mod forking_calls;
 mod frozen;
 mod heap;
 mod imports;

@@ -218,3 +218,42 @@ pub const ENGINE_WORKERS: Launcher = Launcher {
     data_workers: false,
     inherits_handed: false,
 };
+
+/// A library method that forks worker processes of its own and runs code of the caller's in them
+/// (a training loop's data workers, a pipeline's processes). The row holds all of it: when the
+/// call forks, how the workers start, what they run and how findings name it, so adding such a
+/// launcher is one row of a library table.
+#[derive(Debug, PartialEq)]
+pub struct ForkingCall {
+    pub launcher: Launcher,
+    /// How many workers: the call forks when this argument (else `default`) is an integer above
+    /// `above`, or a value gpulint cannot read; not when it is `None`.
+    pub workers: super::Param,
+    pub above: i64,
+    /// The number of workers when the argument is absent.
+    pub default: i64,
+    /// An argument that must be passed with this value for the call to use processes at all
+    /// (`use_multiprocessing=True`); otherwise it runs its workers as threads or in-process.
+    pub only_with: Option<(super::Param, Given)>,
+    /// The layer whose start method the workers obey: its default, unless `set_start_method`
+    /// changed it.
+    pub layer: super::Layer,
+    /// What the workers run.
+    pub runs: WorkersRun,
+}
+
+/// A literal argument value a row asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Given {
+    True,
+    Str(&'static str),
+}
+
+/// What a forking call's workers run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkersRun {
+    /// The callable passed here, once a worker.
+    Callable(super::Param),
+    /// The items of the dataset passed here (its `__getitem__`, as a loader's workers do).
+    ItemsOf(super::Param),
+}

@@ -6,6 +6,9 @@ use super::{
     inits, Behaviour, Init, MethodBehaviour, MethodRow, Param, PrefixRow, Receiver, Row,
     CREATES_OBJECT,
 };
+use crate::libraries::processes::launchers::{ForkingCall, Given, WorkersRun};
+use crate::libraries::processes::Layer;
+use gpulint_core::effect::{Launcher, PerGpu, SpawnFix};
 
 const fn row(name: &'static str, does: Behaviour, reason: &'static str) -> Row {
     Row { name, does, reason }
@@ -241,7 +244,51 @@ pub const PREFIXES: &[PrefixRow] = &[
     },
 ];
 
+/// Keras 2 (and `tf.keras` up to TensorFlow 2.15): with `use_multiprocessing=True`, `fit`,
+/// `evaluate` and `predict` feed batches from a `multiprocessing.Pool` of `workers` processes
+/// (default 1) made on the default context, each running the `Sequence`'s `__getitem__`
+/// (`OrderedEnqueuer`, `keras/utils/data_utils.py`). Keras 3 moved the option to `PyDataset`.
+const KERAS_WORKERS: ForkingCall = ForkingCall {
+    launcher: Launcher {
+        subject: "This Keras call with `use_multiprocessing=True`",
+        label: None,
+        spawn_help: "pass `use_multiprocessing=False` (the workers become threads), or call `multiprocessing.set_start_method(\"spawn\")` under the main guard",
+        spawn_fix: SpawnFix::None,
+        ends_with_code: false,
+        per_gpu: PerGpu::Never,
+        data_workers: true,
+        inherits_handed: true,
+    },
+    workers: Param::kw("workers"),
+    above: 0,
+    default: 1,
+    only_with: Some((Param::kw("use_multiprocessing"), Given::True)),
+    layer: Layer::Multiprocessing,
+    runs: WorkersRun::ItemsOf(Param::pos(0, "x")),
+};
+/// The `*_generator` spellings, whose data is their first argument, `generator`.
+const KERAS_GENERATOR_WORKERS: ForkingCall = ForkingCall {
+    runs: WorkersRun::ItemsOf(Param::pos(0, "generator")),
+    ..KERAS_WORKERS
+};
+const KERAS_REASON: &str = "Keras 2 / `tf.keras` (TensorFlow up to 2.15): with `use_multiprocessing=True` the batches come from a pool of `workers` processes (default 1) forked on the default context, each running the `Sequence`'s `__getitem__`";
+
+const fn keras(name: &'static str, call: &'static ForkingCall) -> MethodRow {
+    MethodRow {
+        name,
+        on: Receiver::Any,
+        does: MethodBehaviour::ForksWorkers(call),
+        reason: KERAS_REASON,
+    }
+}
+
 pub const METHODS: &[MethodRow] = &[
+    keras("fit", &KERAS_WORKERS),
+    keras("evaluate", &KERAS_WORKERS),
+    keras("predict", &KERAS_WORKERS),
+    keras("fit_generator", &KERAS_GENERATOR_WORKERS),
+    keras("evaluate_generator", &KERAS_GENERATOR_WORKERS),
+    keras("predict_generator", &KERAS_GENERATOR_WORKERS),
     MethodRow {
         name: "as_in_context",
         on: Receiver::Any,

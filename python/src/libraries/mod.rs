@@ -237,6 +237,9 @@ pub enum Behaviour {
     EntersAtYield,
     /// A decorator that runs the function in a worker given its own GPUs when `param` is passed.
     NarrowsVisibility { param: &'static str },
+    /// Forks worker processes that run the caller's code or the library's, as the row says
+    /// (a method of an object a `Returns` row names: `spacy.language.Language().pipe`).
+    ForksWorkers(&'static processes::launchers::ForkingCall),
     /// Returns an object `pickle` refuses (a lock, an open file, a connection): an instance that
     /// holds one cannot be sent to a child that must unpickle it.
     Unpicklable,

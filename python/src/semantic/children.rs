@@ -131,6 +131,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     cuda: parent_init.clone(),
                     start_methods: parent.start_methods.clone(),
                     default_cuda: parent.default_cuda,
+                    gpu_libraries: parent.gpu_libraries.clone(),
                     env: parent.env.clone(),
                     launch: parent.launch,
                     per_worker: true,

@@ -206,7 +206,12 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         let module = self.library_modules.get(&node)?;
         let name = format!("{module}.{attr}");
         match crate::libraries::lookup(&name)? {
-            (Behaviour::ParallelEngine { .. } | Behaviour::StartsChildren { .. }, _) => None,
+            (
+                Behaviour::ParallelEngine { .. }
+                | Behaviour::StartsChildren { .. }
+                | Behaviour::ForksWorkers(_),
+                _,
+            ) => None,
             _ => Some(Value::Qualified(name.into())),
         }
     }

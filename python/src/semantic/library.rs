@@ -150,6 +150,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Behaviour::RunsCommand { argv } => self.runs_command(span, args, argv),
             Behaviour::EndsProcess => self.ends_process(),
             Behaviour::Loader { .. } => self.dataloader(span, does, args),
+            Behaviour::ForksWorkers(call) => self.forking_call(span, call, args),
             Behaviour::LibraryDataset { transforms } => self.library_dataset(args, transforms),
             Behaviour::ForkingDataset => self.alloc(Object::ForkingDataset),
             Behaviour::IndexesArguments => self.arguments_dataset(short, args),

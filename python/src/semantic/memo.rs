@@ -105,6 +105,7 @@ fn same_process<A>(a: &Process<A>, b: &Process<A>) -> bool {
         child_of,
         start_methods,
         default_cuda,
+        gpu_libraries,
         env,
         bound,
         launcher_binding,
@@ -126,6 +127,7 @@ fn same_process<A>(a: &Process<A>, b: &Process<A>) -> bool {
         && *child_of == b.child_of
         && Arc::ptr_eq(start_methods, &b.start_methods)
         && *default_cuda == b.default_cuda
+        && Arc::ptr_eq(gpu_libraries, &b.gpu_libraries)
         && Arc::ptr_eq(env, &b.env)
         && *bound == b.bound
         && *launcher_binding == b.launcher_binding

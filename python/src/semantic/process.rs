@@ -24,6 +24,10 @@ pub struct Process<A> {
     pub start_methods: Arc<HashMap<LayerKey, (StartMethod, Span)>>,
     /// `torch.set_default_device("cuda")` or a CUDA default tensor type.
     pub default_cuda: Option<Span>,
+    /// The packages that put themselves on the GPU in this process (a row of theirs initialised
+    /// CUDA: thinc's `prefer_gpu`), by first name, inherited by a forked child: the package's
+    /// own code that a worker runs (`WorkersRun::Library`) computes there.
+    pub gpu_libraries: Arc<Vec<Arc<str>>>,
     /// Environment variables written by the program.
     pub env: Arc<HashMap<String, String>>,
     /// Where this process bound its device (`set_device`, narrowed visibility, Ray `num_gpus`).
@@ -96,6 +100,11 @@ impl<A: Analysis> Process<A> {
             }
         }
         self.default_cuda = self.default_cuda.or(other.default_cuda);
+        for p in other.gpu_libraries.iter() {
+            if !self.gpu_libraries.contains(p) {
+                Arc::make_mut(&mut self.gpu_libraries).push(p.clone());
+            }
+        }
         if !Arc::ptr_eq(&self.env, &other.env) {
             for (k, v) in other.env.iter() {
                 if !self.env.contains_key(k) {

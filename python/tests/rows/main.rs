@@ -9,6 +9,7 @@
 //! its library family.
 
 mod env;
+mod forking;
 mod frameworks;
 mod gpu_arrays;
 mod huggingface;

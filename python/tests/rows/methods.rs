@@ -372,57 +372,15 @@ pub(crate) fn attribute_probes(row: &AttributeRow) -> Vec<Probe> {
     }
 }
 
-/// A `ForksWorkers` method: forked after CUDA, its workers run the caller's code with the
-/// parent's CUDA state; without the argument the row asks for, no child.
+/// A `ForksWorkers` method: [`forking::cases`] on each receiver.
 fn forks_workers(
     m: &str,
     on: Receiver,
     row: &'static ForkingCall,
     each: &dyn Fn(Receiver, &str, String, &dyn Fn(Probe) -> Probe) -> Vec<Probe>,
 ) -> Vec<Probe> {
-    let (param, code, runs_name) = match row.runs {
-        WorkersRun::Callable(p) => (p, "work", "work"),
-        WorkersRun::ItemsOf(p) => (p, "Items()", "Items.__getitem__"),
-    };
-    let workers = (row.above + 1).to_string();
-    let asked = row.only_with.map(|(p, given)| {
-        let v = match given {
-            Given::True => "True".to_string(),
-            Given::Str(s) => format!("'{s}'"),
-        };
-        (p, v)
-    });
-    let body = |with_asked: bool| {
-        let mut args = vec![(param, code), (row.workers, workers.as_str())];
-        if let (true, Some((p, v))) = (with_asked, &asked) {
-            args.push((*p, v.as_str()));
-        }
-        py(&[
-            "class Items:",
-            "    def __getitem__(self, i):",
-            "        return torch.zeros(1, device='cuda:1')",
-            "def work(x):",
-            "    return torch.zeros(1, device='cuda:1')",
-            "torch.cuda.init()",
-            &call(m, &args),
-        ])
-    };
-    let mut out = each(
-        on,
-        "forks workers that run the caller's code",
-        body(true),
-        &|p| {
-            p.has("a child inheriting CUDA", inheriting(&row.launcher))
-                .has("the child running the caller's code", runs(runs_name))
-        },
-    );
-    if asked.is_some() {
-        out.extend(each(
-            on,
-            "no worker processes without the argument the row asks for",
-            body(false),
-            &|p| p.lacks("a child", any_child),
-        ));
-    }
-    out
+    forking::cases(m, row)
+        .into_iter()
+        .flat_map(|(label, body, check)| each(on, label, body, &*check))
+        .collect()
 }

@@ -256,4 +256,10 @@ pub enum WorkersRun {
     Callable(super::Param),
     /// The items of the dataset passed here (its `__getitem__`, as a loader's workers do).
     ItemsOf(super::Param),
+    /// The package's own code (a pipeline's models), which computes on the GPU when the package
+    /// put itself there in the parent (its row initialised CUDA) and the workers are forked.
+    Library {
+        package: &'static str,
+        what: &'static str,
+    },
 }

@@ -35,6 +35,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             _ => level,
         };
         let what = format!("`{short}` {reason}");
+        if level != Init::None {
+            self.library_on_gpu(name);
+        }
         if level == Init::Context && object {
             return self.new_cuda_object(
                 span,
@@ -46,6 +49,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let fails = level == Init::Context || (level == Init::Driver && !safe_in_child);
         self.cuda_event(span, level, what, fails);
         Value::Unknown
+    }
+
+    /// Notes that the package of the row `name` put itself on the GPU in this process.
+    fn library_on_gpu(&mut self, name: &str) {
+        let package = name.split('.').next().unwrap_or(name);
+        let known = &self.proc_ref().gpu_libraries;
+        if !known.iter().any(|p| &**p == package) {
+            std::sync::Arc::make_mut(&mut self.proc().gpu_libraries).push(package.into());
+        }
     }
 
     /// A call of a `Behaviour::CudaTensorType` row.

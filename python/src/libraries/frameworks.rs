@@ -205,7 +205,46 @@ pub const ROWS: &[Row] = &[
         Behaviour::Alias("thinc.util.prefer_gpu"),
         "spaCy re-exports thinc's `prefer_gpu`",
     ),
+    row("spacy.load", LANGUAGE, "returns the loaded pipeline, a `Language`"),
+    row("spacy.blank", LANGUAGE, "returns an empty pipeline, a `Language`"),
+    row("spacy.language.Language", LANGUAGE, "a spaCy pipeline"),
+    row(
+        "spacy.Language",
+        Behaviour::Alias("spacy.language.Language"),
+        "re-exported from `spacy.language`",
+    ),
+    row(
+        "spacy.language.Language().pipe",
+        Behaviour::ForksWorkers(&SPACY_PIPE),
+        "spaCy 3: with `n_process` above 1, `pipe` runs the pipeline in `multiprocessing.Process` workers on the default context (`Language._multiprocessing_pipe`); forked, they inherit thinc's GPU ops when the parent called `prefer_gpu`/`require_gpu`",
+    ),
 ];
+
+/// What spaCy's pipeline constructors return.
+const LANGUAGE: Behaviour = Behaviour::Returns("spacy.language.Language()");
+
+/// `nlp.pipe(texts, n_process=N)`: N worker processes, each running the pipeline.
+const SPACY_PIPE: ForkingCall = ForkingCall {
+    launcher: Launcher {
+        subject: "This `pipe(n_process=...)`",
+        label: None,
+        spawn_help: "call `multiprocessing.set_start_method(\"spawn\")` under the main guard before `pipe` (its workers are `multiprocessing` processes), or keep `n_process=1` on the GPU",
+        spawn_fix: SpawnFix::None,
+        ends_with_code: false,
+        per_gpu: PerGpu::Never,
+        data_workers: true,
+        inherits_handed: false,
+    },
+    workers: Param::kw("n_process"),
+    above: 1,
+    default: 1,
+    only_with: None,
+    layer: Layer::Multiprocessing,
+    runs: WorkersRun::Library {
+        package: "thinc",
+        what: "the pipeline's model",
+    },
+};
 
 pub const PREFIXES: &[PrefixRow] = &[
     PrefixRow {

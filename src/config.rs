@@ -489,7 +489,7 @@ impl Resolver {
         let file = normalize(file);
         Ok(Settings {
             default_start_method: default_start_method(version, platform),
-            server_preloads: self.servers.preloads(&file),
+            preloading_server: self.servers.preloads(&file),
             documented_launch: self.launches.nodes_for(&file),
             requirements: match file.parent() {
                 Some(dir) => self.requirements_in(dir),

@@ -139,7 +139,7 @@ pub enum Behaviour {
     ForkedTask,
     /// A decorator that makes the function a request handler of a web application: it runs in the
     /// server's workers, forked after the module's import where the server preloads the
-    /// application (`Settings::server_preloads`).
+    /// application (`Settings::preloading_server`).
     HandlesRequests,
     /// An engine that, when one of `parallel` is above 1, starts a worker process per GPU and then
     /// creates its own context (as `CREATES_OBJECT`). The workers start by the method the

@@ -8,8 +8,8 @@ pub use gpulint_core::effect::StartMethod;
 pub mod launchers;
 
 pub use launchers::{
-    is_test_module, LaunchCommand, ServerHooks, LAUNCH_COMMANDS, LOOPBACK_HOSTS, SERVER_HOOKS,
-    TEST_FOLDERS,
+    is_test_module, LaunchCommand, Preload, PreloadingServer, ServerHooks, LAUNCH_COMMANDS,
+    LOOPBACK_HOSTS, PRELOADING_SERVERS, SERVER_HOOKS, TEST_FOLDERS,
 };
 
 /// The package whose start-method setting a fork point obeys.

@@ -145,10 +145,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some((libraries::Behaviour::ForkedTask, _)) => {
                     &crate::libraries::processes::launchers::TASK_WORKER
                 }
-                Some((libraries::Behaviour::HandlesRequests, _))
-                    if self.settings.server_preloads =>
-                {
-                    &crate::libraries::processes::launchers::SERVER_WORKER
+                Some((libraries::Behaviour::HandlesRequests, _)) => {
+                    match self.settings.preloading_server {
+                        Some(server) => server,
+                        None => continue,
+                    }
                 }
                 _ => continue,
             };

@@ -66,10 +66,11 @@ use value::{Captures, Name, ObjId, Value};
 pub struct Settings {
     /// The start method a default context uses (Linux before Python 3.14: fork).
     pub default_start_method: StartMethod,
-    /// The project runs its web application under a server that imports it in the master and
-    /// then forks the workers (gunicorn's `preload_app = True` or `--preload`): request handlers
-    /// run in children forked after the application module's import.
-    pub server_preloads: bool,
+    /// The server the project runs its web application under, where it imports the application
+    /// in its master and then forks the workers (gunicorn's `preload_app = True` or `--preload`,
+    /// uWSGI without `lazy-apps`): request handlers run in children forked after the application
+    /// module's import. Its launcher words the findings.
+    pub preloading_server: Option<&'static gpulint_core::effect::Launcher>,
     /// The versions of its dependencies the project declares.
     pub requirements: crate::requirements::Requirements,
     /// How the project's launch scripts (or the file's own usage text) run this file as a job: on
@@ -81,7 +82,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             default_start_method: StartMethod::Fork,
-            server_preloads: false,
+            preloading_server: None,
             requirements: Default::default(),
             documented_launch: None,
         }

@@ -339,7 +339,7 @@ pub(crate) fn handles_requests(c: &Callee) -> Vec<Probe> {
         ]))
     };
     let preloading = Settings {
-        server_preloads: true,
+        preloading_server: Some(&launchers::SERVER_WORKER),
         ..Settings::default()
     };
     vec![

@@ -57,23 +57,79 @@ pub const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
 pub struct ServerHooks {
     pub files: &'static [&'static str],
     pub master_hooks: &'static [&'static str],
-    /// How a project asks the server to import the application in its master before it forks:
-    /// a setting of the configuration file (`name = True`), or a flag on the command that starts it.
-    pub preload_setting: &'static str,
-    pub command: &'static str,
-    pub preload_flag: &'static str,
     pub reason: &'static str,
 }
 
 pub const SERVER_HOOKS: &[ServerHooks] = &[ServerHooks {
-    files: &["gunicorn.conf.py", "gunicorn_config.py", "gunicorn.py"],
+    files: GUNICORN_FILES,
     master_hooks: &["on_starting", "when_ready"],
-    preload_setting: "preload_app",
-    command: "gunicorn",
-    preload_flag: "--preload",
     reason:
         "gunicorn calls `on_starting` and `when_ready` in its master, which then forks the workers",
 }];
+
+const GUNICORN_FILES: &[&str] = &["gunicorn.conf.py", "gunicorn_config.py", "gunicorn.py"];
+
+/// A web server that can import the application in its master process and then fork the workers
+/// that handle requests, and how a project's deployment files say it does: its configuration files
+/// (by name, or by extension with the section that marks them), the command that starts it, and
+/// its setting and flags.
+pub struct PreloadingServer {
+    pub command: &'static str,
+    pub files: &'static [&'static str],
+    /// Other configuration files: this extension, holding this section (`[uwsgi]` in an `.ini`).
+    pub section_files: Option<(&'static str, &'static str)>,
+    pub preload: Preload,
+    /// How findings name its workers and what they advise.
+    pub launcher: Launcher,
+    pub reason: &'static str,
+}
+
+/// When a server preloads.
+pub enum Preload {
+    /// Only when its configuration sets `setting` true or its command passes `flag`.
+    OptIn {
+        setting: &'static str,
+        flag: &'static str,
+    },
+    /// Unless its configuration sets one of `settings` true or its command passes one of `flags`;
+    /// and only when it forks workers at all: a master process or several workers (`forks`:
+    /// settings and flags, true or a number above 1).
+    OptOut {
+        settings: &'static [&'static str],
+        flags: &'static [&'static str],
+        forks: &'static [&'static str],
+    },
+}
+
+pub const PRELOADING_SERVERS: &[PreloadingServer] = &[
+    PreloadingServer {
+        command: "gunicorn",
+        files: GUNICORN_FILES,
+        section_files: None,
+        preload: Preload::OptIn {
+            setting: "preload_app",
+            flag: "--preload",
+        },
+        launcher: SERVER_WORKER,
+        reason: "gunicorn imports the application in its master only with `preload_app = True` or `--preload`, then forks the workers",
+    },
+    PreloadingServer {
+        command: "uwsgi",
+        files: &["uwsgi.ini"],
+        section_files: Some(("ini", "[uwsgi]")),
+        preload: Preload::OptOut {
+            settings: &["lazy-apps", "lazy"],
+            flags: &["--lazy-apps", "--lazy"],
+            forks: &["master", "processes", "workers", "--master", "-M", "--processes", "--workers", "-p"],
+        },
+        launcher: Launcher {
+            subject: "The uWSGI server that runs this handler",
+            spawn_help: "set `lazy-apps = true` in the uWSGI configuration (each worker then loads the application itself), or load the model lazily on the first request instead of at import",
+            ..SERVER_WORKER
+        },
+        reason: "uWSGI loads the application once and forks its workers from that process unless `lazy-apps` is set (uWSGI docs, \"Things to know\"); with one process and no master it forks none",
+    },
+];
 
 // What starts children, as messages and analyses need it (core's `Launcher`). A row that starts
 // children names one of these, or carries its own (`Behaviour::ForksWorkers`).

@@ -18,12 +18,12 @@ const CONTEXT: Behaviour = inits(Init::Context);
 const DRIVER: Behaviour = inits(Init::Driver);
 
 /// An MXNet array: on the context `ctx` names, else on MXNet's default context (the CPU unless a
-/// `with mx.gpu():` block says otherwise, which is not followed).
+/// `with mx.gpu():` block makes a GPU the default).
 const fn mxnet_array(ctx: Param) -> Behaviour {
     Behaviour::Factory {
         device: ctx,
         pin_memory: None,
-        default_device: false,
+        default_device: true,
         host_tensor: false,
     }
 }

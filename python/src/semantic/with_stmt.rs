@@ -7,7 +7,7 @@ use crate::libraries::processes::launchers;
 use gpulint_core::analysis::Analysis;
 
 use super::interp::Flow;
-use super::value::Value;
+use super::value::{Device, Value};
 use super::Interp;
 use crate::model::{Expr, ExprKind, FuncId, Stmt, StmtKind, WithItem, YieldAt};
 use crate::source::Span;
@@ -32,22 +32,42 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
         }
         let mut daemon = None;
+        let mut device = None;
         for item in items {
             let v = self.eval(&item.context);
             if let Some(span) = self.daemon_context(&item.context, &v) {
                 daemon = Some(span);
             }
+            if matches!(v, Value::Device(Device::Cuda(_))) {
+                device = Some(item.context.span);
+            }
             if let Some(target) = &item.target {
                 self.assign(target, v, span);
             }
         }
-        match daemon {
-            Some(span) => {
+        match (daemon, device) {
+            (Some(span), _) => {
                 self.run_forked_block(span, &launchers::DAEMON_CONTEXT, body);
                 Flow::Normal
             }
-            None => self.exec_block(body),
+            (None, Some(at)) => self.exec_on_default_device(at, body),
+            (None, None) => self.exec_block(body),
         }
+    }
+
+    /// `with torch.device("cuda"):` (torch 2.0 and later) or MXNet's `with mx.gpu():`: a CUDA
+    /// device as a context manager is the default device of what the block allocates.
+    fn exec_on_default_device(&mut self, at: Span, body: &'m [Stmt]) -> Flow {
+        let before = self.proc_ref().default_cuda;
+        if before.is_none() {
+            self.proc().default_cuda = Some(at);
+        }
+        let flow = self.exec_block(body);
+        // Unless the block set a default of its own that outlives it.
+        if before.is_none() && self.proc_ref().default_cuda == Some(at) {
+            self.proc().default_cuda = None;
+        }
+        flow
     }
 
     /// `f(args)` where `f` is a module's `@contextmanager` generator whose `yield` can be stopped

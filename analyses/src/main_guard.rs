@@ -119,6 +119,7 @@ mod tests {
             during_reimport,
             caught,
             only_if_unset: false,
+            repeated: false,
         }
     }
 

@@ -108,6 +108,7 @@ impl Analysis for StartMethodFixed {
                 during_reimport: false,
                 caught,
                 only_if_unset,
+                repeated,
                 ..
             } => {
                 let earlier = self
@@ -119,6 +120,14 @@ impl Analysis for StartMethodFixed {
                 // it would fail on every run: not reported. Under `if get_start_method(
                 // allow_none=True) is None:` the call never runs where the method is fixed.
                 let earlier = earlier.filter(|f| f.span != *span && !*only_if_unset);
+                // In a loop, the call itself fixed the method on the pass before.
+                let again = Fixed {
+                    span: *span,
+                    what: "this same call, on the previous pass of the loop that runs it".into(),
+                    creates_objects: false,
+                };
+                let again = (*repeated && !*force && !*only_if_unset).then_some(&again);
+                let earlier = earlier.or(again);
                 // Forcing the method already in force changes nothing.
                 let changes = !*force || previous != method;
                 if let Some(fixed) = earlier.or(self.started_fixed.as_ref()).filter(|_| changes) {
@@ -202,6 +211,7 @@ mod tests {
             during_reimport: false,
             caught,
             only_if_unset: false,
+            repeated: false,
         }
     }
 
@@ -245,6 +255,7 @@ mod tests {
             during_reimport: false,
             caught: false,
             only_if_unset: false,
+            repeated: false,
         };
         let child = crate::testing::child_started(&crate::testing::PROCESS, StartMethod::Spawn, 9);
         assert!(facts(&[fixed(1, true), same, child]).is_empty());
@@ -255,6 +266,25 @@ mod tests {
         assert!(facts(&[set(5, false, false)]).is_empty());
         assert!(facts(&[set(5, false, false), set(5, false, false)]).is_empty());
         assert!(facts(&[fixed(1, true), set(5, false, true)]).is_empty());
+    }
+
+    #[test]
+    fn an_unforced_call_in_a_loop_fixes_the_method_for_its_next_pass() {
+        let looped = |force: bool| Effect::StartMethodSet {
+            span: at(5),
+            context: 0,
+            method: StartMethod::Fork,
+            previous: StartMethod::Fork,
+            at_module_scope: false,
+            force,
+            during_reimport: false,
+            caught: false,
+            only_if_unset: false,
+            repeated: true,
+        };
+        let [fact] = facts(&[looped(false)]).try_into().unwrap();
+        assert_eq!((fact.span, fact.fixed.span), (at(5), at(5)));
+        assert!(facts(&[looped(true)]).is_empty());
     }
 
     #[test]
@@ -269,6 +299,7 @@ mod tests {
             during_reimport: false,
             caught: false,
             only_if_unset: true,
+            repeated: false,
         };
         assert!(facts(&[fixed(1, true), guarded]).is_empty());
     }

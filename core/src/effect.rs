@@ -418,6 +418,9 @@ pub enum Effect {
         during_reimport: bool,
         caught: bool,
         only_if_unset: bool,
+        /// The call runs in a loop or a comprehension of this process (or of a caller): it runs
+        /// again on the next pass, after it fixed the method itself.
+        repeated: bool,
     },
     /// The default context's start method was fixed here (`get_start_method()`, a lock or queue
     /// made with it); `creates_objects`: objects tied to that start method exist from here on.

@@ -21,7 +21,9 @@ pub static RULE: Rule = Rule {
 const DOCS: &str = r#"## What it does
 Finds `multiprocessing.set_start_method(...)` (or `torch.multiprocessing`'s) called after the default
 context's start method was already fixed in that process:
-- by an earlier `set_start_method` call;
+- by an earlier `set_start_method` call, including the same call on the previous pass of a loop
+  (or comprehension) that runs it, directly or through the function it calls (a constructor that
+  sets the method, run once per experiment);
 - by `multiprocessing.get_start_method()` without `allow_none=True`;
 - by a lock, queue, event, manager or shared value made with the default context (`Lock()`,
   `Queue()`, `Manager()`...);

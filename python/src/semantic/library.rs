@@ -291,6 +291,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             during_reimport,
             caught: self.control.try_depth > 0,
             only_if_unset: self.control.unset_guard_depth > 0,
+            repeated: self.control.repeats(),
         });
     }
 

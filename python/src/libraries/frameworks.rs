@@ -205,6 +205,14 @@ pub const ROWS: &[Row] = &[
         Behaviour::Alias("thinc.util.prefer_gpu"),
         "spaCy re-exports thinc's `prefer_gpu`",
     ),
+    // PyTorch Geometric: its loaders are torch's DataLoader with a collater of their own; the
+    // worker options pass through `**kwargs`, so only by keyword.
+    row("torch_geometric.loader.DataLoader", PYG_LOADER, PYG_LOADER_REASON),
+    row(
+        "torch_geometric.data.DataLoader",
+        Behaviour::Alias("torch_geometric.loader.DataLoader"),
+        "the loader's place before PyG 2.0 (kept as a deprecated alias until 2.3)",
+    ),
     row("spacy.load", LANGUAGE, "returns the loaded pipeline, a `Language`"),
     row("spacy.blank", LANGUAGE, "returns an empty pipeline, a `Language`"),
     row("spacy.language.Language", LANGUAGE, "a spaCy pipeline"),
@@ -219,6 +227,18 @@ pub const ROWS: &[Row] = &[
         "spaCy 3: with `n_process` above 1, `pipe` runs the pipeline in `multiprocessing.Process` workers on the default context (`Language._multiprocessing_pipe`); forked, they inherit thinc's GPU ops when the parent called `prefer_gpu`/`require_gpu`",
     ),
 ];
+
+/// PyTorch Geometric's graph loader.
+const PYG_LOADER: Behaviour = Behaviour::Loader {
+    dataset: Param::pos(0, "dataset"),
+    num_workers: Param::kw("num_workers"),
+    // PyG drops a `collate_fn` it is given and collates with its own `Collater`.
+    collate_fn: None,
+    worker_init_fn: Param::kw("worker_init_fn"),
+    context: Param::kw("multiprocessing_context"),
+    one_thread: true,
+};
+const PYG_LOADER_REASON: &str = "a `torch.utils.data.DataLoader` subclass (PyG 2.x `torch_geometric/loader/dataloader.py`) that passes `num_workers` and the other loader options through `**kwargs` (and drops `collate_fn` for its own `Collater`): workers start as torch's do";
 
 /// What spaCy's pipeline constructors return.
 const LANGUAGE: Behaviour = Behaviour::Returns("spacy.language.Language()");

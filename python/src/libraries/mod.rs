@@ -190,11 +190,12 @@ pub enum Behaviour {
     /// (`LAUNCH_COMMANDS`) launches a job on as many machines as its options say.
     RunsCommand { argv: Param },
     /// A data loader whose workers are forked at each iteration. `one_thread`: each worker limits
-    /// the intra-op thread pool to one thread before it runs anything.
+    /// the intra-op thread pool to one thread before it runs anything. `collate_fn`: `None` where
+    /// the loader uses a collation of its own whatever is passed.
     Loader {
         dataset: Param,
         num_workers: Param,
-        collate_fn: Param,
+        collate_fn: Option<Param>,
         worker_init_fn: Param,
         context: Param,
         one_thread: bool,

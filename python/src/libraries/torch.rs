@@ -356,7 +356,7 @@ pub const ROWS: &[Row] = &[
         Behaviour::Loader {
             dataset: Param::pos(0, "dataset"),
             num_workers: Param::pos(5, "num_workers"),
-            collate_fn: Param::pos(6, "collate_fn"),
+            collate_fn: Some(Param::pos(6, "collate_fn")),
             worker_init_fn: Param::pos(10, "worker_init_fn"),
             context: Param::pos(11, "multiprocessing_context"),
             one_thread: true,

@@ -45,12 +45,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
             _ => None,
         });
         let handed: Vec<(Value, Span, Handed)> = [
-            (dataset, Handed::Dataset),
+            (Some(dataset), Handed::Dataset),
             (collate_fn, Handed::CollateFn),
-            (worker_init_fn, Handed::WorkerInitFn),
+            (Some(worker_init_fn), Handed::WorkerInitFn),
         ]
         .into_iter()
-        .filter_map(|(p, h)| args.param(p).map(|(v, e)| (v.clone(), e.span, h)))
+        .filter_map(|(p, h)| args.param(p?).map(|(v, e)| (v.clone(), e.span, h)))
         .collect();
         if workers {
             let resolved = self.resolve_start(Layer::Multiprocessing, start);
@@ -63,7 +63,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let loader = self.alloc(Object::Loader {
             span,
             dataset: value(args.param(dataset)),
-            collate: value(args.param(collate_fn)),
+            collate: value(collate_fn.and_then(|p| args.param(p))),
             worker_init: value(args.param(worker_init_fn)),
             workers,
             start,

@@ -86,11 +86,16 @@ pub(crate) fn loader(c: &Callee, does: Behaviour) -> Vec<Probe> {
                 "the child running `Items.__getitem__`",
                 runs("Items.__getitem__"),
             ),
+    ]
+    .into_iter()
+    .chain(collate_fn.map(|collate_fn| {
         Probe::new(
             format!("workers run `{}`", collate_fn.name),
             run(&[(collate_fn, "collate")]),
         )
-        .has("the child running `collate`", runs("collate")),
+        .has("the child running `collate`", runs("collate"))
+    }))
+    .chain([
         Probe::new(
             format!("workers run `{}`", worker_init_fn.name),
             run(&[(worker_init_fn, "seed")]),
@@ -110,7 +115,8 @@ pub(crate) fn loader(c: &Callee, does: Behaviour) -> Vec<Probe> {
         )
         .lacks("child", any_child)
         .has("a use of the batch `b`", uses("b")),
-    ]
+    ])
+    .collect()
 }
 
 /// The probes of a row that does `CudaTensorType`.

@@ -22,6 +22,7 @@ const fn mxnet_array(ctx: Param) -> Behaviour {
         pin_memory: None,
         default_device: false,
         host_tensor: false,
+        size: None,
     }
 }
 

@@ -13,6 +13,7 @@ pub mod inference;
 pub mod processes;
 pub mod python;
 pub mod torch;
+pub mod torch_ops;
 
 use std::sync::OnceLock;
 
@@ -71,6 +72,9 @@ pub enum Behaviour {
         pin_memory: Option<Param>,
         default_device: bool,
         host_tensor: bool,
+        /// Where its size starts (`*size` from there, a tuple, or a tensor whose shape it
+        /// copies): the elements decide whether a filling factory splits across threads.
+        size: Option<Param>,
     },
     /// Computes on its tensor arguments (`torch.matmul`): on host tensors, through the intra-op
     /// thread pool, which starts its threads.

@@ -117,7 +117,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             )
             .into(),
         });
-        Some(Value::HostTensor { pinned: None })
+        Some(Value::host())
     }
 
     /// Calling a layer or model whose parameters are in host memory runs its forward pass on the

@@ -123,6 +123,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             pin_memory,
             default_device,
             host_tensor,
+            size,
         } = does
         else {
             return Value::Unknown;
@@ -136,13 +137,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
             );
             self.cuda_event(span, Init::Context, what, true);
         }
+        let numel = super::host_ops::factory_numel(args, size);
         let host = || match host_tensor {
             true => Value::HostTensor {
                 pinned: pinned.map(|_| span),
+                numel,
             },
             false => Value::Unknown,
         };
-        match args.param(device).and_then(|(v, e)| self.device_arg(v, e)) {
+        let made = match args.param(device).and_then(|(v, e)| self.device_arg(v, e)) {
             Some(Device::Cuda(index)) => self.new_cuda_object(
                 span,
                 index,
@@ -161,7 +164,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Value::Cuda(obj) => Value::Cuda(obj),
                 _ => host(),
             },
+        };
+        if let Value::HostTensor { .. } = made {
+            self.host_factory(span, name, numel);
         }
+        made
     }
 
     /// A call of a `Behaviour::ParallelEngine` row.

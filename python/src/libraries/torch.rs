@@ -474,6 +474,12 @@ pub const METHODS: &[MethodRow] = &[
         reason: "a module's parameters and buffers, on the devices they live on",
     },
     MethodRow {
+        name: "load_state_dict",
+        on: Receiver::Any,
+        does: MethodBehaviour::LoadsState,
+        reason: "copies each tensor of the state into the parameter of its name with `copy_` (`torch/nn/modules/module.py`, `_load_from_state_dict`)",
+    },
+    MethodRow {
         name: "numpy",
         on: Receiver::Any,
         does: MethodBehaviour::ToCpu,
@@ -501,6 +507,52 @@ pub const METHODS: &[MethodRow] = &[
     metadata("is_contiguous"),
     metadata("data_ptr"),
 ];
+
+/// A layer's weight holds the product of its first `dims` integer arguments (as many elements at
+/// least, where later arguments widen it): what decides whether copying it uses the thread pool.
+pub struct LayerWeight {
+    pub name: &'static str,
+    pub dims: usize,
+    pub reason: &'static str,
+}
+
+pub const LAYER_WEIGHTS: &[LayerWeight] = &[
+    LayerWeight {
+        name: "torch.nn.Linear",
+        dims: 2,
+        reason: "`weight` is out_features × in_features",
+    },
+    LayerWeight {
+        name: "torch.nn.Bilinear",
+        dims: 3,
+        reason: "`weight` is out_features × in1_features × in2_features",
+    },
+    LayerWeight {
+        name: "torch.nn.Embedding",
+        dims: 2,
+        reason: "`weight` is num_embeddings × embedding_dim",
+    },
+    LayerWeight {
+        name: "torch.nn.EmbeddingBag",
+        dims: 2,
+        reason: "`weight` is num_embeddings × embedding_dim",
+    },
+];
+
+/// The elements of a layer's weight, from its integer arguments; 0 when not known.
+pub fn layer_weight(name: &str, ints: &[Option<i64>]) -> u64 {
+    let Some(layer) = LAYER_WEIGHTS.iter().find(|l| l.name == name) else {
+        return 0;
+    };
+    let dims = ints.iter().take(layer.dims);
+    if dims.len() < layer.dims {
+        return 0;
+    }
+    dims.fold(1u64, |n, d| match d {
+        Some(d) if *d > 0 => n.saturating_mul(*d as u64),
+        _ => 0,
+    })
+}
 
 /// A tensor method that reads host-side metadata: its result is a plain value.
 const fn metadata(name: &'static str) -> MethodRow {

@@ -57,7 +57,7 @@ impl OpClass {
 const TABLE: &str = include_str!("torch_ops.tsv");
 
 /// The rows, as the generator sorted them: (name, is a method, class).
-fn rows() -> &'static [(&'static str, bool, OpClass)] {
+pub fn rows() -> &'static [(&'static str, bool, OpClass)] {
     static ROWS: OnceLock<Vec<(&'static str, bool, OpClass)>> = OnceLock::new();
     ROWS.get_or_init(|| {
         TABLE

@@ -102,7 +102,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Behaviour::Computes => self.computes(span, name, args),
             Behaviour::LimitsHostThreads { count } => self.limits_host_threads(span, args, count),
             // On the CPU, a layer computes on host tensors when called, as a tensor operation does.
-            Behaviour::CreatesParameters if !self.default_cuda_set() => Value::host(),
+            Behaviour::CreatesParameters if !self.default_cuda_set() => self.host_layer(name, args),
             Behaviour::CreatesParameters => self.creates_parameters(span, name),
             Behaviour::DeviceValue { kind, index } => self.device_value(args, kind, index),
             Behaviour::CudaDevice { index } => self.cuda_device(args, index),
@@ -417,17 +417,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     },
                 }
             }
-            MethodBehaviour::Computes => {
-                let operands: Vec<Value> = std::iter::once(recv.clone())
-                    .chain(args.pos.iter().map(|(v, _)| v.clone()))
-                    .collect();
-                return self
-                    .host_compute(span, &format!("`.{method}()`"), &operands)
-                    .or_else(|| match recv {
-                        Value::Cuda(obj) => Some(Value::cuda(obj.derived())),
-                        _ => None,
-                    });
-            }
+            MethodBehaviour::LoadsState => return self.loads_state(span, recv, method),
             MethodBehaviour::State => match recv {
                 Value::Cuda(obj) => Value::cuda(obj.derived()),
                 Value::HostTensor { .. } => Value::host(),

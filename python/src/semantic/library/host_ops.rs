@@ -60,7 +60,12 @@ impl<'m, A: Analysis> Interp<'m, A> {
             .map(|(v, _)| v.clone())
             .chain(args.kw.iter().map(|(_, v, _)| v.clone()))
             .collect();
-        self.torch_op(span, &format!("`{}`", super::short(name)), class, &operands)
+        self.torch_op(
+            span,
+            &format!("`{}`", name.strip_prefix("torch.").unwrap_or(name)),
+            class,
+            &operands,
+        )
     }
 
     /// A tensor method that has no row of its own, on a host tensor, by its class in the table.
@@ -101,7 +106,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// table) starts the pool above the grain size.
     pub(in super::super) fn host_factory(&mut self, span: Span, name: &str, numel: u32) {
         if torch_ops::function(name) == Some(OpClass::Fill) {
-            self.sized_compute(span, &format!("`{}`", super::short(name)), numel);
+            self.sized_compute(
+                span,
+                &format!("`{}`", name.strip_prefix("torch.").unwrap_or(name)),
+                numel,
+            );
         }
     }
 }
@@ -141,5 +150,67 @@ fn product<'a>(dims: impl Iterator<Item = &'a Value>) -> u32 {
         numel.min(u32::MAX as u64) as u32
     } else {
         0
+    }
+}
+
+impl<'m, A: Analysis> Interp<'m, A> {
+    /// A `torch.nn` layer built in host memory, with the elements of its weight where its
+    /// arguments say them.
+    pub(in super::super) fn host_layer(&mut self, name: &str, args: &Args<'m>) -> Value {
+        let ints: Vec<Option<i64>> = args
+            .pos
+            .iter()
+            .map(|(v, _)| match v {
+                Value::Int(n) => Some(*n),
+                _ => None,
+            })
+            .collect();
+        let numel = crate::libraries::torch::layer_weight(name, &ints);
+        Value::host_of(numel.min(u32::MAX as u64) as u32)
+    }
+
+    /// `model.load_state_dict(sd)` on a model in host memory: one copy per parameter, which
+    /// splits across the pool for a parameter larger than the grain size. `None` elsewhere.
+    pub(in super::super) fn loads_state(
+        &mut self,
+        span: Span,
+        recv: &Value,
+        method: &str,
+    ) -> Option<Value> {
+        let largest = self.largest_parameter(recv, 3)?;
+        self.sized_compute(span, &format!("`.{method}()`"), largest);
+        Some(Value::Unknown)
+    }
+
+    /// An instance of a project's class that defines no `__call__` (a library base's, such as
+    /// `nn.Module`'s, runs) and keeps layers or tensors in host memory.
+    pub(in super::super) fn holds_host_layers(&self, value: &Value) -> bool {
+        match self.object(value) {
+            Some(super::super::Object::Instance { class, .. }) => {
+                self.find_method(*class, "__call__").is_none()
+                    && self.largest_parameter(value, 3).is_some()
+            }
+            _ => false,
+        }
+    }
+
+    /// The elements of the largest host tensor a module holds (a layer, or the layers a project's
+    /// module keeps as attributes, `depth` levels down); `None` when it holds none.
+    fn largest_parameter(&self, value: &Value, depth: u8) -> Option<u32> {
+        match value {
+            Value::HostTensor { numel, .. } => Some(*numel),
+            Value::Sequence(items) if depth > 0 => items
+                .iter()
+                .filter_map(|v| self.largest_parameter(v, depth - 1))
+                .max(),
+            _ if depth > 0 => match self.object(value) {
+                Some(super::super::Object::Instance { attrs, .. }) => attrs
+                    .values()
+                    .filter_map(|v| self.largest_parameter(v, depth - 1))
+                    .max(),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 }

@@ -34,16 +34,19 @@ table by `scripts/torch_ops.py`):
 - BLAS, LAPACK and oneDNN operations use threads at any size: matrix products (`a @ b`,
   `matmul`, `mm`, `bmm`, `addmm`, `einsum`, `tensordot`), linear layers and convolutions,
   factorisations and solvers (`cholesky`, `torch.linalg.solve`, `inv`, `svd`, `qr`...), and
-  calling a `torch.nn` layer built on the CPU.
+  calling a `torch.nn` layer built on the CPU, or a project's module that keeps such layers (its
+  forward pass).
 - Element-wise operations (those torch tags `pointwise`, and `+`, `-`, `*`, `/`, `**` on
   tensors), reductions, copies (`clone`, `copy_`), fills (`torch.zeros`, `ones`, `full`) and
   every other operator on tensors split their work only above ATen's grain size
   (`at::internal::GRAIN_SIZE`, 32768 elements). gpulint reports them only where it knows the
-  tensor is larger: a factory with constant sizes (`torch.rand(512, 512)`), and what element-wise
-  operations make from it. Where the size is not known, they are not reported.
-- Views (`view`, `t`, `narrow`...), random sampling (`randn`, `normal_`: one generator, drawn from
-  on one thread), metadata setters (`resize_`, `requires_grad_`) and queries that return no tensor
-  never count.
+  tensor is larger: a factory with constant sizes (`torch.rand(512, 512)`), what element-wise
+  operations make from it, and the weights of layers built with constant sizes
+  (`nn.Linear(4096, 1024)`, `nn.Embedding`), which `model.load_state_dict(...)` copies one
+  `copy_` per parameter. Where the size is not known, they are not reported.
+- Views (`view`, `t`, `narrow`...), random sampling (`rand`, `randn`, `normal_`: torch draws
+  from one generator on the calling thread for the common distributions), metadata setters
+  (`resize_`, `requires_grad_`) and queries that return no tensor never count.
 
 ## Why is this bad?
 Torch's CPU kernels run on an OpenMP thread pool, whose threads start at the first parallel
@@ -59,8 +62,9 @@ product in a forked child hung after the parent had run one.
   (`torch.set_num_threads(1)`): one thread needs no pool. DataLoader workers do this themselves,
   so they are not reported.
 - The child is started by spawn or forkserver: a fresh interpreter, with a pool of its own.
-- The parent's element-wise work, reductions and fills were on tensors of at most 32768
-  elements: torch runs them on the calling thread, which starts no pool.
+- The parent's element-wise work, reductions, fills and copies (restoring a small model's state)
+  were on tensors of at most 32768 elements: torch runs them on the calling thread, which starts
+  no pool.
 - The parent ran no such operation before the fork (create the pool first), or ran only on CUDA
   tensors (GPU001 covers CUDA in forked children). A `Pool`'s workers are forked when it is made:
   tasks handed to it later (`apply_async`, `map`) run in workers that never had the parent's later

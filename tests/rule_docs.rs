@@ -170,6 +170,7 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU014", "The child is started by spawn", "gpu014/neg_spawn_context_after_matmul.py"),
     ("GPU014", "The parent's element-wise work", "gpu014/neg_small_elementwise_then_process.py"),
     ("GPU014", "The parent's element-wise work", "gpu014/neg_small_state_dict_then_process.py"),
+    ("GPU014", "The parent's element-wise work", "gpu014/neg_small_transform_module_then_process.py"),
     ("GPU014", "The parent ran no such operation", "gpu014/neg_pool_before_cpu_work.py"),
     ("GPU014", "The parent ran no such operation", "gpu014/neg_cuda_products_cpu_children.py"),
     ("GPU014", "gpulint only knows tensors it saw created", "gpu014/neg_layer_moved_to_cuda_before_fork.py"),

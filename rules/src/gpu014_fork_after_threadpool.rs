@@ -62,9 +62,9 @@ product in a forked child hung after the parent had run one.
   (`torch.set_num_threads(1)`): one thread needs no pool. DataLoader workers do this themselves,
   so they are not reported.
 - The child is started by spawn or forkserver: a fresh interpreter, with a pool of its own.
-- The parent's element-wise work, reductions, fills and copies (restoring a small model's state)
-  were on tensors of at most 32768 elements: torch runs them on the calling thread, which starts
-  no pool.
+- The parent's element-wise work, reductions, fills and copies (restoring a small model's state,
+  calling a module of its own that keeps tensors but no `torch.nn` layer) were on tensors of at
+  most 32768 elements: torch runs them on the calling thread, which starts no pool.
 - The parent ran no such operation before the fork (create the pool first), or ran only on CUDA
   tensors (GPU001 covers CUDA in forked children). A `Pool`'s workers are forked when it is made:
   tasks handed to it later (`apply_async`, `map`) run in workers that never had the parent's later

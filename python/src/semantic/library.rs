@@ -414,6 +414,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     _ => Value::HostTensor {
                         pinned: Some(span),
                         numel: 0,
+                        layer: false,
                     },
                 }
             }

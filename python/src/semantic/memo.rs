@@ -317,12 +317,14 @@ fn plain_eq(a: &Value, b: &Value) -> bool {
             Value::HostTensor {
                 pinned: a,
                 numel: m,
+                layer: x,
             },
             Value::HostTensor {
                 pinned: b,
                 numel: n,
+                layer: y,
             },
-        ) => a == b && m == n,
+        ) => a == b && m == n && x == y,
         (Value::BoundMethod(f, a), Value::BoundMethod(g, b)) => f == g && plain_eq(a, b),
         (Value::Sequence(a), Value::Sequence(b)) => all_eq(a, b),
         (Value::OneOf(a), Value::OneOf(b)) => all_eq(a, b),

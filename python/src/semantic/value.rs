@@ -87,10 +87,12 @@ pub enum Value {
     Cuda(Box<CudaObject>),
     /// A tensor in host memory; `pinned`: copied into pinned memory there (`x.pin_memory()`), which
     /// only the CUDA host allocator can free; `numel`: the elements it is known to hold at least
-    /// (0: not known), which decides whether an operation on it splits across threads.
+    /// (0: not known), which decides whether an operation on it splits across threads; `layer`: a
+    /// `torch.nn` layer (its weight's elements), whose call is a forward pass.
     HostTensor {
         pinned: Option<crate::source::Span>,
         numel: u32,
+        layer: bool,
     },
     /// A tuple or list.
     Sequence(Items),
@@ -201,6 +203,16 @@ impl Value {
         Value::HostTensor {
             pinned: None,
             numel,
+            layer: false,
+        }
+    }
+
+    /// A `torch.nn` layer in host memory whose weight holds at least `numel` elements.
+    pub fn host_layer(numel: u32) -> Value {
+        Value::HostTensor {
+            pinned: None,
+            numel,
+            layer: true,
         }
     }
 
@@ -325,14 +337,17 @@ impl Value {
                 Value::HostTensor {
                     pinned: a,
                     numel: m,
+                    layer: x,
                 },
                 Value::HostTensor {
                     pinned: b,
                     numel: n,
+                    layer: y,
                 },
             ) => Value::HostTensor {
                 pinned: a.or(b),
                 numel: m.min(n),
+                layer: x && y,
             },
             // A list grown on one path only (appends in a loop body): keep what it may hold.
             (Value::Sequence(a), Value::Sequence(b)) if a.same(&b) => Value::Sequence(a),

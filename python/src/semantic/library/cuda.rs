@@ -142,6 +142,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             true => Value::HostTensor {
                 pinned: pinned.map(|_| span),
                 numel,
+                layer: false,
             },
             false => Value::Unknown,
         };

@@ -166,7 +166,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             })
             .collect();
         let numel = crate::libraries::torch::layer_weight(name, &ints);
-        Value::host_of(numel.min(u32::MAX as u64) as u32)
+        Value::host_layer(numel.min(u32::MAX as u64) as u32)
     }
 
     /// `model.load_state_dict(sd)` on a model in host memory: one copy per parameter, which
@@ -183,7 +183,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// An instance of a project's class that defines no `__call__` (a library base's, such as
-    /// `nn.Module`'s, runs) and keeps layers or tensors in host memory.
+    /// `nn.Module`'s, runs) and keeps `torch.nn` layers in host memory.
     pub(in super::super) fn holds_host_layers(&self, value: &Value) -> bool {
         match self.object(value) {
             Some(super::super::Object::Instance { class, .. }) => {
@@ -194,11 +194,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
         }
     }
 
-    /// The elements of the largest host tensor a module holds (a layer, or the layers a project's
-    /// module keeps as attributes, `depth` levels down); `None` when it holds none.
+    /// The elements of the largest weight a module holds in host memory (a layer, or the layers a
+    /// project's module keeps as attributes, `depth` levels down); `None` when it holds none.
     fn largest_parameter(&self, value: &Value, depth: u8) -> Option<u32> {
         match value {
-            Value::HostTensor { numel, .. } => Some(*numel),
+            Value::HostTensor {
+                numel, layer: true, ..
+            } => Some(*numel),
             Value::Sequence(items) if depth > 0 => items
                 .iter()
                 .filter_map(|v| self.largest_parameter(v, depth - 1))

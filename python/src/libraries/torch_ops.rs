@@ -85,6 +85,11 @@ pub fn function(qualified: &str) -> Option<OpClass> {
     find(qualified.strip_prefix("torch.")?, false)
 }
 
+/// A function's name as messages show it: without the `torch.` in front (`linalg.solve`).
+pub fn shown(qualified: &str) -> &str {
+    qualified.strip_prefix("torch.").unwrap_or(qualified)
+}
+
 /// The class of the tensor method `.X`.
 pub fn method(name: &str) -> Option<OpClass> {
     find(name, true)

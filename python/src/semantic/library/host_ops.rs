@@ -60,12 +60,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             .map(|(v, _)| v.clone())
             .chain(args.kw.iter().map(|(_, v, _)| v.clone()))
             .collect();
-        self.torch_op(
-            span,
-            &format!("`{}`", name.strip_prefix("torch.").unwrap_or(name)),
-            class,
-            &operands,
-        )
+        self.torch_op(span, &quoted(name), class, &operands)
     }
 
     /// A tensor method that has no row of its own, on a host tensor, by its class in the table.
@@ -106,13 +101,14 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// table) starts the pool above the grain size.
     pub(in super::super) fn host_factory(&mut self, span: Span, name: &str, numel: u32) {
         if torch_ops::function(name) == Some(OpClass::Fill) {
-            self.sized_compute(
-                span,
-                &format!("`{}`", name.strip_prefix("torch.").unwrap_or(name)),
-                numel,
-            );
+            self.sized_compute(span, &quoted(name), numel);
         }
     }
+}
+
+/// An operator as messages quote it (`linalg.solve`).
+fn quoted(name: &str) -> String {
+    format!("`{}`", torch_ops::shown(name))
 }
 
 /// The elements a factory's result holds, from its size (`torch.zeros(3, 4)`,

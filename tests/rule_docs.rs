@@ -168,9 +168,13 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU014", "The child limits the pool to one thread", "gpu014/neg_initializer_one_thread.py"),
     ("GPU014", "The child limits the pool to one thread", "gpu014/neg_dataloader_workers_after_cpu_matmul.py"),
     ("GPU014", "The child is started by spawn", "gpu014/neg_spawn_context_after_matmul.py"),
+    ("GPU014", "The parent's element-wise work", "gpu014/neg_small_elementwise_then_process.py"),
+    ("GPU014", "The parent's element-wise work", "gpu014/neg_small_state_dict_then_process.py"),
+    ("GPU014", "The parent's element-wise work", "gpu014/neg_small_transform_module_then_process.py"),
     ("GPU014", "The parent ran no such operation", "gpu014/neg_pool_before_cpu_work.py"),
     ("GPU014", "The parent ran no such operation", "gpu014/neg_cuda_products_cpu_children.py"),
     ("GPU014", "gpulint only knows tensors it saw created", "gpu014/neg_layer_moved_to_cuda_before_fork.py"),
+    ("GPU014", "gpulint only knows tensors it saw created", "gpu014/neg_unknown_size_elementwise_then_process.py"),
     // GPU015 set-device-after-process-group
     ("GPU015", "The device is bound before", "gpu015/neg_bind_then_group_in_setup_class.py"),
     ("GPU015", "The device is bound before", "gpu015/neg_device_id_names_the_device_then_set_device.py"),

@@ -554,6 +554,10 @@ impl Lower {
             E::BinOp(b) if b.op == ast::Operator::MatMult => {
                 ExprKind::MatMul(thin_vec![self.expr(&b.left), self.expr(&b.right)])
             }
+            E::BinOp(b) => match arith_op(b.op) {
+                Some(op) => ExprKind::Arith(op, thin_vec![self.expr(&b.left), self.expr(&b.right)]),
+                None => ExprKind::Other(self.children(expr)),
+            },
             E::Yield(_) | E::YieldFrom(_) => {
                 self.yields += 1;
                 ExprKind::Other(self.children(expr))
@@ -683,6 +687,19 @@ fn yield_at(body: &[ast::Stmt]) -> Option<YieldAt> {
             .position(is_yield)
             .map(|at| YieldAt::InTry { stmt: i, at }),
         _ => None,
+    })
+}
+
+fn arith_op(op: ast::Operator) -> Option<ArithOp> {
+    Some(match op {
+        ast::Operator::Add => ArithOp::Add,
+        ast::Operator::Sub => ArithOp::Sub,
+        ast::Operator::Mult => ArithOp::Mul,
+        ast::Operator::Div => ArithOp::Div,
+        ast::Operator::FloorDiv => ArithOp::FloorDiv,
+        ast::Operator::Mod => ArithOp::Mod,
+        ast::Operator::Pow => ArithOp::Pow,
+        _ => return None,
     })
 }
 

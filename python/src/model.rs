@@ -310,8 +310,22 @@ pub enum ExprKind {
     },
     /// `left @ right`: the operator that multiplies matrices.
     MatMul(ThinVec<Expr>),
+    /// `left + right` and the other arithmetic operators: element by element on tensors.
+    Arith(ArithOp, ThinVec<Expr>),
     /// Any other expression, reduced to its sub-expressions in source order.
     Other(ThinVec<Expr>),
+}
+
+/// A binary arithmetic operator (`@` is [`ExprKind::MatMul`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Mod,
+    Pow,
 }
 
 #[derive(Debug)]

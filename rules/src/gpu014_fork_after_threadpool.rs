@@ -24,9 +24,28 @@ pub static RULE: Rule = Rule {
 
 const DOCS: &str = r#"## What it does
 Finds a child process created by `fork` after the parent ran a torch operation on host (CPU)
-tensors that torch parallelises over its intra-op thread pool — a matrix product (`a @ b`,
-`torch.matmul`, `mm`, `bmm`, `einsum`), a linear layer or convolution — when the child runs such
-an operation too: a `Process` target, a pool's function, the `os.fork() == 0` branch.
+tensors that torch splits over its intra-op thread pool, when the child runs such an operation
+too: a `Process` target, a pool's function, the `os.fork() == 0` branch.
+
+Whether an operation uses the pool is a property of the operation and of the tensors' size,
+taken from torch's own operator metadata (`native_functions.yaml` of torch 2.11.0, turned into a
+table by `scripts/torch_ops.py`):
+- BLAS, LAPACK and oneDNN operations use threads at any size: matrix products (`a @ b`,
+  `matmul`, `mm`, `bmm`, `addmm`, `einsum`, `tensordot`), linear layers and convolutions,
+  factorisations and solvers (`cholesky`, `torch.linalg.solve`, `inv`, `svd`, `qr`...), and
+  calling a `torch.nn` layer built on the CPU, or a project's module that keeps such layers (its
+  forward pass).
+- Element-wise operations (those torch tags `pointwise`, and `+`, `-`, `*`, `/`, `**` on
+  tensors), reductions, copies (`clone`, `copy_`), fills (`torch.zeros`, `ones`, `full`) and
+  every other operator on tensors split their work only above ATen's grain size
+  (`at::internal::GRAIN_SIZE`, 32768 elements). gpulint reports them only where it knows the
+  tensor is larger: a factory with constant sizes (`torch.rand(512, 512)`), what element-wise
+  operations make from it, and the weights of layers built with constant sizes
+  (`nn.Linear(4096, 1024)`, `nn.Embedding`), which `model.load_state_dict(...)` copies one
+  `copy_` per parameter. Where the size is not known, they are not reported.
+- Views (`view`, `t`, `narrow`...), random sampling (`rand`, `randn`, `normal_`: torch draws
+  from one generator on the calling thread for the common distributions), metadata setters
+  (`resize_`, `requires_grad_`) and queries that return no tensor never count.
 
 ## Why is this bad?
 Torch's CPU kernels run on an OpenMP thread pool, whose threads start at the first parallel
@@ -42,13 +61,18 @@ product in a forked child hung after the parent had run one.
   (`torch.set_num_threads(1)`): one thread needs no pool. DataLoader workers do this themselves,
   so they are not reported.
 - The child is started by spawn or forkserver: a fresh interpreter, with a pool of its own.
+- The parent's element-wise work, reductions, fills and copies (restoring a small model's state,
+  calling a module of its own that keeps tensors but no `torch.nn` layer) were on tensors of at
+  most 32768 elements: torch runs them on the calling thread, which starts no pool.
 - The parent ran no such operation before the fork (create the pool first), or ran only on CUDA
   tensors (GPU001 covers CUDA in forked children). A `Pool`'s workers are forked when it is made:
   tasks handed to it later (`apply_async`, `map`) run in workers that never had the parent's later
   threads, unless `maxtasksperchild` replaces them by new forks.
 - gpulint only knows tensors it saw created (`torch.randn(...)`, `torch.tensor(...)`, `x.cpu()`)
-  and `torch.nn` layers built on the CPU (calling one is a forward pass); the `forward` of a
-  project's own `nn.Module` subclass is not followed yet, so some hangs go unreported.
+  and `torch.nn` layers built on the CPU (calling one is a forward pass). Element-wise work on
+  tensors whose size it cannot know (read from a file, built from a list) is not reported, and
+  neither are the parameters of models built by libraries (a torchvision `resnet50()`), so some
+  hangs go unreported.
 
 ## Example
 ```python
@@ -86,6 +110,8 @@ spawned children re-import the main module instead of inheriting the parent's st
 are handed must be picklable.
 
 ## References
+- ATen's `parallel_for` and TensorIterator: work of more than `at::internal::GRAIN_SIZE` elements
+  is split across the intra-op pool, smaller work runs on the calling thread.
 - pytorch/pytorch issues about forked children hanging in `matmul`/`mm` after the parent used
   torch on the CPU (GNU OpenMP is not fork-safe), and the DataLoader worker loop, which sets one
   thread per worker for this reason.

@@ -25,6 +25,7 @@ const fn mxnet_array(ctx: Param) -> Behaviour {
         pin_memory: None,
         default_device: true,
         host_tensor: false,
+        size: None,
     }
 }
 

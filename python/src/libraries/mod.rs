@@ -13,6 +13,7 @@ pub mod inference;
 pub mod processes;
 pub mod python;
 pub mod torch;
+pub mod torch_ops;
 
 use std::sync::OnceLock;
 
@@ -71,8 +72,11 @@ pub enum Behaviour {
         pin_memory: Option<Param>,
         default_device: bool,
         host_tensor: bool,
+        /// Where its size starts (`*size` from there, a tuple, or a tensor whose shape it
+        /// copies): the elements decide whether a filling factory splits across threads.
+        size: Option<Param>,
     },
-    /// Computes on its tensor arguments (`torch.matmul`): on host tensors, through the intra-op
+    /// Computes on its tensor arguments (`torch.nn.functional.linear`): on host tensors, through the intra-op
     /// thread pool, which starts its threads.
     Computes,
     /// Sets how many threads the intra-op pool uses (`torch.set_num_threads(n)`); one thread means
@@ -330,14 +334,14 @@ pub enum MethodBehaviour {
     /// allocator provides: it creates a context, and the copy is host memory that only CUDA can
     /// free.
     PinsHostMemory,
-    /// Computes on the receiver and its arguments (`x.matmul(y)`): on host tensors, through the
-    /// intra-op thread pool.
-    Computes,
     /// Brings the value back to the CPU.
     ToCpu,
     /// Returns the receiver's tensors where they are (`model.state_dict()`): on the host for a
     /// module in host memory, on its GPU for a CUDA one.
     State,
+    /// Copies a state into the receiver's tensors (`model.load_state_dict(sd)`), one `copy_` per
+    /// parameter: on host parameters larger than the grain size, on the intra-op thread pool.
+    LoadsState,
     /// Moves the receiver to the CPU: a module in place (`model.cpu()`), a tensor as a copy.
     MovesToCpu,
     /// Reads host-side metadata (`t.size()`, `t.numel()`): a plain value, not a tensor.

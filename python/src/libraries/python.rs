@@ -11,6 +11,8 @@ const fn row(name: &'static str, does: Behaviour, reason: &'static str) -> Row {
 const KEY: Param = Param::pos(0, "key");
 const ITEMS: Behaviour = Behaviour::Iterates(Iteration::Items);
 const ENTRY: Behaviour = Behaviour::CallsArgument(Param::pos(0, "component"));
+/// `timeit`'s statement, which may be a callable.
+const TIMED: Behaviour = Behaviour::CallsArgument(Param::pos(0, "stmt"));
 
 /// The environment mapping, which code subscripts to read a variable.
 pub const ENVIRON: &str = "os.environ";
@@ -125,6 +127,16 @@ pub const ROWS: &[Row] = &[
         "jsonargparse.CLI",
         ENTRY,
         "calls the function from the command line",
+    ),
+    row(
+        "timeit.timeit",
+        TIMED,
+        "calls `stmt` `number` times when it is a callable",
+    ),
+    row(
+        "timeit.repeat",
+        TIMED,
+        "calls `stmt` `repeat` × `number` times when it is a callable",
     ),
     row(
         "functools.lru_cache",

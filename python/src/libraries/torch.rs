@@ -14,18 +14,28 @@ const fn row(name: &'static str, does: Behaviour, reason: &'static str) -> Row {
 const CONTEXT: Behaviour = inits(Init::Context);
 const NONE: Behaviour = inits(Init::None);
 const DEVICE: Param = Param::pos(0, "device");
-const FACTORY: Behaviour = Behaviour::Factory {
-    device: Param::kw("device"),
-    pin_memory: Some(Param::kw("pin_memory")),
-    default_device: true,
-    host_tensor: true,
-};
+const FACTORY: Behaviour = sized_factory(None);
+/// A factory whose size starts at its first argument (`torch.zeros(3, 4)`, `torch.full((3, 4), x)`).
+const SIZED_FACTORY: Behaviour = sized_factory(Some(Param::pos(0, "size")));
+/// A factory shaped like its first argument (`torch.zeros_like(x)`).
+const LIKE_FACTORY: Behaviour = sized_factory(Some(Param::pos(0, "input")));
+
+const fn sized_factory(size: Option<Param>) -> Behaviour {
+    Behaviour::Factory {
+        device: Param::kw("device"),
+        pin_memory: Some(Param::kw("pin_memory")),
+        default_device: true,
+        host_tensor: true,
+        size,
+    }
+}
 /// A factory without `pin_memory` (`torch.as_tensor`).
 const UNPINNED_FACTORY: Behaviour = Behaviour::Factory {
     device: Param::kw("device"),
     pin_memory: None,
     default_device: true,
     host_tensor: true,
+    size: None,
 };
 /// `torch.Generator`: made on a device, but not a tensor.
 const GENERATOR: Behaviour = Behaviour::Factory {
@@ -33,6 +43,7 @@ const GENERATOR: Behaviour = Behaviour::Factory {
     pin_memory: None,
     default_device: true,
     host_tensor: false,
+    size: None,
 };
 /// An operation that the intra-op thread pool runs on host tensors.
 const COMPUTES: &str = "on host tensors it runs on torch's intra-op thread pool (OpenMP), whose threads a forked child does not have";
@@ -202,37 +213,31 @@ pub const ROWS: &[Row] = &[
     row("torch.cuda.memory_stats", NONE, "a no-op before initialisation"),
     row("torch.cuda.max_memory_allocated", NONE, "a no-op before initialisation"),
     row("torch.cuda.is_initialized", NONE, "only reads a flag"),
-    row("torch.zeros", FACTORY, "allocates on `device`"),
-    row("torch.ones", FACTORY, "allocates on `device`"),
-    row("torch.empty", FACTORY, "allocates on `device`"),
-    row("torch.full", FACTORY, "allocates on `device`"),
-    row("torch.rand", FACTORY, "allocates on `device`"),
-    row("torch.randn", FACTORY, "allocates on `device`"),
+    row("torch.zeros", SIZED_FACTORY, "allocates on `device`"),
+    row("torch.ones", SIZED_FACTORY, "allocates on `device`"),
+    row("torch.empty", SIZED_FACTORY, "allocates on `device`"),
+    row("torch.full", SIZED_FACTORY, "allocates on `device`"),
+    row("torch.rand", SIZED_FACTORY, "allocates on `device`"),
+    row("torch.randn", SIZED_FACTORY, "allocates on `device`"),
     row("torch.randint", FACTORY, "allocates on `device`"),
-    row("torch.randperm", FACTORY, "allocates on `device`"),
+    row("torch.randperm", SIZED_FACTORY, "allocates on `device`"),
     row("torch.arange", FACTORY, "allocates on `device`"),
     row("torch.linspace", FACTORY, "allocates on `device`"),
     row("torch.logspace", FACTORY, "allocates on `device`"),
-    row("torch.eye", FACTORY, "allocates on `device`"),
+    row("torch.eye", SIZED_FACTORY, "allocates on `device`"),
     row("torch.tensor", FACTORY, "allocates on `device`"),
     row("torch.as_tensor", UNPINNED_FACTORY, "allocates on `device`"),
-    row("torch.zeros_like", FACTORY, "allocates on `device`"),
-    row("torch.ones_like", FACTORY, "allocates on `device`"),
-    row("torch.empty_like", FACTORY, "allocates on `device`"),
-    row("torch.full_like", FACTORY, "allocates on `device`"),
-    row("torch.rand_like", FACTORY, "allocates on `device`"),
-    row("torch.randn_like", FACTORY, "allocates on `device`"),
-    row("torch.randint_like", FACTORY, "allocates on `device`"),
+    row("torch.zeros_like", LIKE_FACTORY, "allocates on `device`"),
+    row("torch.ones_like", LIKE_FACTORY, "allocates on `device`"),
+    row("torch.empty_like", LIKE_FACTORY, "allocates on `device`"),
+    row("torch.full_like", LIKE_FACTORY, "allocates on `device`"),
+    row("torch.rand_like", LIKE_FACTORY, "allocates on `device`"),
+    row("torch.randn_like", LIKE_FACTORY, "allocates on `device`"),
+    row("torch.randint_like", LIKE_FACTORY, "allocates on `device`"),
     row("torch.Generator", GENERATOR, "a CUDA generator lives in a context"),
-    row("torch.empty_strided", FACTORY, "allocates on `device`"),
+    row("torch.empty_strided", SIZED_FACTORY, "allocates on `device`"),
     row("torch.sparse_coo_tensor", FACTORY, "allocates on `device`"),
     row("torch.normal", FACTORY, "allocates on `device`"),
-    row("torch.matmul", Behaviour::Computes, COMPUTES),
-    row("torch.mm", Behaviour::Computes, COMPUTES),
-    row("torch.bmm", Behaviour::Computes, COMPUTES),
-    row("torch.addmm", Behaviour::Computes, COMPUTES),
-    row("torch.einsum", Behaviour::Computes, COMPUTES),
-    row("torch.cdist", Behaviour::Computes, COMPUTES),
     row("torch.nn.functional.linear", Behaviour::Computes, COMPUTES),
     row("torch.nn.functional.conv1d", Behaviour::Computes, COMPUTES),
     row("torch.nn.functional.conv2d", Behaviour::Computes, COMPUTES),
@@ -427,24 +432,6 @@ pub const PREFIXES: &[PrefixRow] = &[
 
 pub const METHODS: &[MethodRow] = &[
     MethodRow {
-        name: "matmul",
-        on: Receiver::Any,
-        does: MethodBehaviour::Computes,
-        reason: COMPUTES,
-    },
-    MethodRow {
-        name: "mm",
-        on: Receiver::Any,
-        does: MethodBehaviour::Computes,
-        reason: COMPUTES,
-    },
-    MethodRow {
-        name: "bmm",
-        on: Receiver::Any,
-        does: MethodBehaviour::Computes,
-        reason: COMPUTES,
-    },
-    MethodRow {
         name: "set_device",
         on: Receiver::Opaque,
         does: MethodBehaviour::BindsDevice { device: DEVICE },
@@ -487,6 +474,12 @@ pub const METHODS: &[MethodRow] = &[
         reason: "a module's parameters and buffers, on the devices they live on",
     },
     MethodRow {
+        name: "load_state_dict",
+        on: Receiver::Any,
+        does: MethodBehaviour::LoadsState,
+        reason: "copies each tensor of the state into the parameter of its name with `copy_` (`torch/nn/modules/module.py`, `_load_from_state_dict`)",
+    },
+    MethodRow {
         name: "numpy",
         on: Receiver::Any,
         does: MethodBehaviour::ToCpu,
@@ -514,6 +507,52 @@ pub const METHODS: &[MethodRow] = &[
     metadata("is_contiguous"),
     metadata("data_ptr"),
 ];
+
+/// A layer's weight holds the product of its first `dims` integer arguments (as many elements at
+/// least, where later arguments widen it): what decides whether copying it uses the thread pool.
+pub struct LayerWeight {
+    pub name: &'static str,
+    pub dims: usize,
+    pub reason: &'static str,
+}
+
+pub const LAYER_WEIGHTS: &[LayerWeight] = &[
+    LayerWeight {
+        name: "torch.nn.Linear",
+        dims: 2,
+        reason: "`weight` is out_features × in_features",
+    },
+    LayerWeight {
+        name: "torch.nn.Bilinear",
+        dims: 3,
+        reason: "`weight` is out_features × in1_features × in2_features",
+    },
+    LayerWeight {
+        name: "torch.nn.Embedding",
+        dims: 2,
+        reason: "`weight` is num_embeddings × embedding_dim",
+    },
+    LayerWeight {
+        name: "torch.nn.EmbeddingBag",
+        dims: 2,
+        reason: "`weight` is num_embeddings × embedding_dim",
+    },
+];
+
+/// The elements of a layer's weight, from its integer arguments; 0 when not known.
+pub fn layer_weight(name: &str, ints: &[Option<i64>]) -> u64 {
+    let Some(layer) = LAYER_WEIGHTS.iter().find(|l| l.name == name) else {
+        return 0;
+    };
+    let dims = ints.iter().take(layer.dims);
+    if dims.len() < layer.dims {
+        return 0;
+    }
+    dims.fold(1u64, |n, d| match d {
+        Some(d) if *d > 0 => n.saturating_mul(*d as u64),
+        _ => 0,
+    })
+}
 
 /// A tensor method that reads host-side metadata: its result is a plain value.
 const fn metadata(name: &'static str) -> MethodRow {

@@ -117,18 +117,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
             )
             .into(),
         });
-        Some(Value::HostTensor { pinned: None })
+        Some(Value::host())
     }
 
     /// Calling a layer or model whose parameters are in host memory runs its forward pass on the
-    /// intra-op thread pool.
+    /// intra-op thread pool: a `torch.nn` layer, or a project's module that keeps such layers
+    /// (its `__call__` is `nn.Module`'s, which runs `forward`).
     fn call_host_module(&mut self, callee: &Value, span: Span, name: &str) {
-        if let Value::HostTensor { .. } = callee {
-            self.host_compute(
-                span,
-                &format!("calling `{name}`"),
-                std::slice::from_ref(callee),
-            );
+        if matches!(callee, Value::HostTensor { .. }) || self.holds_host_layers(callee) {
+            self.host_compute(span, &format!("calling `{name}`"), &[Value::host()]);
         }
     }
 

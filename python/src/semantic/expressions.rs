@@ -9,8 +9,9 @@ use gpulint_core::effect::DeviceIndex;
 use super::bindings::{is_environ, LAUNCH_SELECTION};
 use super::value::{Device, Value};
 use super::{Interp, Object};
+use crate::libraries::torch_ops::OpClass;
 use crate::libraries::{self, EnvRole};
-use crate::model::{Expr, ExprKind, Generator};
+use crate::model::{ArithOp, Expr, ExprKind, Generator};
 use crate::source::Span;
 
 impl<'m, A: Analysis> Interp<'m, A> {
@@ -88,11 +89,42 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.host_compute(expr.span, "`@`", &values)
                     .unwrap_or_else(|| derived(values))
             }
+            ExprKind::Arith(op, operands) => {
+                let values: Vec<Value> = operands.iter().map(|e| self.eval(e)).collect();
+                self.arith(expr.span, *op, values)
+            }
             ExprKind::Other(children) => {
                 let values: Vec<Value> = children.iter().map(|e| self.eval(e)).collect();
                 derived(values)
             }
         }
+    }
+
+    /// `a + b` and the like: integers are computed (tensor shapes are products), host tensors
+    /// computed on element by element, anything else derived from its operands.
+    fn arith(&mut self, span: Span, op: ArithOp, values: Vec<Value>) -> Value {
+        if let [Value::Int(a), Value::Int(b)] = values[..] {
+            let int = match op {
+                ArithOp::Add => a.checked_add(b),
+                ArithOp::Sub => a.checked_sub(b),
+                ArithOp::Mul => a.checked_mul(b),
+                ArithOp::FloorDiv if b > 0 => Some(a.div_euclid(b)),
+                ArithOp::Mod if b > 0 => Some(a.rem_euclid(b)),
+                _ => None,
+            };
+            return int.map_or(Value::Unknown, Value::Int);
+        }
+        let symbol = match op {
+            ArithOp::Add => "+",
+            ArithOp::Sub => "-",
+            ArithOp::Mul => "*",
+            ArithOp::Div => "/",
+            ArithOp::FloorDiv => "//",
+            ArithOp::Mod => "%",
+            ArithOp::Pow => "**",
+        };
+        self.torch_op(span, &format!("`{symbol}`"), OpClass::Pointwise, &values)
+            .unwrap_or_else(|| derived(values))
     }
 
     pub(super) fn subscript(&mut self, container: Value, key: Value) -> Value {
@@ -269,7 +301,7 @@ pub(super) fn derived(values: Vec<Value>) -> Value {
         Value::Rank
     } else if host {
         // Arithmetic on a host tensor makes a new one, in ordinary memory.
-        Value::HostTensor { pinned: None }
+        Value::host()
     } else {
         Value::Unknown
     }

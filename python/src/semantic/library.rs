@@ -18,6 +18,7 @@ mod cuda;
 mod data;
 mod distributed;
 mod env;
+mod host_ops;
 mod processes;
 mod values;
 
@@ -46,7 +47,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             // `len(x)` is a number, not a value on the argument's device.
             Some((Behaviour::Inspects, _)) => return Value::Unknown,
             Some((does, reason)) => self.apply_row(span, name, does, reason, args),
-            None => None,
+            None => self.torch_function(span, name, args),
         };
         applied.unwrap_or_else(|| self.unknown_call(args))
     }
@@ -101,9 +102,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Behaviour::Computes => self.computes(span, name, args),
             Behaviour::LimitsHostThreads { count } => self.limits_host_threads(span, args, count),
             // On the CPU, a layer computes on host tensors when called, as a tensor operation does.
-            Behaviour::CreatesParameters if !self.default_cuda_set() => {
-                Value::HostTensor { pinned: None }
-            }
+            Behaviour::CreatesParameters if !self.default_cuda_set() => self.host_layer(name, args),
             Behaviour::CreatesParameters => self.creates_parameters(span, name),
             Behaviour::DeviceValue { kind, index } => self.device_value(args, kind, index),
             Behaviour::CudaDevice { index } => self.cuda_device(args, index),
@@ -355,6 +354,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             if let Some(v) = self.apply_method(span, recv, method, does, args) {
                 return Some(v);
             }
+        } else if let Some(v) = self.tensor_method(span, recv, method, args) {
+            return Some(v);
         }
         match recv {
             Value::Cuda(obj) => Some(Value::cuda(obj.derived())),
@@ -412,31 +413,23 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.cuda_event(span, Init::Context, what, true);
                 match recv {
                     Value::Cuda(obj) => Value::cuda(obj.derived()),
-                    _ => Value::HostTensor { pinned: Some(span) },
+                    _ => Value::HostTensor {
+                        pinned: Some(span),
+                        numel: 0,
+                        layer: false,
+                    },
                 }
             }
-            MethodBehaviour::Computes => {
-                let operands: Vec<Value> = std::iter::once(recv.clone())
-                    .chain(args.pos.iter().map(|(v, _)| v.clone()))
-                    .collect();
-                return self
-                    .host_compute(span, &format!("`.{method}()`"), &operands)
-                    .or_else(|| match recv {
-                        Value::Cuda(obj) => Some(Value::cuda(obj.derived())),
-                        _ => None,
-                    });
-            }
+            MethodBehaviour::LoadsState => return self.loads_state(span, recv, method),
             MethodBehaviour::State => match recv {
                 Value::Cuda(obj) => Value::cuda(obj.derived()),
-                Value::HostTensor { .. } => Value::HostTensor { pinned: None },
+                Value::HostTensor { .. } => Value::host(),
                 _ => Value::Unknown,
             },
             // What `.cpu()` gives back lives in host memory whatever it was called on: a tensor
             // not followed (`p.to_local().cpu()`) as well as one that is.
             MethodBehaviour::ToCpu | MethodBehaviour::MovesToCpu => match recv {
-                Value::Cuda(_) | Value::HostTensor { .. } | Value::Unknown => {
-                    Value::HostTensor { pinned: None }
-                }
+                Value::Cuda(_) | Value::HostTensor { .. } | Value::Unknown => Value::host(),
                 _ => Value::Unknown,
             },
             MethodBehaviour::Metadata => Value::Unknown,

@@ -315,7 +315,18 @@ fn plain(v: &Value, stable: &impl Fn(ObjId) -> bool) -> bool {
 fn plain_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Unknown, Value::Unknown) => true,
-        (Value::HostTensor { pinned: a }, Value::HostTensor { pinned: b }) => a == b,
+        (
+            Value::HostTensor {
+                pinned: a,
+                numel: m,
+                layer: x,
+            },
+            Value::HostTensor {
+                pinned: b,
+                numel: n,
+                layer: y,
+            },
+        ) => a == b && m == n && x == y,
         (Value::BoundMethod(f, a), Value::BoundMethod(g, b)) => f == g && plain_eq(a, b),
         (Value::Sequence(a), Value::Sequence(b)) => all_eq(a, b),
         (Value::OneOf(a), Value::OneOf(b)) => all_eq(a, b),

@@ -86,9 +86,13 @@ pub enum Value {
     /// Boxed: the largest variant, it would otherwise make every value 72 bytes.
     Cuda(Box<CudaObject>),
     /// A tensor in host memory; `pinned`: copied into pinned memory there (`x.pin_memory()`), which
-    /// only the CUDA host allocator can free.
+    /// only the CUDA host allocator can free; `numel`: the elements it is known to hold at least
+    /// (0: not known), which decides whether an operation on it splits across threads; `layer`: a
+    /// `torch.nn` layer (its weight's elements), whose call is a forward pass.
     HostTensor {
         pinned: Option<crate::source::Span>,
+        numel: u32,
+        layer: bool,
     },
     /// A tuple or list.
     Sequence(Items),
@@ -187,6 +191,37 @@ impl Value {
     /// A tuple or list of these items (bounded: see [`Items`]).
     pub fn seq(items: Vec<Value>) -> Value {
         Value::Sequence(Items::new(items))
+    }
+
+    /// A host tensor of a size not known.
+    pub fn host() -> Value {
+        Value::host_of(0)
+    }
+
+    /// A host tensor known to hold at least `numel` elements.
+    pub fn host_of(numel: u32) -> Value {
+        Value::HostTensor {
+            pinned: None,
+            numel,
+            layer: false,
+        }
+    }
+
+    /// A `torch.nn` layer in host memory whose weight holds at least `numel` elements.
+    pub fn host_layer(numel: u32) -> Value {
+        Value::HostTensor {
+            pinned: None,
+            numel,
+            layer: true,
+        }
+    }
+
+    /// The elements a host tensor is known to hold at least (0 for anything else).
+    pub fn numel(&self) -> u32 {
+        match self {
+            Value::HostTensor { numel, .. } => *numel,
+            _ => 0,
+        }
     }
 
     /// A CUDA object as a value (boxed: see [`Value::Cuda`]).
@@ -297,9 +332,23 @@ impl Value {
     pub fn join(self, other: Value) -> Value {
         match (self, other) {
             (a @ Value::Cuda(_), _) | (_, a @ Value::Cuda(_)) => a,
-            (Value::HostTensor { pinned: a }, Value::HostTensor { pinned: b }) => {
-                Value::HostTensor { pinned: a.or(b) }
-            }
+            // The elements both paths are known to hold.
+            (
+                Value::HostTensor {
+                    pinned: a,
+                    numel: m,
+                    layer: x,
+                },
+                Value::HostTensor {
+                    pinned: b,
+                    numel: n,
+                    layer: y,
+                },
+            ) => Value::HostTensor {
+                pinned: a.or(b),
+                numel: m.min(n),
+                layer: x && y,
+            },
             // A list grown on one path only (appends in a loop body): keep what it may hold.
             (Value::Sequence(a), Value::Sequence(b)) if a.same(&b) => Value::Sequence(a),
             (Value::Sequence(a), Value::Sequence(b)) if a.len() == b.len() => Value::seq(
@@ -468,7 +517,8 @@ mod tests {
             Value::GlobalRank(None),
             Value::Device(Device::Cuda(DeviceIndex::Current)),
             Value::Qualified("torch.cuda".into()),
-            Value::HostTensor { pinned: None },
+            Value::host(),
+            Value::host_of(40_000),
             shared.clone(),
             shared,
             Value::seq(vec![Value::Int(1), Value::Str("cuda".into())]),
@@ -491,11 +541,11 @@ mod tests {
                 }
             }
         }
-        // Each value absorbs itself, but for the host tensor and the choice of values (their
+        // Each value absorbs itself, but for the two host tensors and the choice of values (their
         // joins rebuild them); the two copies of one list, and of one dict, absorb each other,
         // and a list or dict with equal items built apart is not known to be the same without
         // comparing them.
-        assert_eq!(absorbed, samples.len() - 2 + 2 + 2);
+        assert_eq!(absorbed, samples.len() - 3 + 2 + 2);
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub(crate) fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> 
             pin_memory,
             default_device,
             host_tensor,
+            ..
         } => torch::factory(c, device, pin_memory, default_device, host_tensor),
         Behaviour::Computes => torch::computes(c),
         Behaviour::LimitsHostThreads { count } => torch::limits_host_threads(c, count),

@@ -23,6 +23,7 @@ mod processes;
 mod python;
 mod run;
 mod torch;
+mod torch_ops;
 
 use std::collections::HashSet;
 use std::fmt::Write as _;

@@ -215,12 +215,6 @@ pub(crate) fn method_probes(row: &MethodRow) -> Vec<Probe> {
                 .lacks("CUDA object (pinned memory is host memory)", any_object)
             },
         ),
-        MethodBehaviour::Computes => each(
-            on,
-            "computes on host tensors",
-            py(&[&format!("y = {m}(r)"), "print(y)"]),
-            &|p| p.has("HostCompute", host_compute),
-        ),
         MethodBehaviour::Metadata => each(
             cuda_on,
             "reads metadata, not a tensor",
@@ -230,6 +224,7 @@ pub(crate) fn method_probes(row: &MethodRow) -> Vec<Probe> {
                     .lacks("use of `y`", uses("y"))
             },
         ),
+        MethodBehaviour::LoadsState => super::torch_ops::loads_state(row.name),
         MethodBehaviour::State => vec![
             Probe::new(
                 "a host module's state is host values",

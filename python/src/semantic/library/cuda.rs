@@ -135,6 +135,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             pin_memory,
             default_device,
             host_tensor,
+            size,
         } = does
         else {
             return Value::Unknown;
@@ -148,13 +149,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
             );
             self.cuda_event(span, Init::Context, what, true);
         }
+        let numel = super::host_ops::factory_numel(args, size);
         let host = || match host_tensor {
             true => Value::HostTensor {
                 pinned: pinned.map(|_| span),
+                numel,
+                layer: false,
             },
             false => Value::Unknown,
         };
-        match args.param(device).and_then(|(v, e)| self.device_arg(v, e)) {
+        let made = match args.param(device).and_then(|(v, e)| self.device_arg(v, e)) {
             Some(Device::Cuda(index)) => self.new_cuda_object(
                 span,
                 index,
@@ -173,7 +177,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Value::Cuda(obj) => Value::Cuda(obj),
                 _ => host(),
             },
+        };
+        if let Value::HostTensor { .. } = made {
+            self.host_factory(span, name, numel);
         }
+        made
     }
 
     /// A call of a `Behaviour::ParallelEngine` row.

@@ -241,9 +241,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
         name: &str,
         global: bool,
     ) {
-        // Made in the parent on the device of an object not known here (`x.device`): that may
-        // be the CPU, so the child's use is not known to touch CUDA.
-        if obj.index == DeviceIndex::Inherited && obj.process != self.proc_ref().id {
+        // Made on the device of an object not known here (`x.device`): that may be the CPU, so
+        // the use is not known to touch CUDA.
+        if obj.index == DeviceIndex::Inherited {
             return;
         }
         let what = if obj.process == self.proc_ref().id {
@@ -268,7 +268,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
         what: String,
         by_handle: bool,
     ) -> Value {
-        self.cuda_event(span, Init::Context, what.clone(), true);
+        // On the device of an object not known here (`x.device`), which may be the CPU: the
+        // process's CUDA state is not known to move (as `use_cuda_object` says of its reads).
+        if index != DeviceIndex::Inherited {
+            self.cuda_event(span, Init::Context, what.clone(), true);
+        }
         let what = if index == DeviceIndex::Current && !what.contains("default device") {
             format!("{what}, on the current device")
         } else {

@@ -228,3 +228,57 @@ fn packages_are_never_reported_on_and_rows_keep_their_packages() {
     let shown = shown_files(&["--python", env.to_str().unwrap(), "run.py"], &project);
     assert_eq!(shown.len(), 1, "{shown:?}");
 }
+
+#[test]
+fn a_package_that_initialises_cuda_at_import_is_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (env, project) = write_layout(dir.path());
+    let package = env.join("lib/python3.11/site-packages/gpupick");
+    fs::create_dir_all(&package).unwrap();
+    // Line 3 asks the driver whether a GPU is there, when the package is imported.
+    fs::write(
+        package.join("__init__.py"),
+        "import torch\n\nTARGET = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n",
+    )
+    .unwrap();
+    fs::write(
+        project.join("run.py"),
+        "import multiprocessing\nimport torch\nimport gpupick\n\n\ndef square(n):\n    return torch.ones(n, device=\"cuda\").sum().item()\n\n\nif __name__ == \"__main__\":\n    with multiprocessing.Pool(2) as pool:\n        print(pool.map(square, [1, 2]))\n",
+    )
+    .unwrap();
+    let with = summary(&check_json(
+        &project,
+        &["--python", env.to_str().unwrap()],
+        None,
+    ));
+    assert_eq!(with.len(), 1, "{with:?}");
+    let (code, file, row, related) = &with[0];
+    assert_eq!((code.as_str(), *row), ("GPU001", 11));
+    assert!(file.ends_with("run.py"), "{file}");
+    assert!(
+        related
+            .iter()
+            .any(|(f, r)| f.ends_with("site-packages/gpupick/__init__.py") && *r == 3),
+        "{related:?}"
+    );
+    assert!(summary(&check_json(&project, &[], None)).is_empty());
+}
+
+#[test]
+fn packages_that_start_processes_their_own_way_are_left_to_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let (env, project) = write_layout(dir.path());
+    let site = env.join("lib/python3.11/site-packages");
+    // The same loader under the name of a package whose launcher starts fresh interpreters: its
+    // code is not read as the plain fork it would look like.
+    fs::create_dir_all(site.join("joblib")).unwrap();
+    fs::write(site.join("joblib/__init__.py"), LOADER_INIT).unwrap();
+    fs::write(site.join("joblib/feed.py"), LOADER_FEED).unwrap();
+    fs::write(
+        project.join("run.py"),
+        SCRIPT.replace("from tinyfeed import", "from joblib import"),
+    )
+    .unwrap();
+    let env = env.to_str().unwrap();
+    assert!(summary(&check_json(&project, &["--python", env], None)).is_empty());
+}

@@ -12,7 +12,7 @@ use super::Program;
 
 /// The most files of installed packages one program reads: the project's imports reach them
 /// lazily, but a package that imports half of the environment must not make the run read it all.
-pub const MAX_ENVIRONMENT_FILES: usize = 2_000;
+pub const MAX_ENVIRONMENT_FILES: usize = 1_000;
 
 /// The site-packages folders of the project's environment, searched in order.
 #[derive(Clone, Debug, Default)]
@@ -54,7 +54,8 @@ impl Environment {
 }
 
 /// Whether an import of the top-level package `top` is followed into the environment: no library
-/// row, prefix row or import row names it, and it is not a GPU package (whose rows decide).
+/// row, prefix row or import row names it, it is not a GPU package (whose rows decide), and
+/// `libraries::installed` does not leave it to the rows.
 pub fn followed(top: &str) -> bool {
     use crate::libraries;
     static COVERED: std::sync::OnceLock<rustc_hash::FxHashSet<&'static str>> =
@@ -66,6 +67,7 @@ pub fn followed(top: &str) -> bool {
             .chain(libraries::prefix_rows().map(|r| first(r.prefix)))
             .chain(libraries::import_rows().map(|r| first(r.module)))
             .chain(libraries::GPU_PACKAGES.iter().copied())
+            .chain(libraries::installed::NOT_FOLLOWED.iter().map(|n| n.package))
             .collect()
     });
     !top.is_empty() && !covered.contains(top)

@@ -22,6 +22,7 @@ use toml::Spanned;
 
 use crate::selection::{self, selects, Selection};
 
+mod editable;
 mod environment;
 mod keys;
 

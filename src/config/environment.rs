@@ -28,18 +28,6 @@ pub fn find(resolver: &mut Resolver, first: &Path) -> anyhow::Result<Environment
         true => first.join("__init__.py"),
         false => first.to_path_buf(),
     };
-    if let Some((choice, by)) = resolver.python_for(&probe)? {
-        return match choice {
-            PythonChoice::Off => Ok(Environment::default()),
-            PythonChoice::Path(path) => named(&path, &by),
-        };
-    }
-    if let Some(venv) = std::env::var_os("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
-        let found = site_packages_in(Path::new(&venv));
-        if !found.is_empty() {
-            return Ok(Environment::new(found));
-        }
-    }
     let start = normalize(&probe);
     let root = start
         .ancestors()
@@ -49,20 +37,59 @@ pub fn find(resolver: &mut Resolver, first: &Path) -> anyhow::Result<Environment
                 .iter()
                 .any(|m| dir.join(m).exists())
         })
-        .or_else(|| start.parent());
-    for name in [".venv", "venv"] {
-        let Some(root) = root else { break };
-        let found = site_packages_in(&root.join(name));
+        .or_else(|| start.parent())
+        .map(Path::to_path_buf);
+    let found = match resolver.python_for(&probe)? {
+        Some((PythonChoice::Off, _)) => Vec::new(),
+        Some((PythonChoice::Path(path), by)) => named(&path, &by)?,
+        None => found_without_naming(root.as_deref()),
+    };
+    Ok(with_editable_roots(found, root.as_deref()))
+}
+
+/// `VIRTUAL_ENV`'s packages, else those of a `.venv` or `venv` folder in the project's root.
+fn found_without_naming(root: Option<&Path>) -> Vec<PathBuf> {
+    if let Some(venv) = std::env::var_os("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
+        let found = site_packages_in(Path::new(&venv));
         if !found.is_empty() {
-            return Ok(Environment::new(found));
+            return found;
         }
     }
-    Ok(Environment::default())
+    let Some(root) = root else {
+        return Vec::new();
+    };
+    [".venv", "venv"]
+        .iter()
+        .map(|name| site_packages_in(&root.join(name)))
+        .find(|found| !found.is_empty())
+        .unwrap_or_default()
+}
+
+/// The environment of `site_packages`, with the folders its `.pth` files add (editable installs:
+/// a package whose source is elsewhere), except those of the project itself (`root`), whose
+/// modules are the project's own.
+fn with_editable_roots(site_packages: Vec<PathBuf>, root: Option<&Path>) -> Environment {
+    let root = root.and_then(|r| std::fs::canonicalize(r).ok());
+    let mut roots = site_packages.clone();
+    for site in &site_packages {
+        for added in super::editable::added_folders(site) {
+            let Ok(added) = std::fs::canonicalize(&added) else {
+                continue;
+            };
+            let project = root
+                .as_ref()
+                .is_some_and(|r| added.starts_with(r) || r.starts_with(&added));
+            if !project {
+                roots.push(added);
+            }
+        }
+    }
+    Environment::new(roots)
 }
 
 /// The environment at `path` as the user named it: an environment's folder, or an interpreter
 /// (its environment's layout, else what it says when asked).
-fn named(path: &Path, by: &str) -> anyhow::Result<Environment> {
+fn named(path: &Path, by: &str) -> anyhow::Result<Vec<PathBuf>> {
     if path.is_dir() {
         let found = site_packages_in(path);
         if found.is_empty() {
@@ -71,7 +98,7 @@ fn named(path: &Path, by: &str) -> anyhow::Result<Environment> {
                 path.display()
             );
         }
-        return Ok(Environment::new(found));
+        return Ok(found);
     }
     if !path.is_file() {
         anyhow::bail!("{by} {}: no such interpreter or folder", path.display());
@@ -79,9 +106,9 @@ fn named(path: &Path, by: &str) -> anyhow::Result<Environment> {
     // `<env>/bin/python` or `<env>\Scripts\python.exe`: the environment is the folder above.
     let prefix = path.parent().and_then(Path::parent);
     if let Some(found) = prefix.map(site_packages_in).filter(|f| !f.is_empty()) {
-        return Ok(Environment::new(found));
+        return Ok(found);
     }
-    ask(path, by).map(Environment::new)
+    ask(path, by)
 }
 
 /// The site-packages folders of the environment in `dir`: `lib/python3.*/site-packages` (and
@@ -154,4 +181,38 @@ fn ask(python: &Path, by: &str) -> anyhow::Result<Vec<PathBuf>> {
         );
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn site_packages_are_read_from_the_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = dir.path();
+        for folder in [
+            "lib/python3.12/site-packages",
+            "lib/python3.11/site-packages",
+            "lib/python2.7/site-packages",
+            "lib/python3.13t/site-packages",
+            "Lib/site-packages",
+        ] {
+            std::fs::create_dir_all(env.join(folder)).unwrap();
+        }
+        let found: Vec<String> = site_packages_in(env)
+            .iter()
+            .map(|p| p.strip_prefix(env).unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "lib/python3.11/site-packages",
+                "lib/python3.12/site-packages",
+                "lib/python3.13t/site-packages",
+                "Lib/site-packages",
+            ]
+        );
+        assert!(site_packages_in(&env.join("nothing")).is_empty());
+    }
 }

@@ -282,3 +282,31 @@ fn packages_that_start_processes_their_own_way_are_left_to_the_rows() {
     let env = env.to_str().unwrap();
     assert!(summary(&check_json(&project, &["--python", env], None)).is_empty());
 }
+
+#[test]
+fn a_helper_installed_in_editable_mode_is_followed_into_its_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let (env, project) = write_layout(dir.path());
+    let site = env.join("lib/python3.11/site-packages");
+    fs::remove_dir_all(site.join("tinyfeed")).unwrap();
+    // The loader's source sits in another checkout; a `.pth` file puts it on the import path.
+    let source = dir.path().join("checkouts/tinyfeed/src");
+    fs::create_dir_all(source.join("tinyfeed")).unwrap();
+    fs::write(source.join("tinyfeed/__init__.py"), LOADER_INIT).unwrap();
+    fs::write(source.join("tinyfeed/feed.py"), LOADER_FEED).unwrap();
+    fs::write(
+        site.join("__editable__.tinyfeed-0.3.pth"),
+        format!("{}\n", source.display()),
+    )
+    .unwrap();
+    let json = check_json(&project, &["--python", env.to_str().unwrap()], None);
+    let found = summary(&json);
+    assert_eq!(found.len(), 1, "{json:#}");
+    assert_eq!(found[0].2, CALL_LINE);
+    assert!(
+        found[0].3.iter().any(
+            |(f, r)| f.ends_with("checkouts/tinyfeed/src/tinyfeed/feed.py") && *r == POOL_LINE
+        ),
+        "{json:#}"
+    );
+}

@@ -89,8 +89,11 @@ fn check_json(project: &Path, args: &[&str], venv: Option<&Path>) -> serde_json:
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// Each finding's code, file name and row, and its related locations' file names and rows.
-fn summary(json: &serde_json::Value) -> Vec<(String, String, u64, Vec<(String, u64)>)> {
+/// A finding's code, file name and row, and its related locations' file names and rows.
+type Finding = (String, String, u64, Vec<(String, u64)>);
+
+/// Each finding of a JSON report (see [`Finding`]).
+fn summary(json: &serde_json::Value) -> Vec<Finding> {
     json.as_array()
         .unwrap()
         .iter()
@@ -309,4 +312,53 @@ fn a_helper_installed_in_editable_mode_is_followed_into_its_source() {
         ),
         "{json:#}"
     );
+}
+
+#[test]
+fn a_bad_python_key_is_a_configuration_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, project) = write_layout(dir.path());
+    fs::write(project.join("gpulint.toml"), "python = 3\n").unwrap();
+    let out = gpulint(&["check", "run.py"], &project);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(stderr(&out).contains("python is"), "{}", stderr(&out));
+    // A path the configuration names is relative to its folder, and must hold packages.
+    fs::write(project.join("gpulint.toml"), "python = \"missing-env\"\n").unwrap();
+    let out = gpulint(&["check", "run.py"], &project);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(stderr(&out).contains("missing-env"), "{}", stderr(&out));
+}
+
+#[test]
+fn the_cache_sees_a_package_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let (env, project) = write_layout(dir.path());
+    let cache = dir.path().join("cache");
+    let run = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpulint"))
+            .args(["check", "--output-format", "concise", "-q", "--cache-dir"])
+            .arg(&cache)
+            .args(["--python", env.to_str().unwrap(), "run.py"])
+            .current_dir(&project)
+            .env_remove("VIRTUAL_ENV")
+            .output()
+            .unwrap();
+        stdout(&out)
+    };
+    let cold = run();
+    assert!(cold.contains("GPU001"), "{cold}");
+    assert_eq!(run(), cold);
+    // The package now starts its workers by spawn: nothing to report.
+    let feed = env.join("lib/python3.11/site-packages/tinyfeed/feed.py");
+    let spawned = LOADER_FEED.replace(
+        "multiprocessing.Pool(",
+        "multiprocessing.get_context(\"spawn\").Pool(",
+    );
+    fs::write(&feed, spawned).unwrap();
+    assert_eq!(run(), "");
+    // Removed from the environment: nothing to follow.
+    fs::write(&feed, LOADER_FEED).unwrap();
+    assert_eq!(run(), cold);
+    fs::remove_dir_all(feed.parent().unwrap()).unwrap();
+    assert_eq!(run(), "");
 }

@@ -31,8 +31,12 @@ pub(super) fn place(
             .filter(|(call, _)| *call == d.span)
             .map(|(_, inside)| *inside)
             .collect();
-        if !inside.is_empty() {
+        if let Some(first) = inside.first() {
             d.fix = None;
+            let package = program
+                .environment_package(first.file)
+                .unwrap_or_else(|| "an installed package".into());
+            d.message = format!("{} (inside `{package}`, run by this call)", d.message);
         }
         let mut shown = 0;
         for (i, span) in inside.iter().enumerate() {

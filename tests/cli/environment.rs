@@ -135,6 +135,11 @@ fn assert_found_at_the_call(json: &serde_json::Value) {
         "{related:?}"
     );
     assert!(json[0]["fix"].is_null(), "{json:#}");
+    let message = json[0]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with("(inside `tinyfeed`, run by this call)"),
+        "{message}"
+    );
 }
 
 #[test]

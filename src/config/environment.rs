@@ -44,6 +44,16 @@ pub fn find(resolver: &mut Resolver, first: &Path) -> anyhow::Result<Environment
         Some((PythonChoice::Path(path), by)) => named(&path, &by)?,
         None => found_without_naming(root.as_deref()),
     };
+    // An installed package checked in place (its folder named) is the project: its modules are
+    // read as the project's, not as its environment's.
+    let checked = std::fs::canonicalize(first).unwrap_or_else(|_| start.clone());
+    let found = found
+        .into_iter()
+        .filter(|site| match std::fs::canonicalize(site) {
+            Ok(site) => !checked.starts_with(site),
+            Err(_) => true,
+        })
+        .collect();
     Ok(with_editable_roots(found, root.as_deref()))
 }
 

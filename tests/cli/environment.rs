@@ -367,3 +367,27 @@ fn the_cache_sees_a_package_change() {
     fs::remove_dir_all(feed.parent().unwrap()).unwrap();
     assert_eq!(run(), "");
 }
+
+#[test]
+fn a_package_checked_in_place_is_the_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let (env, _) = write_layout(dir.path());
+    let package = env.join("lib/python3.11/site-packages/tinyfeed");
+    fs::write(package.join("job.py"), SCRIPT).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpulint"))
+        .args([
+            "check",
+            "--no-cache",
+            "--output-format",
+            "concise",
+            "-q",
+            ".",
+        ])
+        .current_dir(&package)
+        .env("VIRTUAL_ENV", &env)
+        .output()
+        .unwrap();
+    let found = stdout(&out);
+    // Its own modules are checked and reported on, as without an environment.
+    assert!(found.starts_with("feed.py:10:"), "{found}");
+}

@@ -26,6 +26,7 @@ pub(super) fn place(
         if program.in_environment(d.span.file) {
             continue;
         }
+        show_imports(program, &mut d);
         let inside: Vec<Span> = crossings
             .iter()
             .filter(|(call, _)| *call == d.span)
@@ -63,4 +64,58 @@ pub(super) fn place(
         out.push(d);
     }
     out
+}
+
+/// For a place in a package the finding shows that no call of the project's led to (what the
+/// package did when it was imported), the line of the finding's file that imports the package.
+fn show_imports(program: &Program, d: &mut Diagnostic) {
+    let mut packages: Vec<String> = Vec::new();
+    for related in &d.related {
+        if let Some(package) = program.environment_package(related.span.file) {
+            if !packages.contains(&package) {
+                packages.push(package);
+            }
+        }
+    }
+    for package in packages {
+        let Some(span) = imported_at(program, d.span.file, &package) else {
+            continue;
+        };
+        if d.related.iter().all(|r| r.span != span) && d.span != span {
+            d.related.push(Related {
+                span,
+                message: format!("the installed package `{package}` is imported here"),
+            });
+        }
+    }
+}
+
+/// The first statement of `file` that imports `package` (`import package...`, `from package...`),
+/// read from its text.
+fn imported_at(
+    program: &Program,
+    file: gpulint_core::source::FileId,
+    package: &str,
+) -> Option<Span> {
+    let text = program.file(file).text.unpacked();
+    let mut offset = 0usize;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let body = line.trim_start();
+        let names = match (body.strip_prefix("import "), body.strip_prefix("from ")) {
+            (Some(rest), _) => rest.split(',').map(str::trim).collect::<Vec<_>>(),
+            (None, Some(rest)) => vec![rest.split_whitespace().next().unwrap_or_default()],
+            (None, None) => continue,
+        };
+        let names_it = names
+            .iter()
+            .any(|name| name.split(['.', ' ']).next() == Some(package));
+        if names_it {
+            let begin = start + (line.len() - body.len());
+            let end = start + line.trim_end().len();
+            return Some(Span::new(file, begin as u32, end as u32));
+        }
+    }
+    None
 }

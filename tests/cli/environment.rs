@@ -269,6 +269,13 @@ fn a_package_that_initialises_cuda_at_import_is_followed() {
             .any(|(f, r)| f.ends_with("site-packages/gpupick/__init__.py") && *r == 3),
         "{related:?}"
     );
+    // And the project's line that imports it.
+    assert!(
+        related
+            .iter()
+            .any(|(f, r)| f.ends_with("run.py") && *r == 3),
+        "{related:?}"
+    );
     assert!(summary(&check_json(&project, &[], None)).is_empty());
 }
 

@@ -58,7 +58,7 @@ impl<A: Analysis> Interp<'_, A> {
         };
         let p = self.p;
         let mut moved = Vec::new();
-        let mut main = true;
+        let mut main = shows_its_place(effect);
         let mut at = |span: &mut Span| {
             if p.in_environment(span.file) {
                 if main {
@@ -72,6 +72,22 @@ impl<A: Analysis> Interp<'_, A> {
         self.crossings
             .extend(moved.into_iter().map(|inside| (call, inside)));
     }
+}
+
+/// Whether a finding may stand where `effect` happened (so the package's line is worth showing):
+/// not where a process only waited, limited its threads, or a call was cut short.
+fn shows_its_place(effect: &Effect) -> bool {
+    !matches!(
+        effect,
+        Effect::WaitedForOthers { .. }
+            | Effect::HostThreadsLimited { .. }
+            | Effect::NotFollowed { .. }
+            | Effect::ChildRuns { .. }
+            | Effect::EnvWritten {
+                visibility: None,
+                ..
+            }
+    )
 }
 
 /// Calls `at` on each place `effect` names, its main one (where a finding on it is) first; drops

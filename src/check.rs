@@ -16,6 +16,7 @@ use gpulint_python::semantic::{ImportCache, Settings};
 use gpulint_rules::Diagnostic;
 use rayon::prelude::*;
 
+mod environment;
 mod one;
 mod verdicts;
 
@@ -136,6 +137,10 @@ fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result
         request.verbose,
     );
     let (inputs, rust_inputs) = crate::rust::split(inputs(request, &mut resolver)?);
+    let environment = match inputs.iter().find_map(input_path) {
+        Some(first) => crate::config::find_environment(&mut resolver, first)?,
+        None => Default::default(),
+    };
     let timings = std::env::var_os("GPULINT_TIMINGS").is_some();
     let run = Run {
         free_memory,
@@ -153,7 +158,10 @@ fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result
     };
     let loaded = crate::rust::read(rust_inputs);
     let native = crate::rust::native_modules(&loaded);
-    let native_digest = crate::rust::native_digest(&native, &loaded);
+    // The environment read changes what imports resolve to: the cache keeps it with the native
+    // modules (nothing changes without one).
+    let native_digest =
+        environment_digest(crate::rust::native_digest(&native, &loaded), &environment);
     let mut previous = run.store.as_ref().and_then(cache::Store::load);
     let whole = reuse_whole(
         &run,
@@ -176,7 +184,8 @@ fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result
         )
     });
     let input_records = run.store.as_ref().map(|_| cache::input_records(&inputs));
-    let mut program = Program::build_knowing(inputs, native, import_root, knowledge.clone());
+    let mut program =
+        Program::build_knowing(inputs, native, import_root, knowledge.clone(), environment);
     let rust = crate::rust::add(loaded, program.files().count() as u32);
     program.remap_native(|f| rust.id(f), |f| rust.path(f));
     // From here on every file of the run is in its table: a Python finding may point into a Rust
@@ -684,6 +693,28 @@ fn finish(
         files,
         internal_errors,
     })
+}
+
+/// The path an input names, if it names a file to check.
+fn input_path(input: &Input) -> Option<&std::path::Path> {
+    match input {
+        Input::Path(path) | Input::Text { path, .. } | Input::Bytes { path, .. } => Some(path),
+        Input::Unreadable { .. } | Input::Held { .. } => None,
+    }
+}
+
+/// `native` with the environment's site-packages folders mixed in; `native` itself without one.
+fn environment_digest(native: u128, environment: &gpulint_python::program::Environment) -> u128 {
+    if environment.is_empty() {
+        return native;
+    }
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&native.to_le_bytes());
+    for root in environment.site_packages() {
+        h.update(root.as_os_str().as_encoded_bytes());
+        h.update(&[0]);
+    }
+    h.digest128()
 }
 
 /// What a request checks: standard input, or the files found less those the configuration

@@ -178,6 +178,16 @@ pub struct CheckArgs {
     /// baseline`).
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+    /// The project's Python environment (an interpreter, or a virtual environment's folder):
+    /// imports of installed packages that no library row covers are followed into their code.
+    /// Default: `[tool.gpulint] python`, else `VIRTUAL_ENV`, else `.venv` or `venv` in the
+    /// project's root.
+    #[arg(long, value_name = "PATH", conflicts_with = "no_python")]
+    pub python: Option<PathBuf>,
+    /// Read no installed package: calls into third-party packages are decided by library rows
+    /// alone.
+    #[arg(long)]
+    pub no_python: bool,
     /// Neither read nor write the cache: analyse every file.
     #[arg(long)]
     pub no_cache: bool,

@@ -311,7 +311,13 @@ fn overrides(args: &CheckArgs) -> anyhow::Result<config::Overrides> {
     let excludes = |flag: &str, values: &[String]| {
         config::Excludes::parse(flag, values).map_err(anyhow::Error::msg)
     };
+    let python = match (&args.python, args.no_python) {
+        (_, true) => Some(config::PythonChoice::Off),
+        (Some(path), false) => Some(config::PythonChoice::Path(path.clone())),
+        (None, false) => None,
+    };
     Ok(config::Overrides {
+        python,
         target_version: args.target_version,
         platform: args.platform.map(Into::into),
         config: file,

@@ -22,7 +22,11 @@ use toml::Spanned;
 
 use crate::selection::{self, selects, Selection};
 
+mod editable;
+mod environment;
 mod keys;
+
+pub use environment::{find as find_environment, PythonChoice};
 
 use keys::build;
 
@@ -41,6 +45,7 @@ struct RawConfig {
     severity: Option<BTreeMap<String, Spanned<String>>>,
     fail_on: Option<Spanned<String>>,
     baseline: Option<Spanned<String>>,
+    python: Option<Spanned<toml::Value>>,
 }
 
 #[derive(Deserialize)]
@@ -145,6 +150,8 @@ pub struct Config {
     fail_on: Option<Severity>,
     /// A baseline file (relative to `root` in the file).
     baseline: Option<PathBuf>,
+    /// `python`: the environment whose installed packages imports are followed into, or none.
+    python: Option<PythonChoice>,
 }
 
 impl Pattern {
@@ -316,6 +323,9 @@ impl Config {
         if over.baseline.is_some() {
             self.baseline.clone_from(&over.baseline);
         }
+        if over.python.is_some() {
+            self.python.clone_from(&over.python);
+        }
         self
     }
 
@@ -349,6 +359,8 @@ pub struct Overrides {
     pub settings: Option<Arc<Config>>,
     /// `--baseline`.
     pub baseline: Option<PathBuf>,
+    /// `--python PATH` or `--no-python`.
+    pub python: Option<PythonChoice>,
 }
 
 /// The settings that apply to one file.
@@ -480,6 +492,23 @@ impl Resolver {
             return Ok(Some(normalize(path)));
         }
         Ok(self.config_for(file)?.baseline.clone())
+    }
+
+    /// The environment chosen for `file`'s run, and who chose it (for errors): `--python` or
+    /// `--no-python`, else its configuration's `python`.
+    pub fn python_for(
+        &mut self,
+        file: &Path,
+    ) -> Result<Option<(PythonChoice, String)>, ConfigError> {
+        if let Some(choice) = &self.overrides.python {
+            return Ok(Some((choice.clone(), "--python".into())));
+        }
+        let config = self.config_for(file)?;
+        let by = match config.source() {
+            Some(path) => format!("{}: python", path.display()),
+            None => "--config python".into(),
+        };
+        Ok(config.python.clone().map(|c| (c, by)))
     }
 
     /// The analysis settings for `file`: the command line, else its configuration, else the

@@ -68,6 +68,18 @@ pub fn settings(out: &mut impl Write, path: &Path, resolver: &mut Resolver) -> a
     if let Some(baseline) = &resolved.baseline {
         writeln!(out, "baseline = \"{}\"", crate::paths::relative(baseline))?;
     }
+    match crate::config::find_environment(resolver, path) {
+        Ok(environment) if environment.is_empty() => {
+            writeln!(out, "# installed packages: none read (no environment)")?
+        }
+        Ok(environment) => {
+            for folder in environment.site_packages() {
+                let shown = crate::paths::relative(folder);
+                writeln!(out, "# installed packages read from {shown}")?;
+            }
+        }
+        Err(e) => writeln!(out, "# installed packages: {e}")?,
+    }
     writeln!(out, "\n[rules]  # reported here, with their severity")?;
     for (code, severity) in &resolved.rules {
         writeln!(out, "{code} = \"{}\"", severity.as_str())?;

@@ -100,6 +100,7 @@ pub(super) fn check_file(
             // what would silence them (`Effect::NotFollowed`). The summary counts the cuts.
             let found =
                 gpulint_rules::check(&analysed.facts, files, gpulint_rules::Language::Python);
+            let found = super::environment::place(program, found, &analysed.crossings);
             if verbose {
                 for cut in &analysed.cuts {
                     eprintln!(

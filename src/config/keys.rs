@@ -62,6 +62,9 @@ pub(super) fn build(
         config.severity.insert(code, severity);
     }
     config.baseline = raw.baseline.map(|b| normalize(&root.join(b.into_inner())));
+    if let Some(value) = raw.python {
+        config.python = Some(keys.python(&value)?);
+    }
     if let Some(level) = raw.fail_on {
         let named = format!("fail-on `{}`", level.get_ref());
         config.fail_on = Some(keys.severity_of(&level, named)?);
@@ -78,6 +81,20 @@ struct Keys<'a> {
 }
 
 impl Keys<'_> {
+    /// `python`: a path (relative to the configuration's folder), or `false` for none.
+    fn python(&self, value: &Spanned<toml::Value>) -> Result<super::PythonChoice, ConfigError> {
+        match value.get_ref() {
+            toml::Value::Boolean(false) => Ok(super::PythonChoice::Off),
+            toml::Value::String(path) if !path.trim().is_empty() => Ok(super::PythonChoice::Path(
+                normalize(&self.root.join(path.trim())),
+            )),
+            _ => Err(self.error(
+                value.span(),
+                "python is an interpreter's or an environment's path, or false".into(),
+            )),
+        }
+    }
+
     fn error(&self, span: Range<usize>, message: String) -> ConfigError {
         ConfigError {
             path: self.path.to_path_buf(),

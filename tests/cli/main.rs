@@ -10,6 +10,7 @@ mod baseline;
 mod config;
 mod discovery;
 mod docs;
+mod environment;
 mod exit_status;
 mod fix;
 mod formats;

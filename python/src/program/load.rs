@@ -26,18 +26,21 @@ impl Program {
     /// [`Program::build_with_native`], for a cache: texts `known` describes are neither scanned nor
     /// parsed (a parsed one is deferred, see [`crate::known`]), and what loading each file found is
     /// kept ([`Program::learned`]), with the answers of the file system that import resolution
-    /// relied on ([`Program::probes`]).
+    /// relied on ([`Program::probes`]). Imports no project module answers are followed into
+    /// `environment`'s installed packages (see `environment`).
     pub fn build_knowing(
         inputs: Vec<Input>,
         native: HashMap<String, Vec<gpulint_core::effect::CudaInitSite>>,
         import_root: Option<PathBuf>,
         known: Option<std::sync::Arc<Knowledge>>,
+        environment: super::Environment,
     ) -> Program {
         let mut builder = Builder {
             learn: known.is_some(),
             known,
             ..Builder::default()
         };
+        builder.program.environment = environment;
         builder.fs.record = builder.learn;
         builder.program.native = native;
         let checked = common_folder(inputs.iter().filter_map(|input| match input {
@@ -150,7 +153,7 @@ impl Builder {
         self.program.probes = probes;
         // An imported module that does not parse leaves part of the program unanalysed: it is
         // checked as if named, so its error is reported even when only its importer was.
-        for file in &mut self.program.files {
+        for file in self.program.files.iter_mut().filter(|f| !f.environment) {
             if matches!(
                 file.module,
                 Err(FileError::Syntax(_) | FileError::Binary { .. })
@@ -593,7 +596,12 @@ impl Builder {
     pub(super) fn add_file(&mut self, key: PathBuf, shown: PathBuf, checked: bool) -> FileId {
         let id = FileId(self.program.files.len() as u32);
         let mut file = SourceFile::unread(File::new(shown, Text::default(), checked));
-        file.in_test_folder = self.in_test_folder(&key);
+        file.environment = !checked && self.program.environment.root_of(&key).is_some();
+        if file.environment {
+            self.program.environment_files += 1;
+        } else {
+            file.in_test_folder = self.in_test_folder(&key);
+        }
         self.program.files.push(file);
         self.by_path.insert(key, id);
         id

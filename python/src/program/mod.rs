@@ -12,6 +12,7 @@
 //! resolution relies on), `relevance` (the import graph and which files can reach a GPU
 //! library), `leaf` (files parsed by their own analysis) and `reuse` (what a cache needs).
 
+mod environment;
 mod fs;
 mod leaf;
 mod load;
@@ -22,6 +23,7 @@ mod reuse;
 #[cfg(test)]
 mod tests;
 
+pub use environment::{followed, Environment, MAX_ENVIRONMENT_FILES};
 pub use fs::{normalize, Probe};
 pub use load::leaf_summary;
 use std::path::{Path, PathBuf};
@@ -114,6 +116,8 @@ pub struct SourceFile {
     deferred: bool,
     /// Its model was parsed while loading, as the build learned (see [`SourceFile::learned`]).
     parsed_here: bool,
+    /// A file of an installed package (see `environment`): never checked, never reported on.
+    environment: bool,
 }
 
 impl std::ops::Deref for SourceFile {
@@ -168,6 +172,7 @@ impl SourceFile {
             learned: Known::default(),
             deferred: false,
             parsed_here: false,
+            environment: false,
         }
     }
 
@@ -204,6 +209,10 @@ pub struct Program {
     /// What import resolution asked the file system, for a cache to tell whether it would resolve
     /// every import alike.
     probes: Vec<Probe>,
+    /// The project's installed packages, where imports no project module answers are followed.
+    environment: Environment,
+    /// How many files of theirs the program read.
+    environment_files: usize,
 }
 
 /// A file of a program restored from a cache ([`Program::restore`]).
@@ -260,7 +269,7 @@ impl Program {
         native: HashMap<String, Vec<gpulint_core::effect::CudaInitSite>>,
         import_root: Option<PathBuf>,
     ) -> Program {
-        Program::build_knowing(inputs, native, import_root, None)
+        Program::build_knowing(inputs, native, import_root, None, Environment::default())
     }
 
     /// A program of the files a cache recorded, in the same order (so with the same ids): for

@@ -107,11 +107,41 @@ impl Builder {
             }
             return self.chain(&base, &parts, found);
         }
-        let roots = self.roots_of(importer);
-        roots
+        let in_environment = !self.program.environment.is_empty() && {
+            let key = self.fs.identity(importer);
+            self.program.environment.root_of(&key).is_some()
+        };
+        // An installed package's absolute imports are looked for in the environment alone.
+        if !in_environment {
+            let roots = self.roots_of(importer);
+            let first_party = roots
+                .iter()
+                .find_map(|root| self.chain_if_first_party(root, &parts));
+            if let Some(root) = first_party {
+                return self.chain(&root, &parts, found);
+            }
+        }
+        self.chain_in_environment(&parts, found)
+    }
+
+    /// The nodes of an installed package's module `parts`, where no row covers the package and
+    /// the program has not read its share of the environment yet (see `environment`).
+    fn chain_in_environment(
+        &mut self,
+        parts: &[&str],
+        found: &mut Vec<FileId>,
+    ) -> Option<Vec<NodeId>> {
+        if self.program.environment.is_empty()
+            || !super::followed(parts.first()?)
+            || self.program.environment_files >= super::MAX_ENVIRONMENT_FILES
+        {
+            return None;
+        }
+        let roots = self.program.environment.site_packages().to_vec();
+        let root = roots
             .iter()
-            .find_map(|root| self.chain_if_first_party(root, &parts))
-            .and_then(|root| self.chain(&root, &parts, found))
+            .find_map(|root| self.chain_if_first_party(root, parts))?;
+        self.chain(&root, parts, found)
     }
 
     /// `root` if `parts` name a first-party module under it: a file all the way down, or a regular

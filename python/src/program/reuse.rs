@@ -52,6 +52,7 @@ impl Program {
                     file.in_test_folder,
                     file.notebook.is_some(),
                     file.read_from_disk,
+                    file.environment,
                 ];
                 for flag in flags {
                     h.write_u8(flag as u8);

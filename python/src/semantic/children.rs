@@ -267,7 +267,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let world = self.world.save();
         let fuel = self.budget.start_child(self.procs.len() == 1);
         let budgets = std::mem::replace(&mut self.budget.statement_budgets, false);
-        let frames = std::mem::take(&mut self.frames);
+        let frames = self.take_frames_for_child();
         let trail = self.take_trail();
         // A child runs its own code, on whichever rank started it.
         let outer = self.control.take_depths();
@@ -324,7 +324,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let child = self.procs.pop().unwrap_or_default();
         self.finish_process(child.clone());
         self.world.restore(world);
-        self.frames = frames;
+        self.put_frames_after_child(frames);
         self.main_statement = main_statement;
         self.put_trail(trail);
         self.control.put_depths(outer);

@@ -17,6 +17,7 @@ mod class_table;
 mod control;
 mod decide;
 mod entry;
+mod environment;
 mod expressions;
 mod forking_calls;
 mod frozen;
@@ -109,6 +110,9 @@ pub struct Analysed<F> {
     /// The names the analysis asked whether the program references anywhere (to choose its entry
     /// points), with the answers: besides the files it reads, what its facts depend on.
     pub queried: Vec<(String, bool)>,
+    /// Each place in an installed package that an effect was moved from, with the project's call
+    /// it was moved to (see `environment`), in the order they happened.
+    pub crossings: Vec<(Span, Span)>,
 }
 
 /// [`analyze`], with the places where a budget cut the analysis short.
@@ -164,6 +168,7 @@ fn interpret<A: Analysis>(
         facts: interp.facts,
         cuts: interp.budget.cuts,
         queried,
+        crossings: interp.crossings,
     }
 }
 
@@ -389,6 +394,10 @@ struct Interp<'m, A: Analysis> {
     /// The names `run` asked whether the program references, with the answers (see
     /// `Analysed::queried`).
     queried: Vec<(String, bool)>,
+    /// Places in installed packages moved to the project's call (see `environment`).
+    crossings: Vec<(Span, Span)>,
+    /// For each child running, the project's call that ran the package code starting it.
+    child_package_calls: Vec<Option<Span>>,
     facts: A::Facts,
 }
 
@@ -430,6 +439,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
             memo: memo::Memo::default(),
             returned: None,
             queried: Vec::new(),
+            crossings: Vec::new(),
+            child_package_calls: Vec::new(),
             facts: A::Facts::default(),
         }
     }
@@ -733,8 +744,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// Reports an effect to the running process's analyses.
-    fn emit(&mut self, effect: Effect) {
+    fn emit(&mut self, mut effect: Effect) {
         self.memo.emits += 1;
+        self.place_in_project(&mut effect);
         self.call_sites.clear();
         self.call_sites
             .extend(self.frames.iter().map(|f| f.called_at));

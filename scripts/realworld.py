@@ -95,6 +95,8 @@ def main():
             [str(BINARY), "check", "--output-format", "json", str(tree)],
             capture_output=True,
             text=True,
+            # An active virtualenv would be read as the tree's environment.
+            env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"},
         )
         wall = time.perf_counter() - start
         if out.returncode not in (0, 1):

@@ -152,6 +152,8 @@ def run_binary(binary, tree):
         capture_output=True,
         text=True,
         cwd=tree,
+        # An active virtualenv would be read as the tree's environment.
+        env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"},
     )
     wall = time.perf_counter() - start
     if out.returncode not in (0, 1):

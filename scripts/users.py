@@ -29,6 +29,8 @@ Usage: scripts/users.py [--binary PATH] [--cases DIR] [--json OUT] [--only SUBST
 
 import argparse
 import json
+import functools
+import os
 import subprocess
 import sys
 import tomllib
@@ -40,6 +42,18 @@ NOT_COUNTED = {"GPU900"}
 BROKEN = "GPU999"
 
 
+
+def hermetic_env():
+    """The caller's environment without an active virtualenv, which gpulint would read."""
+    return {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+
+
+@functools.lru_cache(maxsize=None)
+def supports_no_python(binary):
+    """Whether `binary` has `--no-python` (builds before it read no environment at all)."""
+    out = subprocess.run([str(binary), "check", "--help"], capture_output=True, text=True)
+    return "--no-python" in out.stdout
+
 def check(binary, folder, name, case):
     """The findings of one file or folder, as (code, severity, row, message) tuples."""
     if (folder / name).is_dir():
@@ -50,7 +64,11 @@ def check(binary, folder, name, case):
         cmd += ["--platform", case["platform"]]
     if case.get("target_version"):
         cmd += ["--target-version", case["target_version"]]
-    run = subprocess.run(cmd, cwd=folder, capture_output=True, text=True)
+    if supports_no_python(binary):
+        # The cases are scored without any installed packages: a `.venv` beside the repository
+        # would otherwise be read as theirs.
+        cmd.append("--no-python")
+    run = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, env=hermetic_env())
     if run.returncode not in (0, 1):
         return None, run.stderr.strip()
     try:

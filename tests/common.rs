@@ -16,6 +16,8 @@ pub fn gpulint(args: &[&str], cwd: &Path) -> Output {
         .current_dir(cwd)
         .env("NO_COLOR", "1")
         .env("GPULINT_CACHE_DIR", cache_dir())
+        // The developer's active environment is not the fixtures' (tests of it set their own).
+        .env_remove("VIRTUAL_ENV")
         .output()
         .expect("the gpulint binary runs")
 }
@@ -191,6 +193,7 @@ pub fn check_measured(dir: &Path, args: &[&str]) -> Measured {
         .args(["check", "--no-cache", "--output-format", "json"])
         .args(args)
         .current_dir(dir)
+        .env_remove("VIRTUAL_ENV")
         .stdout(std::fs::File::create(&out_path).unwrap())
         .stderr(std::process::Stdio::null())
         .spawn()

@@ -6,22 +6,40 @@ use rustc_hash::FxHashSet as HashSet;
 
 use crate::model::{Expr, ExprKind, Module, Stmt, StmtKind};
 
-/// Whether the module imports (anywhere in it) a package through which CUDA can enter a program.
-pub fn imports_gpu_library(module: &Module) -> bool {
-    fn imports(stmts: &[Stmt], module: &Module) -> bool {
+/// Whether the module, whose text is `text`, imports (anywhere in it) a package through which CUDA
+/// can enter a program ([`reaches_gpu`]).
+pub fn imports_gpu_library(module: &Module, text: &str) -> bool {
+    fn imports(stmts: &[Stmt], module: &Module, text: &str) -> bool {
         stmts.iter().any(|s| match &s.kind {
-            StmtKind::Import(names) => names.iter().any(|n| is_gpu_module(&n.name)),
+            StmtKind::Import(names) => names.iter().any(|n| reaches_gpu(&n.name, text)),
             StmtKind::ImportFrom {
                 module: Some(m),
                 level: 0,
                 ..
-            } => is_gpu_module(m),
-            StmtKind::Def(f) => imports(&module.function(*f).body, module),
-            StmtKind::Class(c) => imports(&module.class(*c).body, module),
-            other => other.any_block(|b| imports(b, module)),
+            } => reaches_gpu(m, text),
+            StmtKind::Def(f) => imports(&module.function(*f).body, module, text),
+            StmtKind::Class(c) => imports(&module.class(*c).body, module, text),
+            other => other.any_block(|b| imports(b, module, text)),
         })
     }
-    imports(&module.body, module)
+    imports(&module.body, module, text)
+}
+
+/// Whether importing `dotted` in a module whose text is `text` can bring CUDA in: a GPU package,
+/// unless it computes on the CPU unless told otherwise and the text never tells it
+/// (`libraries::CPU_FIRST`: numba without `cuda`, spaCy without `gpu`).
+pub fn reaches_gpu(dotted: &str, text: &str) -> bool {
+    if !is_gpu_module(dotted) {
+        return false;
+    }
+    let root = dotted.split('.').next().unwrap_or(dotted);
+    match crate::libraries::CPU_FIRST.iter().find(|c| c.package == root) {
+        None => true,
+        Some(cpu_first) => cpu_first
+            .words
+            .iter()
+            .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some()),
+    }
 }
 
 /// Whether the module `dotted` (absolute) is, or is inside, a package CUDA can enter through.
@@ -151,4 +169,20 @@ pub fn referenced_names(module: &Module) -> HashSet<&str> {
         c.bases.iter().for_each(|b| expr(b, &mut out));
     }
     out.names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reaches_gpu;
+
+    #[test]
+    fn a_cpu_first_package_reaches_the_gpu_only_where_the_module_asks_for_it() {
+        assert!(reaches_gpu("torch", "import torch\n"));
+        assert!(!reaches_gpu("numba", "import numba\n@numba.njit\ndef f(x):\n    return x\n"));
+        assert!(reaches_gpu("numba", "from numba import cuda\n"));
+        assert!(reaches_gpu("numba", "import numba\nnumba.cuda.to_device(x)\n"));
+        assert!(!reaches_gpu("spacy", "import spacy\nnlp = spacy.load('en')\n"));
+        assert!(reaches_gpu("spacy", "import spacy\nspacy.prefer_gpu()\n"));
+        assert!(!reaches_gpu("multiprocessing", "import multiprocessing\n"));
+    }
 }

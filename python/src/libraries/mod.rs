@@ -681,6 +681,38 @@ pub const GPU_PACKAGES: &[&str] = &[
     "spacy",
 ];
 
+/// A GPU package that computes on the CPU unless told to use the GPU, and the words a module that
+/// tells it to holds: a module that imports it but holds none of them cannot reach CUDA through
+/// it, and is not interpreted for it.
+pub struct CpuFirst {
+    pub package: &'static str,
+    pub words: &'static [&'static str],
+    pub reason: &'static str,
+}
+
+pub const CPU_FIRST: &[CpuFirst] = &[
+    CpuFirst {
+        package: "numba",
+        words: &["cuda"],
+        reason: "numba compiles for the CPU; its GPU target is the `numba.cuda` module (`from numba import cuda`, `numba.cuda.jit`)",
+    },
+    CpuFirst {
+        package: "spacy",
+        words: &["gpu"],
+        reason: "spaCy runs on the CPU unless `prefer_gpu`/`require_gpu` (or thinc's `set_active_gpu`) switches it",
+    },
+    CpuFirst {
+        package: "thinc",
+        words: &["gpu"],
+        reason: "thinc's ops are NumPy's unless `prefer_gpu`/`require_gpu`/`set_active_gpu` switches them to CuPy",
+    },
+    CpuFirst {
+        package: "mxnet",
+        words: &["gpu"],
+        reason: "MXNet's default context is the CPU; GPU contexts are named `mx.gpu(...)` (or `Context('gpu', ...)`)",
+    },
+];
+
 /// A call that moves the CUDA state to `level` and returns nothing CUDA-resident.
 pub const fn inits(level: Init) -> Behaviour {
     Behaviour::InitsCuda {

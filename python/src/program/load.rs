@@ -278,7 +278,7 @@ fn scan(loaded: &mut Loaded, text: &str, known: Option<&Known>, learn: bool) -> 
         loaded.scanned = true;
         loaded.gpu = imports
             .iter()
-            .any(|(level, dotted)| *level == 0 && crate::names::is_gpu_module(dotted));
+            .any(|(level, dotted)| *level == 0 && crate::names::reaches_gpu(dotted, text));
         loaded.wanted = Wanted {
             imports,
             top_level: 0,
@@ -321,7 +321,7 @@ fn parse_or_recall(
             if let Ok(m) = &module {
                 let names = crate::names::referenced_names(m);
                 loaded.names = names.into_iter().map(str::to_string).collect();
-                loaded.gpu = crate::names::imports_gpu_library(m);
+                loaded.gpu = crate::names::imports_gpu_library(m, text);
                 loaded.wanted = wanted_imports(m);
                 // What the cache keeps of this parse is taken from the model when it is written
                 // (`SourceFile::learned`), not held twice meanwhile.
@@ -346,12 +346,12 @@ fn summary(wanted: &Wanted, gpu: bool, names: &[String], comments: &[Span]) -> P
 }
 
 /// What a leaf's parse gives the cache: as [`summary`], from its model and comments.
-pub fn leaf_summary(module: &Module, comments: &[Span]) -> Parsed {
+pub fn leaf_summary(module: &Module, text: &str, comments: &[Span]) -> Parsed {
     let names: Vec<String> = crate::names::referenced_names(module)
         .into_iter()
         .map(str::to_string)
         .collect();
-    let gpu = crate::names::imports_gpu_library(module);
+    let gpu = crate::names::imports_gpu_library(module, text);
     summary(&wanted_imports(module), gpu, &names, comments)
 }
 

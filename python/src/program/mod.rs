@@ -145,7 +145,7 @@ impl SourceFile {
     pub fn learned(&self) -> Known {
         let mut known = self.learned.clone();
         if let (true, Ok(module)) = (self.parsed_here, &self.module) {
-            known.parse = Some(leaf_summary(module, &self.comments));
+            known.parse = Some(leaf_summary(module, &self.text, &self.comments));
         }
         known
     }

@@ -81,6 +81,8 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU008", "The index is the rank on the node", "gpu008/neg_local_rank_env.py"),
     ("GPU008", "The index is the rank on the node", "gpu008/neg_spawn_index_as_device.py"),
     ("GPU008", "The global rank is reduced", "gpu008/neg_global_rank_modulo_device_count.py"),
+    ("GPU008", "The global rank is reduced", "gpu008/neg_rank_modulo_gpus_per_node.py"),
+    ("GPU008", "The index is accelerate's", "gpu008/neg_accelerate_local_process_index.py"),
     ("GPU008", "The job is launched on one machine", "gpu008/neg_self_launch_torchrun_one_node.py"),
     ("GPU008", "The job is launched on one machine", "gpu008/neg_python_m_run_standalone.py"),
     ("GPU008", "The processes are started by `mp.spawn`", "gpu008/neg_spawned_ranks_get_rank.py"),

@@ -554,6 +554,9 @@ impl Lower {
             E::BinOp(b) if b.op == ast::Operator::MatMult => {
                 ExprKind::MatMul(thin_vec![self.expr(&b.left), self.expr(&b.right)])
             }
+            E::BinOp(b) if b.op == ast::Operator::Mod => {
+                ExprKind::Modulo(thin_vec![self.expr(&b.left), self.expr(&b.right)])
+            }
             E::Yield(_) | E::YieldFrom(_) => {
                 self.yields += 1;
                 ExprKind::Other(self.children(expr))

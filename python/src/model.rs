@@ -310,6 +310,8 @@ pub enum ExprKind {
     },
     /// `left @ right`: the operator that multiplies matrices.
     MatMul(ThinVec<Expr>),
+    /// `left % right`: the remainder (of a rank by a number of devices, or not).
+    Modulo(ThinVec<Expr>),
     /// Any other expression, reduced to its sub-expressions in source order.
     Other(ThinVec<Expr>),
 }

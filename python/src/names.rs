@@ -79,6 +79,7 @@ pub(crate) fn expr<'a>(e: &'a Expr, out: &mut Seen<'a>) {
         | ExprKind::Tuple(items)
         | ExprKind::List(items)
         | ExprKind::MatMul(items)
+        | ExprKind::Modulo(items)
         | ExprKind::Other(items) => items.iter().for_each(|a| expr(a, out)),
         ExprKind::IfExp { test, body, orelse } => {
             expr(test, out);

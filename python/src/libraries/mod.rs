@@ -367,6 +367,10 @@ pub enum AttributeBehaviour {
     Device,
     /// Metadata, not a tensor: reading it does not use CUDA.
     Metadata,
+    /// The process's rank across every node of the job.
+    RankInJob,
+    /// The process's rank on its node: an ordinal of this machine's GPUs.
+    RankOnNode,
 }
 
 #[derive(Debug)]

@@ -88,6 +88,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.host_compute(expr.span, "`@`", &values)
                     .unwrap_or_else(|| derived(values))
             }
+            ExprKind::Modulo(operands) => self.eval_modulo(operands),
             ExprKind::Other(children) => {
                 let values: Vec<Value> = children.iter().map(|e| self.eval(e)).collect();
                 derived(values)

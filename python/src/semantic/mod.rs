@@ -33,6 +33,7 @@ mod names;
 mod one_rank;
 mod pickling;
 mod process;
+mod remainder;
 mod returns;
 #[cfg(test)]
 mod tests;

@@ -180,6 +180,7 @@ pub(super) fn written_globals(module: &Module, id: FuncId) -> Vec<String> {
             ExprKind::Tuple(items)
             | ExprKind::List(items)
             | ExprKind::MatMul(items)
+            | ExprKind::Modulo(items)
             | ExprKind::Other(items)
             | ExprKind::BoolOp { values: items, .. } => items.iter().for_each(|i| calls(i, out)),
             ExprKind::IfExp { test, body, orelse } => {

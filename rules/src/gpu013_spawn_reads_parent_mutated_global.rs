@@ -99,6 +99,9 @@ fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
 }
 
 fn diagnostic(fact: &StaleGlobalFact) -> Diagnostic {
+    if fact.setting {
+        return setting_diagnostic(fact);
+    }
     let name = &fact.name;
     let method = fact.start.method.name();
     let set = if fact.in_place {
@@ -111,22 +114,10 @@ fn diagnostic(fact: &StaleGlobalFact) -> Diagnostic {
     } else {
         format!("its import never binds `{name}`, which the parent {set} only at run time, so the read raises NameError")
     };
-    let mut related = vec![
-        Related {
-            span: fact.written,
-            message: format!("`{name}` is {set} here in the parent, at run time"),
-        },
-        Related {
-            span: fact.start.span,
-            message: format!("the child is started by {method} here"),
-        },
-    ];
-    if let Some(span) = fact.start.source.filter(|s| *s != fact.start.span) {
-        related.push(Related {
-            span,
-            message: format!("{method} is chosen here"),
-        });
-    }
+    let related = related(
+        fact,
+        format!("`{name}` is {set} here in the parent, at run time"),
+    );
     Diagnostic {
         code: RULE.code,
         name: RULE.name,
@@ -139,6 +130,53 @@ fn diagnostic(fact: &StaleGlobalFact) -> Diagnostic {
         related,
         help: format!(
             "pass `{name}` to the child (as an argument, or set it in a pool `initializer` from `initargs`), or compute it at module level"
+        ),
+        fix: None,
+    }
+}
+
+/// The parent's write, the child's start and what chose its start method.
+fn related(fact: &StaleGlobalFact, written: String) -> Vec<Related> {
+    let method = fact.start.method.name();
+    let mut related = vec![
+        Related {
+            span: fact.written,
+            message: written,
+        },
+        Related {
+            span: fact.start.span,
+            message: format!("the child is started by {method} here"),
+        },
+    ];
+    if let Some(span) = fact.start.source.filter(|s| *s != fact.start.span) {
+        related.push(Related {
+            span,
+            message: format!("{method} is chosen here"),
+        });
+    }
+    related
+}
+
+/// A library's process-wide setting (`torch.set_default_dtype`) that the child starts without.
+fn setting_diagnostic(fact: &StaleGlobalFact) -> Diagnostic {
+    let name = &fact.name;
+    let method = fact.start.method.name();
+    let related = related(
+        fact,
+        format!("{name} is set here in the parent, at run time"),
+    );
+    Diagnostic {
+        code: RULE.code,
+        name: RULE.name,
+        severity: RULE.severity,
+        message: format!(
+            "This call depends on {name}, which the parent set at run time; the child started by {method} is a fresh interpreter and has the library's default"
+        ),
+        span: fact.read,
+        label: "made with the library's default in the child".into(),
+        related,
+        help: format!(
+            "set {name} in the child too (a pool `initializer`, the start of the target), or pass it to this call"
         ),
         fix: None,
     }
@@ -159,6 +197,7 @@ mod tests {
                 written: span(0, 4),
                 in_place: false,
                 defined,
+                setting: false,
                 start: Start {
                     span: span(20, 30),
                     method: StartMethod::Spawn,
@@ -183,5 +222,15 @@ mod tests {
         let [d] = check(&facts(false, None), &Text("")).try_into().unwrap();
         assert!(d.message.contains("NameError"), "{}", d.message);
         assert_eq!(d.related.len(), 2);
+    }
+
+    #[test]
+    fn a_library_setting_is_worded_as_the_library_default() {
+        let mut f = facts(true, None);
+        f.stale_globals[0].setting = true;
+        f.stale_globals[0].name = "torch's default dtype".into();
+        let [d] = check(&f, &Text("")).try_into().unwrap();
+        assert!(d.message.contains("library's default"), "{}", d.message);
+        assert!(!d.message.contains('`'), "{}", d.message);
     }
 }

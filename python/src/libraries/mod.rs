@@ -10,6 +10,7 @@ pub mod frameworks;
 pub mod gpu_arrays;
 pub mod huggingface;
 pub mod inference;
+pub mod process_state;
 pub mod processes;
 pub mod python;
 pub mod torch;

@@ -183,6 +183,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let mut args = self.eval_args(args, keywords);
         if let Value::Qualified(name) = &callee {
             args.callee = Some((func, name.clone()));
+            self.state_call(name, &args, call.span);
         }
         if let (
             Some((Value::Sequence(_) | Value::Mapping(_), method)),
@@ -344,6 +345,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             },
             // A library function handed over to be called (`initializer=torch.set_num_threads`):
             // only the thread limit matters here; its place is the child's start.
+            Value::Qualified(name) if self.state_set_in_child(name) => Value::None,
             Value::Qualified(name) => match crate::libraries::lookup(name) {
                 Some((crate::libraries::Behaviour::LimitsHostThreads { .. }, _))
                     if matches!(values.first(), Some(Value::Int(1))) =>
@@ -374,6 +376,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let obj = self.alloc(Object::Instance {
             class,
             attrs: HashMap::default(),
+            held_by: None,
         });
         if let Some(init) = self.find_method(class, "__init__") {
             self.call_function(init, None, Some(obj.clone()), values, kwargs);
@@ -484,7 +487,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Value::Qualified(q) => Value::Qualified(dotted(q, attr)),
             Value::Module(node) => self.module_attribute(*node, attr),
             Value::Object(id) => match self.world.object(*id) {
-                Some(Object::Instance { class, attrs }) => {
+                Some(Object::Instance { class, attrs, .. }) => {
                     if let Some(v) = attrs.get(attr) {
                         return v.clone();
                     }

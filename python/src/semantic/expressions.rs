@@ -171,6 +171,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     pub(super) fn eval_attribute(&mut self, value: &'m Expr, attr: &str, span: Span) -> Value {
         let owner = self.eval(value);
         let v = self.attribute(&owner, attr);
+        self.state_read(&owner, value, attr, &v, span);
         if let (Value::Cuda(obj), false) = (&v, matches!(owner, Value::Cuda(_))) {
             self.use_cuda_object(obj, span, attr, obj.global.is_some());
         }

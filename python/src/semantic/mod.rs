@@ -20,6 +20,7 @@ mod entry;
 mod expressions;
 mod frozen;
 mod heap;
+mod held;
 mod imports;
 mod interp;
 mod launch;
@@ -172,6 +173,8 @@ enum Object {
     Instance {
         class: ClassId,
         attrs: HashMap<Name, Value>,
+        /// The module state that holds it (a global, a class attribute), once stored there.
+        held_by: Option<held::Holder>,
     },
     Process {
         target: Value,
@@ -627,6 +630,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Some(class) if func.name == "__init__" => Some(self.alloc(Object::Instance {
                 class,
                 attrs: HashMap::default(),
+                held_by: None,
             })),
             Some(class) => {
                 let (value, built) = self.receiver(class, narrowed, process, base);

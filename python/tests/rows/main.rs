@@ -21,6 +21,7 @@ mod probe;
 mod processes;
 mod python;
 mod run;
+mod states;
 mod torch;
 
 use std::collections::HashSet;

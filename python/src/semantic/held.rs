@@ -9,7 +9,7 @@ use gpulint_core::effect::{Effect, GlobalName};
 use super::calls::Args;
 use super::value::{Name, Value};
 use super::{Interp, Object};
-use crate::libraries::process_state;
+use crate::libraries::{self, process_state};
 use crate::model::{ClassId, Expr, ExprKind};
 use crate::source::{FileId, Span};
 
@@ -192,7 +192,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// A library call that changes or reads module state: `setattr(obj, ...)` on an object
     /// module state holds; a library setting's setter and the calls that depend on it.
     pub(super) fn state_call(&mut self, name: &str, args: &Args<'m>, span: Span) {
-        if name == "builtins.setattr" {
+        if name == libraries::python::SETS_ATTRIBUTE {
             if let [(owner, _), (field, _), ..] = &args.pos[..] {
                 let (owner, field) = (owner.clone(), field.as_str().map(str::to_string));
                 self.field_written(&owner, field.as_deref(), span);

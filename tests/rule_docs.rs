@@ -166,6 +166,12 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU013", "The value is passed to the child", "gpu013/neg_target_sets_global_before_reading.py"),
     ("GPU013", "The reading function writes the global", "gpu013/neg_lazy_model_built_by_reader.py"),
     ("GPU013", "The reading function writes the global", "gpu013/neg_memo_written_by_called_setup.py"),
+    ("GPU013", "The reading function writes the global", "gpu013/neg_lazy_singleton_left_as_built.py"),
+    ("GPU013", "The child is forked", "gpu013/neg_class_attribute_changed_before_fork.py"),
+    ("GPU013", "The object is handed to the child", "gpu013/neg_settings_object_handed_to_task.py"),
+    ("GPU013", "The library setting is set", "gpu013/neg_default_dtype_set_by_initializer.py"),
+    ("GPU013", "The library setting is set", "gpu013/neg_default_dtype_set_at_import.py"),
+    ("GPU013", "The library setting is set", "gpu013/neg_default_dtype_explicit_in_task.py"),
     // GPU014 fork-after-threadpool
     ("GPU014", "The child limits the pool to one thread", "gpu014/neg_initializer_one_thread.py"),
     ("GPU014", "The child limits the pool to one thread", "gpu014/neg_dataloader_workers_after_cpu_matmul.py"),

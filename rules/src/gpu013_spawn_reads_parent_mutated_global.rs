@@ -21,11 +21,18 @@ pub static RULE: Rule = Rule {
 const DOCS: &str = r#"## What it does
 Finds a module global that the parent process sets at run time and that code running in a child
 started by `spawn` or `forkserver` reads:
-- set at run time: by a function through `global NAME`, or by the script's
-  `if __name__ == "__main__":` block; or changed in place there (`CONFIG["fp16"] = True`,
-  `SETTINGS.update(...)`, `OPTIONS.verbose = True` on a module-level object);
+- set at run time: by a function through `global NAME` (also the function that then starts the
+  pool), or by the script's `if __name__ == "__main__":` block; a class attribute rebound there
+  (`Limits.max_tokens = 512`); or changed in place (`CONFIG["fp16"] = True`,
+  `PATHS.extend(...)`, `OPTS.setdefault(...)`, `OPTIONS.verbose = True`, `setattr(OPTIONS, k, v)`),
+  also through another name for the same object (a helper's parameter, the object a lazy
+  `get_instance()` returns);
+- a library's process-wide setting set at run time that a fresh interpreter starts without:
+  `torch.set_default_dtype` (or `set_default_tensor_type`), read by the calls that make
+  floating-point tensors or layers without a `dtype=`;
 - read in the child: by the process target, a pool's function, a `DataLoader` worker's dataset
-  methods, or what they call.
+  methods or `worker_init_fn`, or what they call; a changed field is reported where the child
+  reads that field of its own object.
 
 ## Why is this bad?
 A spawned child is a new interpreter. It imports the script and its modules afresh, so every
@@ -42,7 +49,12 @@ Linux with Python 3.14 (forkserver by default).
   or the child sets the global itself before reading it (a pool `initializer`, the target).
 - The reading function writes the global itself (a cache or a lazily built model it fills on first
   use), or through a function of its module it calls (`if config != _LAST: configure(config)`, a
-  memo of what this process already did): the child builds its own.
+  memo of what this process already did): the child builds its own. A lazy singleton the parent
+  changed after building it is still reported: the child builds it again without those changes.
+- The object is handed to the child (in a task's arguments, as a dataset's attribute): pickling
+  carries the parent's fields with it.
+- The library setting is set at module level, in the pool's `initializer` (as
+  `initializer=torch.set_default_dtype`), or the call names its own `dtype=`.
 
 ## Example
 ```python

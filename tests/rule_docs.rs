@@ -200,6 +200,7 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU102", "The static holds one object per device", "gpu102/neg_oncelock_one_device.rs"),
     ("GPU102", "The process picks its device once", "gpu102/neg_set_once_at_startup.rs"),
     ("GPU102", "The static is first read in the child", "gpu102/neg_lazy_first_read_in_child.rs"),
+    ("GPU102", "A `thread_local!` filled on another thread", "gpu101/pos_thread_local_context_opened_on_worker_thread.rs"),
     // GPU103 rust-rank-as-device-ordinal
     ("GPU103", "The ordinal is the rank on the node", "gpu103/neg_local_rank.rs"),
     ("GPU103", "The ordinal is the rank on the node", "gpu103/neg_slurm_localid_candle_device.rs"),

@@ -26,7 +26,8 @@ in a rank's code when the rank's device is not yet bound — by `torch.cuda.set_
 `torch.accelerator.set_device_index`, or `device_id=` on the call itself.
 
 It reports what fails: a collective (`barrier`, `all_reduce`, `broadcast`, ...,
-`DistributedDataParallel` without `device_ids`) or an allocation on the implicit device (`"cuda"`,
+`DistributedDataParallel` without `device_ids`, torchrec's `DistributedModelParallel` without
+`plan=`, whose planner broadcasts the sharding plan) or an allocation on the implicit device (`"cuda"`,
 `.cuda()`) before the device is bound, or never bound at all. A `set_device` that follows
 the group directly, with nothing in between, works today: that order is GPU015
 (set-device-after-process-group, info).

@@ -54,7 +54,8 @@ Linux with Python 3.14 (forkserver by default).
 - The object is handed to the child (in a task's arguments, as a dataset's attribute): pickling
   carries the parent's fields with it.
 - The library setting is set at module level, in the pool's `initializer` (as
-  `initializer=torch.set_default_dtype`), or the call names its own `dtype=`.
+  `initializer=torch.set_default_dtype`), or to the value a fresh interpreter has anyway
+  (`torch.float32`), or the call names its own `dtype=`.
 
 ## Example
 ```python

@@ -13,6 +13,8 @@ pub struct StateRow {
     pub readers: &'static [&'static str],
     /// The keyword that makes a reader independent of the state.
     pub unless: &'static str,
+    /// The values a fresh interpreter starts with: setting one of them changes nothing.
+    pub defaults: &'static [&'static str],
     pub reason: &'static str,
 }
 
@@ -40,6 +42,7 @@ pub const STATES: &[StateRow] = &[
         state: "torch's default dtype",
         readers: FLOAT_MAKERS,
         unless: "dtype",
+        defaults: &["torch.float32", "torch.float"],
         reason: "a module-level setting of the interpreter (torch/__init__.py keeps it in C++ \
                  state, not in the module): a fresh interpreter starts with float32 \
                  (pytorch issue 75269)",
@@ -49,6 +52,7 @@ pub const STATES: &[StateRow] = &[
         state: "torch's default dtype",
         readers: FLOAT_MAKERS,
         unless: "dtype",
+        defaults: &["torch.FloatTensor"],
         reason: "sets the default dtype with the default tensor type, for this interpreter only",
     },
 ];

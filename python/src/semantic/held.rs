@@ -199,7 +199,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
             }
         }
         if let Some(row) = process_state::set_by(name) {
-            if self.control.run_time {
+            let to_default = match args.pos.first() {
+                Some((Value::Qualified(v) | Value::Str(v), _)) => row.defaults.contains(&&**v),
+                _ => false,
+            };
+            if self.control.run_time && !to_default {
                 let state = self.library_state(row.state);
                 self.emit(Effect::GlobalWritten {
                     span,

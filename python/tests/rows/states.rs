@@ -6,10 +6,14 @@ use super::*;
 use gpulint_python::libraries::process_state::{StateRow, STATES};
 
 fn program(row: &StateRow, reader: &str, keyword: &str) -> String {
+    set_to(row, "torch.float64", reader, keyword)
+}
+
+fn set_to(row: &StateRow, value: &str, reader: &str, keyword: &str) -> String {
     format!(
         "import multiprocessing as mp\nimport torch\n\n\
          def task(i):\n    return {reader}(2{keyword})\n\n\
-         if __name__ == \"__main__\":\n    {}(torch.float64)\n    \
+         if __name__ == \"__main__\":\n    {}({value})\n    \
          with mp.get_context(\"spawn\").Pool(2) as pool:\n        pool.map(task, range(2))\n",
         row.setter
     )
@@ -20,6 +24,15 @@ fn probes(row: &'static StateRow) -> Vec<Probe> {
     let written = move |e: &Effect| matches!(e, Effect::GlobalWritten { global, .. } if global.setting && &*global.name == state);
     let read = move |e: &Effect| matches!(e, Effect::GlobalRead { global, .. } if global.setting && &*global.name == state);
     let mut out = Vec::new();
+    for default in row.defaults {
+        out.push(
+            Probe::new(
+                format!("set to the default `{default}`, nothing changes"),
+                set_to(row, default, row.readers[0], ""),
+            )
+            .lacks("the setting written", written),
+        );
+    }
     for reader in row.readers {
         out.push(
             Probe::new(

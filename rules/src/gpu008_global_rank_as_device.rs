@@ -24,7 +24,7 @@ Finds the global rank — `os.environ["RANK"]`, `SLURM_PROCID`, `torch.distribut
 accelerate's `process_index` (of an `Accelerator` or a `PartialState`), and that rank modulo the
 size of the job or of a parallel group (`rank % world_size`, `rank % tp_size`) — used as a device
 index: `torch.cuda.set_device(rank)`, `.to(rank)`, `.cuda(rank)`,
-`f"cuda:{rank}"`, `torch.device("cuda", rank)`, `device=rank`, and the devices handed to a
+`f"cuda:{rank}"`, `"cuda:%d" % rank`, `torch.device("cuda", rank)`, `device=rank`, and the devices handed to a
 collective or to `DistributedDataParallel` (`device_ids=[rank]`, `output_device=rank`).
 
 ## Why is this bad?

@@ -1,4 +1,4 @@
-//! `rank % n`: a global rank reduced by a number. It is an ordinal of this machine only when `n`
+//! `rank % n`: a global rank reduced by a number (and `"cuda:%d" % rank`, a device string). It is an ordinal of this machine only when `n`
 //! is the number of devices on the node; by the size of a parallel group or of the whole job it
 //! is still a position in the job, past this machine's GPUs on every node but the first.
 
@@ -70,6 +70,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
             ([Value::GlobalRank(local), _], Some(right))
                 if divisor(right) == Some(Divisor::Job) =>
             {
+                Value::GlobalRank(*local)
+            }
+            // `"cuda:%d" % rank`: a device string, as `f"cuda:{rank}"` is.
+            ([Value::Str(template), Value::GlobalRank(local)], _) if &**template == "cuda:%d" => {
                 Value::GlobalRank(*local)
             }
             _ => derived(values),

@@ -36,6 +36,7 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU003", "The launcher narrowed visibility", "gpu003/neg_visible_devices_narrowed.py"),
     ("GPU003", "The launcher narrowed visibility", "gpu003/neg_ray_actor_num_gpus.py"),
     ("GPU003", "The group has one process", "gpu003/neg_single_process_group.py"),
+    ("GPU003", "The group has one process", "gpu003/neg_one_rank_world_from_environment.py"),
     ("GPU003", "The only collectives before", "gpu015/pos_gloo_broadcast_then_set_device.py"),
     ("GPU003", "The function that creates the group", "projects/neg_backend_bound_by_caller"),
     ("GPU003", "The function that creates the group", "projects/neg_group_bound_in_callee"),

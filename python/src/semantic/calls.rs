@@ -592,8 +592,18 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Some(_) => Backend::Default,
         };
         let device_id = matches!(args.param(device_id), Some((v, _)) if !matches!(v, Value::None));
-        // One process (`world_size=1`): GPU 0 is the right device, and no other rank shares it.
-        if matches!(args.param(world_size), Some((Value::Int(1), _))) {
+        // One process (`world_size=1`, or `WORLD_SIZE=1` this process wrote for the `env://`
+        // method): GPU 0 is the right device, and no other rank shares it.
+        let one = match args.param(world_size) {
+            Some((Value::Int(1), _)) => true,
+            None => self
+                .proc_ref()
+                .env
+                .get(torch::WORLD_SIZE_ENV)
+                .is_some_and(|v| v == "1"),
+            Some(_) => false,
+        };
+        if one {
             return;
         }
         // The group shows that this process is a rank under a launcher: a device owner made

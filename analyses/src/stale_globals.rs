@@ -39,6 +39,8 @@ pub struct StaleGlobalFact {
     pub in_place: bool,
     /// The child's import binds the name (otherwise the read raises `NameError`).
     pub defined: bool,
+    /// A library's process-wide setting rather than a module binding.
+    pub setting: bool,
     pub start: Start,
 }
 
@@ -51,6 +53,9 @@ pub struct StaleGlobals {
     stale: Arc<Vec<Write>>,
     /// That child's start.
     start: Option<Start>,
+    /// The parent's run-time bindings this child made again at the same place (a lazy value
+    /// both build on first use).
+    rebuilt: Arc<Vec<Write>>,
 }
 
 fn union(mine: &mut Arc<Vec<Write>>, other: &Arc<Vec<Write>>) {
@@ -58,9 +63,52 @@ fn union(mine: &mut Arc<Vec<Write>>, other: &Arc<Vec<Write>>) {
         return;
     }
     for w in other.iter() {
-        if !mine.iter().any(|m| m.global == w.global) {
+        if !mine
+            .iter()
+            .any(|m| m.global == w.global && m.in_place == w.in_place)
+        {
             Arc::make_mut(mine).push(w.clone());
         }
+    }
+}
+
+/// Whether `a` is a field of the object `b` holds (`CONFIG.lr` of `CONFIG`).
+fn is_field_of(a: &GlobalName, b: &GlobalName) -> bool {
+    a.module == b.module
+        && a.setting == b.setting
+        && a.name
+            .strip_prefix(&*b.name)
+            .is_some_and(|rest| rest.starts_with('.'))
+}
+
+impl StaleGlobals {
+    /// The child sets a global (or changes what it holds) itself: an initializer, the target
+    /// before it reads. That covers the object's fields too, except where the child binds it at
+    /// the very place the parent did (a lazy singleton both build on first use): the child then
+    /// has the object as first built, without the parent's later changes to it.
+    fn set_again(&mut self, global: &GlobalName, span: Span, in_place: bool) {
+        let of = |w: &Write| w.global == *global || is_field_of(&w.global, global);
+        if !self.stale.iter().any(of) {
+            return;
+        }
+        let the_binding = |w: &Write| w.global == *global && !w.in_place;
+        let repeats = !in_place
+            && self
+                .stale
+                .iter()
+                .chain(self.rebuilt.iter())
+                .any(|w| the_binding(w) && w.span == span);
+        if repeats {
+            // Remembered: a later pass through the same lazy binding repeats it too.
+            let binding: Vec<Write> = self
+                .stale
+                .iter()
+                .filter(|w| the_binding(w))
+                .cloned()
+                .collect();
+            union(&mut self.rebuilt, &Arc::new(binding));
+        }
+        Arc::make_mut(&mut self.stale).retain(|w| !of(w) || (repeats && !the_binding(w)));
     }
 }
 
@@ -74,11 +122,12 @@ impl Analysis for StaleGlobals {
                 global,
                 in_place,
             } => {
-                if self.stale.iter().any(|w| w.global == *global) {
-                    // The child sets it itself (an initializer, the target before it reads).
-                    Arc::make_mut(&mut self.stale).retain(|w| w.global != *global);
-                }
-                if !self.written.iter().any(|w| w.global == *global) {
+                self.set_again(global, *span, *in_place);
+                let kept = self
+                    .written
+                    .iter()
+                    .any(|w| w.global == *global && w.in_place == *in_place);
+                if !kept {
                     Arc::make_mut(&mut self.written).push(Write {
                         global: global.clone(),
                         span: *span,
@@ -99,9 +148,13 @@ impl Analysis for StaleGlobals {
                 defined,
                 owner: false,
             } => {
-                let (Some(start), Some(write)) =
-                    (self.start, self.stale.iter().find(|w| w.global == *global))
-                else {
+                // A rebinding first: it says more than a change of the object it bound.
+                let write = self
+                    .stale
+                    .iter()
+                    .filter(|w| w.global == *global)
+                    .min_by_key(|w| w.in_place);
+                let (Some(start), Some(write)) = (self.start, write) else {
                     return;
                 };
                 let seen = facts
@@ -114,6 +167,7 @@ impl Analysis for StaleGlobals {
                         written: write.span,
                         in_place: write.in_place,
                         defined: *defined,
+                        setting: global.setting,
                         start,
                     });
                 }
@@ -126,10 +180,15 @@ impl Analysis for StaleGlobals {
         union(&mut self.written, &other.written);
         // Stale only where no path set it again: when in doubt, the child's own value counts.
         if !Arc::ptr_eq(&self.stale, &other.stale) {
-            Arc::make_mut(&mut self.stale)
-                .retain(|w| other.stale.iter().any(|o| o.global == w.global));
+            Arc::make_mut(&mut self.stale).retain(|w| {
+                other
+                    .stale
+                    .iter()
+                    .any(|o| o.global == w.global && o.in_place == w.in_place)
+            });
         }
         self.start = self.start.or(other.start);
+        union(&mut self.rebuilt, &other.rebuilt);
     }
 
     fn attach(&mut self, imported: &Self) {
@@ -147,6 +206,7 @@ impl Analysis for StaleGlobals {
             written: Arc::default(),
             stale: self.written.clone(),
             start: None,
+            rebuilt: Arc::default(),
         }
     }
 
@@ -163,6 +223,7 @@ mod tests {
         GlobalName {
             module: FileId(0),
             name: name.into(),
+            setting: false,
         }
     }
 
@@ -272,5 +333,63 @@ mod tests {
             true,
         );
         assert_eq!(found.len(), 1);
+    }
+
+    #[test]
+    fn a_child_that_builds_the_object_again_lacks_the_parents_later_changes() {
+        let changed = |span| Effect::GlobalWritten {
+            span: at(span),
+            global: global("ONE"),
+            in_place: true,
+        };
+        // The parent builds the singleton (1) then changes it (2); the child builds it at the
+        // same place (1) and reads it.
+        let found = run(
+            &[write("ONE", 1), changed(2)],
+            &[write("ONE", 1), read("ONE", 9, false)],
+            true,
+        );
+        let [fact] = found.try_into().unwrap();
+        assert_eq!((fact.written, fact.in_place), (at(2), true));
+        // Built elsewhere in the child (its own setup), or changed there itself: its own value.
+        assert!(run(
+            &[write("ONE", 1), changed(2)],
+            &[write("ONE", 5), read("ONE", 9, false)],
+            true
+        )
+        .is_empty());
+        assert!(run(
+            &[write("ONE", 1), changed(2)],
+            &[changed(6), read("ONE", 9, false)],
+            true
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn a_field_changed_by_the_parent_is_set_again_by_a_child_that_binds_its_own_object() {
+        let field = |span| Effect::GlobalWritten {
+            span: at(span),
+            global: global("ONE.width"),
+            in_place: true,
+        };
+        let read_field = Effect::GlobalRead {
+            span: at(9),
+            global: global("ONE.width"),
+            defined: true,
+            owner: false,
+        };
+        let found = run(
+            &[write("ONE", 1), field(2)],
+            &[write("ONE", 1), read_field.clone()],
+            true,
+        );
+        assert_eq!(found.len(), 1);
+        assert!(run(
+            &[write("ONE", 1), field(2)],
+            &[write("ONE", 5), read_field],
+            true
+        )
+        .is_empty());
     }
 }

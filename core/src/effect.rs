@@ -290,11 +290,14 @@ pub enum EntryCallers {
     Unknown,
 }
 
-/// A module-level binding: the module (by file) and its name.
+/// A module-level binding: the module (by file) and its name. `setting`: not a binding but a
+/// library's process-wide setting (a default dtype), which lives in the interpreter as a global
+/// does and which a fresh interpreter starts without alike.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GlobalName {
     pub module: FileId,
     pub name: Arc<str>,
+    pub setting: bool,
 }
 
 /// What a child process is handed, which its start method may serialise to send it there.

@@ -26,7 +26,8 @@ in a rank's code when the rank's device is not yet bound — by `torch.cuda.set_
 `torch.accelerator.set_device_index`, or `device_id=` on the call itself.
 
 It reports what fails: a collective (`barrier`, `all_reduce`, `broadcast`, ...,
-`DistributedDataParallel` without `device_ids`) or an allocation on the implicit device (`"cuda"`,
+`DistributedDataParallel` without `device_ids`, torchrec's `DistributedModelParallel` without
+`plan=`, whose planner broadcasts the sharding plan) or an allocation on the implicit device (`"cuda"`,
 `.cuda()`) before the device is bound, or never bound at all. A `set_device` that follows
 the group directly, with nothing in between, works today: that order is GPU015
 (set-device-after-process-group, info).
@@ -45,7 +46,8 @@ used by this process is currently unknown").
 - The backend is `gloo` (or `mpi`) with CPU tensors.
 - The launcher narrowed visibility so each rank sees one GPU: `CUDA_VISIBLE_DEVICES` set to the local
   rank before CUDA starts, or a Ray task/actor with `num_gpus=1`.
-- The group has one process (`world_size=1`): GPU 0 is that rank's device.
+- The group has one process (`world_size=1`, or `WORLD_SIZE=1` written by the process for the
+  default `env://` method): GPU 0 is that rank's device.
 - The only collectives before the binding run on a gloo subgroup (`new_group(backend="gloo")`).
 - The function that creates the group is called from elsewhere in the project after the caller bound
   the device (gpulint follows the caller; a function with callers is judged on its own only when it

@@ -20,9 +20,11 @@ pub static RULE: Rule = Rule {
 };
 
 const DOCS: &str = r#"## What it does
-Finds the global rank — `os.environ["RANK"]`, `SLURM_PROCID`, `torch.distributed.get_rank()` —
-used as a device index: `torch.cuda.set_device(rank)`, `.to(rank)`, `.cuda(rank)`,
-`f"cuda:{rank}"`, `torch.device("cuda", rank)`, `device=rank`, and the devices handed to a
+Finds the global rank — `os.environ["RANK"]`, `SLURM_PROCID`, `torch.distributed.get_rank()`,
+accelerate's `process_index` (of an `Accelerator` or a `PartialState`), and that rank modulo the
+size of the job or of a parallel group (`rank % world_size`, `rank % tp_size`) — used as a device
+index: `torch.cuda.set_device(rank)`, `.to(rank)`, `.cuda(rank)`,
+`f"cuda:{rank}"`, `"cuda:%d" % rank`, `torch.device("cuda", rank)`, `device=rank`, and the devices handed to a
 collective or to `DistributedDataParallel` (`device_ids=[rank]`, `output_device=rank`).
 
 ## Why is this bad?
@@ -35,7 +37,12 @@ scaled out.
 ## When it is not a bug
 - The index is the rank on the node: `LOCAL_RANK`, `SLURM_LOCALID`,
   `torch.distributed.get_node_local_rank()`, or the index `mp.spawn` passes to its function.
-- The global rank is reduced to this machine: `rank % torch.cuda.device_count()`.
+- The index is accelerate's `local_process_index`, its rank on the node.
+- The global rank is reduced to this machine: `rank % torch.cuda.device_count()`, or modulo a
+  count of the node's GPUs or processes (`LOCAL_WORLD_SIZE`, a `gpus_per_node` or
+  `nproc_per_node` setting). A number that says neither (a literal, a plain `n`) is taken as the
+  user's node size and not reported; the size of a parallel group is not one (a tensor-parallel
+  group of 16 spans two 8-GPU machines).
 - The job is launched on one machine where gpulint sees it, so its global ranks are its local
   ranks: torchrun or `python -m torch.distributed.run` without `--nnodes` above 1 (or with
   `--standalone`), run by the program itself through `subprocess`.
@@ -129,7 +136,7 @@ fn diagnostic(fact: &GlobalRankFact) -> Diagnostic {
         span: fact.span,
         label: "the rank across all nodes, not on this one".into(),
         related,
-        help: "use the local rank (`LOCAL_RANK`, `torch.distributed.get_node_local_rank()`), or `rank % torch.cuda.device_count()`".into(),
+        help: "use the local rank (`LOCAL_RANK`, `torch.distributed.get_node_local_rank()`, accelerate's `local_process_index`), or `rank % torch.cuda.device_count()`".into(),
         fix: local_rank_fix(fact),
     }
 }

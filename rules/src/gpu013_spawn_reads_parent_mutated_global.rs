@@ -21,11 +21,18 @@ pub static RULE: Rule = Rule {
 const DOCS: &str = r#"## What it does
 Finds a module global that the parent process sets at run time and that code running in a child
 started by `spawn` or `forkserver` reads:
-- set at run time: by a function through `global NAME`, or by the script's
-  `if __name__ == "__main__":` block; or changed in place there (`CONFIG["fp16"] = True`,
-  `SETTINGS.update(...)`, `OPTIONS.verbose = True` on a module-level object);
+- set at run time: by a function through `global NAME` (also the function that then starts the
+  pool), or by the script's `if __name__ == "__main__":` block; a class attribute rebound there
+  (`Limits.max_tokens = 512`); or changed in place (`CONFIG["fp16"] = True`,
+  `PATHS.extend(...)`, `OPTS.setdefault(...)`, `OPTIONS.verbose = True`, `setattr(OPTIONS, k, v)`),
+  also through another name for the same object (a helper's parameter, the object a lazy
+  `get_instance()` returns);
+- a library's process-wide setting set at run time that a fresh interpreter starts without:
+  `torch.set_default_dtype` (or `set_default_tensor_type`), read by the calls that make
+  floating-point tensors or layers without a `dtype=`;
 - read in the child: by the process target, a pool's function, a `DataLoader` worker's dataset
-  methods, or what they call.
+  methods or `worker_init_fn`, or what they call; a changed field is reported where the child
+  reads that field of its own object.
 
 ## Why is this bad?
 A spawned child is a new interpreter. It imports the script and its modules afresh, so every
@@ -42,7 +49,13 @@ Linux with Python 3.14 (forkserver by default).
   or the child sets the global itself before reading it (a pool `initializer`, the target).
 - The reading function writes the global itself (a cache or a lazily built model it fills on first
   use), or through a function of its module it calls (`if config != _LAST: configure(config)`, a
-  memo of what this process already did): the child builds its own.
+  memo of what this process already did): the child builds its own. A lazy singleton the parent
+  changed after building it is still reported: the child builds it again without those changes.
+- The object is handed to the child (in a task's arguments, as a dataset's attribute): pickling
+  carries the parent's fields with it.
+- The library setting is set at module level, in the pool's `initializer` (as
+  `initializer=torch.set_default_dtype`), or to the value a fresh interpreter has anyway
+  (`torch.float32`), or the call names its own `dtype=`.
 
 ## Example
 ```python
@@ -99,6 +112,9 @@ fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
 }
 
 fn diagnostic(fact: &StaleGlobalFact) -> Diagnostic {
+    if fact.setting {
+        return setting_diagnostic(fact);
+    }
     let name = &fact.name;
     let method = fact.start.method.name();
     let set = if fact.in_place {
@@ -111,22 +127,10 @@ fn diagnostic(fact: &StaleGlobalFact) -> Diagnostic {
     } else {
         format!("its import never binds `{name}`, which the parent {set} only at run time, so the read raises NameError")
     };
-    let mut related = vec![
-        Related {
-            span: fact.written,
-            message: format!("`{name}` is {set} here in the parent, at run time"),
-        },
-        Related {
-            span: fact.start.span,
-            message: format!("the child is started by {method} here"),
-        },
-    ];
-    if let Some(span) = fact.start.source.filter(|s| *s != fact.start.span) {
-        related.push(Related {
-            span,
-            message: format!("{method} is chosen here"),
-        });
-    }
+    let related = related(
+        fact,
+        format!("`{name}` is {set} here in the parent, at run time"),
+    );
     Diagnostic {
         code: RULE.code,
         name: RULE.name,
@@ -139,6 +143,53 @@ fn diagnostic(fact: &StaleGlobalFact) -> Diagnostic {
         related,
         help: format!(
             "pass `{name}` to the child (as an argument, or set it in a pool `initializer` from `initargs`), or compute it at module level"
+        ),
+        fix: None,
+    }
+}
+
+/// The parent's write, the child's start and what chose its start method.
+fn related(fact: &StaleGlobalFact, written: String) -> Vec<Related> {
+    let method = fact.start.method.name();
+    let mut related = vec![
+        Related {
+            span: fact.written,
+            message: written,
+        },
+        Related {
+            span: fact.start.span,
+            message: format!("the child is started by {method} here"),
+        },
+    ];
+    if let Some(span) = fact.start.source.filter(|s| *s != fact.start.span) {
+        related.push(Related {
+            span,
+            message: format!("{method} is chosen here"),
+        });
+    }
+    related
+}
+
+/// A library's process-wide setting (`torch.set_default_dtype`) that the child starts without.
+fn setting_diagnostic(fact: &StaleGlobalFact) -> Diagnostic {
+    let name = &fact.name;
+    let method = fact.start.method.name();
+    let related = related(
+        fact,
+        format!("{name} is set here in the parent, at run time"),
+    );
+    Diagnostic {
+        code: RULE.code,
+        name: RULE.name,
+        severity: RULE.severity,
+        message: format!(
+            "This call depends on {name}, which the parent set at run time; the child started by {method} is a fresh interpreter and has the library's default"
+        ),
+        span: fact.read,
+        label: "made with the library's default in the child".into(),
+        related,
+        help: format!(
+            "set {name} in the child too (a pool `initializer`, the start of the target), or pass it to this call"
         ),
         fix: None,
     }
@@ -159,6 +210,7 @@ mod tests {
                 written: span(0, 4),
                 in_place: false,
                 defined,
+                setting: false,
                 start: Start {
                     span: span(20, 30),
                     method: StartMethod::Spawn,
@@ -183,5 +235,15 @@ mod tests {
         let [d] = check(&facts(false, None), &Text("")).try_into().unwrap();
         assert!(d.message.contains("NameError"), "{}", d.message);
         assert_eq!(d.related.len(), 2);
+    }
+
+    #[test]
+    fn a_library_setting_is_worded_as_the_library_default() {
+        let mut f = facts(true, None);
+        f.stale_globals[0].setting = true;
+        f.stale_globals[0].name = "torch's default dtype".into();
+        let [d] = check(&f, &Text("")).try_into().unwrap();
+        assert!(d.message.contains("library's default"), "{}", d.message);
+        assert!(!d.message.contains('`'), "{}", d.message);
     }
 }

@@ -10,7 +10,7 @@ pub static RULE: Rule = Rule {
     code: "GPU102",
     name: "rust-static-cuda-context",
     severity: Severity::Error,
-    summary: "Rust: a process-wide static (`OnceLock`, `LazyLock`, `lazy_static!`, `once_cell`) holds a CUDA context or device that is handed out for other devices, or used in a forked child",
+    summary: "Rust: a process-wide static (`OnceLock`, `LazyLock`, `lazy_static!`, `once_cell`, the forking thread's `thread_local!`) holds a CUDA context or device that is handed out for other devices, or used in a forked child",
     docs: DOCS,
     check: Some(check),
     replaced_by: &[],
@@ -20,8 +20,9 @@ pub static RULE: Rule = Rule {
 
 const DOCS: &str = r#"## What it does
 Finds a `static` initialised once per process — `OnceLock`/`OnceCell` (`get_or_init`, `set`),
-`LazyLock`, `once_cell::sync::Lazy`, `lazy_static!` — that holds a CUDA context, device or stream
-(cudarc, candle, tch, cust), when either
+`LazyLock`, `once_cell::sync::Lazy`, `lazy_static!` — or once per thread (`thread_local!`, read
+with `with`), that holds a CUDA context, device or stream (cudarc, candle, tch, cust's
+`quick_init` or `Context::new`), when either
 - a function that takes a device ordinal returns the static's object: the first call decides the
   device, and every later call gets it whatever ordinal it asks for; or
 - a child forked after the parent filled the static uses its object.
@@ -40,6 +41,9 @@ initialiser again in the child.
 - The process picks its device once at start-up (`CTX.set(CudaContext::new(local_rank)?)`) and
   nothing asks the static for another.
 - The static is first read in the child (after the fork), so the child creates its own object.
+- A `thread_local!` filled on another thread than the one that forks: `fork()` copies only the
+  calling thread, so the child's slot is empty and it opens its own context (which GPU101 reports
+  when the process had initialised CUDA).
 
 ## Example
 ```rust

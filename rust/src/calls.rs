@@ -284,7 +284,10 @@ impl<'a, A: Analysis> Interp<'a, A> {
                 _ => Value::Unknown,
             },
             Behaviour::RunsClosure => {
+                // A thread's own thread-local values stay with it.
+                let kept = self.thread_locals();
                 self.run_closures(&args)?;
+                self.restore_thread_locals(kept);
                 Value::Unknown
             }
             Behaviour::LazyCell => {
@@ -300,6 +303,7 @@ impl<'a, A: Analysis> Interp<'a, A> {
             | Behaviour::ForkParent
             | Behaviour::StartsProgram
             | Behaviour::LazyStaticMacro
+            | Behaviour::ThreadLocalMacro
             | Behaviour::Alias(_) => Value::Unknown,
         })
     }
@@ -541,6 +545,31 @@ impl<'a, A: Analysis> Interp<'a, A> {
             self.st.statics.insert(id, value.clone());
         }
         value
+    }
+
+    /// What this thread's thread-local statics hold (initialised or not).
+    fn thread_locals(&self) -> Vec<(usize, Option<Value<'a>>, Option<Value<'a>>)> {
+        let index = self.index;
+        (0..index.statics.len())
+            .filter(|id| index.statics[*id].per_thread)
+            .map(|id| {
+                let st = &self.st;
+                (id, st.statics.get(&id).cloned(), st.cells.get(&id).cloned())
+            })
+            .collect()
+    }
+
+    fn restore_thread_locals(&mut self, kept: Vec<(usize, Option<Value<'a>>, Option<Value<'a>>)>) {
+        for (id, value, cell) in kept {
+            match value {
+                Some(v) => self.st.statics.insert(id, v),
+                None => self.st.statics.remove(&id),
+            };
+            match cell {
+                Some(v) => self.st.cells.insert(id, v),
+                None => self.st.cells.remove(&id),
+            };
+        }
     }
 
     /// `cell.get_or_init(f)`: the cell's value, or `f`'s, kept for every later call.

@@ -46,6 +46,8 @@ pub struct StaticDef<'a> {
     pub scope: usize,
     /// `lazy_static!`: initialised at first use like a lazy cell.
     pub lazy: bool,
+    /// `thread_local!`: each thread's own (initialised at first use on that thread).
+    pub per_thread: bool,
     /// A `const`: a value, not a process-wide object.
     pub constant: bool,
 }
@@ -238,6 +240,7 @@ impl<'a> Index<'a> {
                     file,
                     scope,
                     lazy: false,
+                    per_thread: false,
                     constant: false,
                 }),
                 syn::Item::Const(c) => self.add_static(StaticDef {
@@ -247,6 +250,7 @@ impl<'a> Index<'a> {
                     file,
                     scope,
                     lazy: false,
+                    per_thread: false,
                     constant: true,
                 }),
                 syn::Item::Macro(m) => self.collect_macro(file, scope, m),
@@ -282,13 +286,14 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// A `lazy_static!`-like macro's statics (a macro the library table names as one).
+    /// A `lazy_static!`-like macro's statics (a macro the library table names as one), or a
+    /// `thread_local!`'s.
     fn collect_macro(&mut self, file: FileId, scope: usize, m: &syn::ItemMacro) {
         let segs = segments(&m.mac.path);
         let path = self.path_of(scope, &segs);
-        let is_lazy =
-            libraries::lookup(&path).is_some_and(|r| r.behaviour == Behaviour::LazyStaticMacro);
-        if is_lazy {
+        let behaviour = libraries::lookup(&path).map(|r| r.behaviour);
+        let per_thread = behaviour == Some(Behaviour::ThreadLocalMacro);
+        if per_thread || behaviour == Some(Behaviour::LazyStaticMacro) {
             for (name, span, expr) in lazy_statics(&m.mac.tokens) {
                 self.scopes[scope].items.insert(name.clone());
                 self.add_static(StaticDef {
@@ -299,6 +304,7 @@ impl<'a> Index<'a> {
                     scope,
                     lazy: true,
                     constant: false,
+                    per_thread,
                 });
             }
         }
@@ -596,7 +602,8 @@ pub fn segments(path: &syn::Path) -> Vec<String> {
     path.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
-/// The `static ref NAME: Type = expr;` declarations in a `lazy_static!` body.
+/// The `static ref NAME: Type = expr;` declarations in a `lazy_static!` body (`static NAME: Type =
+/// expr;` in a `thread_local!`'s).
 fn lazy_statics(tokens: &proc_macro2::TokenStream) -> Vec<(String, proc_macro2::Span, syn::Expr)> {
     struct Decls(Vec<(String, proc_macro2::Span, syn::Expr)>);
     impl syn::parse::Parse for Decls {
@@ -606,7 +613,7 @@ fn lazy_statics(tokens: &proc_macro2::TokenStream) -> Vec<(String, proc_macro2::
                 let _attrs = input.call(syn::Attribute::parse_outer)?;
                 let _vis: syn::Visibility = input.parse()?;
                 let st: syn::Token![static] = input.parse()?;
-                let _ref: syn::Token![ref] = input.parse()?;
+                let _ref: Option<syn::Token![ref]> = input.parse()?;
                 let name: syn::Ident = input.parse()?;
                 let _colon: syn::Token![:] = input.parse()?;
                 let _ty: syn::Type = input.parse()?;

@@ -62,6 +62,8 @@ pub enum Behaviour {
     OnceCell,
     /// The `lazy_static!` macro: each `static ref` is a [`Behaviour::LazyCell`].
     LazyStaticMacro,
+    /// The `thread_local!` macro: each `static` is initialised at its first use on each thread.
+    ThreadLocalMacro,
     /// Ends the process or replaces its program: nothing after it runs.
     EndsProcess,
     /// Returns its first argument, wrapped (`Arc::new`, `Some`, `Ok`).
@@ -355,6 +357,26 @@ pub static ROWS: &[Row] = &[
         Alias("lazy_static::lazy_static"),
         "the macro imported with #[macro_use]",
     ),
+    // Per-thread statics: fork() copies only the thread that calls it, so the values that
+    // thread's statics hold are the child's; another thread's are not.
+    row(
+        "std::thread_local",
+        ThreadLocalMacro,
+        "each `static` is the thread's own, initialised at its first `with` on that thread",
+    ),
+    row(
+        "thread_local",
+        Alias("std::thread_local"),
+        "the macro from the prelude",
+    ),
+    since(
+        row(
+            "std::cell::OnceCell::new",
+            OnceCell,
+            "set once by get_or_init or set (in a `thread_local!`, once per thread)",
+        ),
+        "Rust >=1.70",
+    ),
     // Wrappers that keep what they hold
     row("std::sync::Arc::new", Wraps, "shares its value"),
     row("std::sync::Arc::clone", Wraps, "shares its value"),
@@ -470,6 +492,11 @@ pub static METHODS: &[MethodRow] = &[
         "and_then",
         Method::MapsWith,
         "Option/Result: the closure's result",
+    ),
+    method(
+        "with",
+        Method::MapsWith,
+        "a thread-local's value handed to the closure (`LocalKey::with`)",
     ),
     method(
         "get_or_init",

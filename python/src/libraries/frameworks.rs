@@ -227,6 +227,24 @@ pub const ROWS: &[Row] = &[
         Behaviour::ForksWorkers(&SPACY_PIPE),
         "spaCy 3: with `n_process` above 1, `pipe` runs the pipeline in `multiprocessing.Process` workers on the default context (`Language._multiprocessing_pipe`); forked, they inherit thinc's GPU ops when the parent called `prefer_gpu`/`require_gpu`",
     ),
+    // torchrec: `DistributedModelParallel` shards the model when it is made. Without `plan=`, its
+    // planner's `collective_plan` broadcasts the plan over the default process group
+    // (`broadcast_object_list`, on the current device under NCCL), whatever `device=` says;
+    // with `plan=` only the DDP wrap runs, on `device` (torchrec distributed/model_parallel.py).
+    row(
+        "torchrec.distributed.model_parallel.DistributedModelParallel",
+        Behaviour::Collective {
+            device: &[Param::kw("plan")],
+            group: Param::kw("env"),
+            tensors: false,
+        },
+        "broadcasts its sharding plan at construction, on the current device unless `plan=` is given",
+    ),
+    row(
+        "torchrec.distributed.DistributedModelParallel",
+        Behaviour::Alias("torchrec.distributed.model_parallel.DistributedModelParallel"),
+        "re-exported by the package",
+    ),
 ];
 
 /// PyTorch Geometric's graph loader.

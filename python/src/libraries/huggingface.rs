@@ -16,6 +16,10 @@ const BINDS: Behaviour = Behaviour::BindsDeviceUnderLauncher {
     init: Init::None,
     owner: false,
 };
+const BINDS_OWNER: Behaviour = Behaviour::BindsDeviceUnderLauncher {
+    init: Init::None,
+    owner: true,
+};
 const FROM_PRETRAINED: Behaviour = Behaviour::LoadsModel {
     device: None,
     device_map: Some(Param::kw("device_map")),
@@ -141,8 +145,8 @@ pub const ROWS: &[Row] = &[
         },
         "creates a CUDA context: its state picks the device (`torch.cuda.set_device(local_rank)` under a launcher)",
     ),
-    row("accelerate.PartialState", BINDS, "calls `torch.cuda.set_device(local_rank)` under a launcher"),
-    row("accelerate.state.PartialState", BINDS, "calls `torch.cuda.set_device(local_rank)` under a launcher"),
+    row("accelerate.PartialState", BINDS_OWNER, "calls `torch.cuda.set_device(local_rank)` under a launcher; its `device` is that device"),
+    row("accelerate.state.PartialState", BINDS_OWNER, "calls `torch.cuda.set_device(local_rank)` under a launcher; its `device` is that device"),
     row("accelerate.AcceleratorState", BINDS, "builds a `PartialState`"),
     row("accelerate.state.AcceleratorState", BINDS, "builds a `PartialState`"),
     row("transformers.TrainingArguments", BINDS, "builds accelerate's `PartialState`"),
@@ -227,12 +231,29 @@ pub const METHODS: &[MethodRow] = &[
     },
 ];
 
-pub const ATTRIBUTES: &[AttributeRow] = &[AttributeRow {
-    name: "device",
-    on: Receiver::DeviceOwner,
-    does: AttributeBehaviour::Device,
-    reason: "the process's device, chosen per rank",
-}];
+pub const ATTRIBUTES: &[AttributeRow] = &[
+    AttributeRow {
+        name: "device",
+        on: Receiver::DeviceOwner,
+        does: AttributeBehaviour::Device,
+        reason: "the process's device, chosen per rank",
+    },
+    // accelerate's state objects (`Accelerator`, `PartialState`): which of their indices is the
+    // rank on the node (accelerate/state.py: `process_index` is RANK, `local_process_index`
+    // LOCAL_RANK).
+    AttributeRow {
+        name: "process_index",
+        on: Receiver::DeviceOwner,
+        does: AttributeBehaviour::RankInJob,
+        reason: "accelerate's index of the process across every node (the global rank)",
+    },
+    AttributeRow {
+        name: "local_process_index",
+        on: Receiver::DeviceOwner,
+        does: AttributeBehaviour::RankOnNode,
+        reason: "accelerate's index of the process on its node (the local rank)",
+    },
+];
 
 /// Importing these sets `PYTORCH_NVML_BASED_CUDA_CHECK=1` for the rest of the process, so a later
 /// `torch.cuda.is_available()` counts through NVML and leaves the driver alone.

@@ -11,6 +11,7 @@ pub mod gpu_arrays;
 pub mod huggingface;
 pub mod inference;
 pub mod installed;
+pub mod process_state;
 pub mod processes;
 pub mod python;
 pub mod torch;
@@ -378,6 +379,10 @@ pub enum AttributeBehaviour {
     Device,
     /// Metadata, not a tensor: reading it does not use CUDA.
     Metadata,
+    /// The process's rank across every node of the job.
+    RankInJob,
+    /// The process's rank on its node: an ordinal of this machine's GPUs.
+    RankOnNode,
 }
 
 #[derive(Debug)]

@@ -234,3 +234,7 @@ pub const CONTAINER_MUTATORS: &[&str] = &[
     "discard",
     "clear",
 ];
+
+/// The builtin that sets an attribute named at run time (`setattr(obj, name, value)`): a change
+/// of the object, as `obj.name = value` is.
+pub const SETS_ATTRIBUTE: &str = "builtins.setattr";

@@ -714,6 +714,10 @@ pub const ENV: &[EnvRow] = &[
     },
 ];
 
+/// The variable `init_process_group`'s default `env://` method reads the number of ranks from
+/// when no `world_size=` is given.
+pub const WORLD_SIZE_ENV: &str = "WORLD_SIZE";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,6 +25,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.global_written(name, span, false);
             }
             let value = self.as_global(value, name, span);
+            self.mark_held(
+                &value,
+                super::held::Holder::Global(self.cur, Name::from(name)),
+            );
             let name = Name::from(name);
             let noted = self.in_branch().then(|| name.clone());
             let old = self.scope_mut().insert(name, value);
@@ -76,12 +80,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
                             _ => false,
                         };
                         if instance {
-                            self.changed_in_place(obj, span);
+                            self.field_written(&owner, Some(attr), span);
                         }
                     }
                     Value::Class(id) => {
                         let name = format!("{}.{attr}", self.class(id).name);
                         let value = self.as_global(value, &name, span);
+                        self.class_attr_written(id, attr, &value, span);
                         self.world
                             .class_attrs_mut(id)
                             .insert(Name::from(&**attr), value);
@@ -213,6 +218,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let global = GlobalName {
             module: self.cur,
             name: name.into(),
+            setting: false,
         };
         self.emit(Effect::GlobalWritten {
             span,
@@ -261,6 +267,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             global: GlobalName {
                 module: self.cur,
                 name: name.into(),
+                setting: false,
             },
             defined,
             owner,

@@ -180,6 +180,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let mut args = self.eval_args(args, keywords);
         if let Value::Qualified(name) = &callee {
             args.callee = Some((func, name.clone()));
+            self.state_call(name, &args, call.span);
         }
         if let (
             Some((Value::Sequence(_) | Value::Mapping(_), method)),
@@ -341,6 +342,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             },
             // A library function handed over to be called (`initializer=torch.set_num_threads`):
             // only the thread limit matters here; its place is the child's start.
+            Value::Qualified(name) if self.state_set_in_child(name) => Value::None,
             Value::Qualified(name) => match crate::libraries::lookup(name) {
                 Some((crate::libraries::Behaviour::LimitsHostThreads { .. }, _))
                     if matches!(values.first(), Some(Value::Int(1))) =>
@@ -371,6 +373,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let obj = self.alloc(Object::Instance {
             class,
             attrs: HashMap::default(),
+            held_by: None,
         });
         if let Some(init) = self.find_method(class, "__init__") {
             self.call_function(init, None, Some(obj.clone()), values, kwargs);
@@ -481,7 +484,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Value::Qualified(q) => Value::Qualified(dotted(q, attr)),
             Value::Module(node) => self.module_attribute(*node, attr),
             Value::Object(id) => match self.world.object(*id) {
-                Some(Object::Instance { class, attrs }) => {
+                Some(Object::Instance { class, attrs, .. }) => {
                     if let Some(v) = attrs.get(attr) {
                         return v.clone();
                     }
@@ -586,8 +589,18 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Some(_) => Backend::Default,
         };
         let device_id = matches!(args.param(device_id), Some((v, _)) if !matches!(v, Value::None));
-        // One process (`world_size=1`): GPU 0 is the right device, and no other rank shares it.
-        if matches!(args.param(world_size), Some((Value::Int(1), _))) {
+        // One process (`world_size=1`, or `WORLD_SIZE=1` this process wrote for the `env://`
+        // method): GPU 0 is the right device, and no other rank shares it.
+        let one = match args.param(world_size) {
+            Some((Value::Int(1), _)) => true,
+            None => self
+                .proc_ref()
+                .env
+                .get(torch::WORLD_SIZE_ENV)
+                .is_some_and(|v| v == "1"),
+            Some(_) => false,
+        };
+        if one {
             return;
         }
         // The group shows that this process is a rank under a launcher: a device owner made

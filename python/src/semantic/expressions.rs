@@ -89,6 +89,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 self.host_compute(expr.span, "`@`", &values)
                     .unwrap_or_else(|| derived(values))
             }
+            ExprKind::Arith(ArithOp::Mod, operands) => self.eval_modulo(expr.span, operands),
             ExprKind::Arith(op, operands) => {
                 let values: Vec<Value> = operands.iter().map(|e| self.eval(e)).collect();
                 self.arith(expr.span, *op, values)
@@ -102,7 +103,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     /// `a + b` and the like: integers are computed (tensor shapes are products), host tensors
     /// computed on element by element, anything else derived from its operands.
-    fn arith(&mut self, span: Span, op: ArithOp, values: Vec<Value>) -> Value {
+    pub(super) fn arith(&mut self, span: Span, op: ArithOp, values: Vec<Value>) -> Value {
         if let [Value::Int(a), Value::Int(b)] = values[..] {
             let int = match op {
                 ArithOp::Add => a.checked_add(b),
@@ -202,6 +203,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     pub(super) fn eval_attribute(&mut self, value: &'m Expr, attr: &str, span: Span) -> Value {
         let owner = self.eval(value);
         let v = self.attribute(&owner, attr);
+        self.state_read(&owner, value, attr, &v, span);
         if let (Value::Cuda(obj), false) = (&v, matches!(owner, Value::Cuda(_))) {
             self.use_cuda_object(obj, span, attr, obj.global.is_some());
         }

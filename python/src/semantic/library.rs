@@ -571,6 +571,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         Some(Value::Device(Device::Cuda(DeviceIndex::PerWorker)))
                     }
                     AttributeBehaviour::Metadata => Some(Value::Unknown),
+                    AttributeBehaviour::RankInJob => Some(Value::GlobalRank(None)),
+                    AttributeBehaviour::RankOnNode => Some(Value::Rank),
                 }
             }
             // An object gpulint cannot see into: its device is wherever it already lives.
@@ -578,11 +580,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 AttributeBehaviour::Device => {
                     Some(Value::Device(Device::Cuda(DeviceIndex::Inherited)))
                 }
-                AttributeBehaviour::Metadata => None,
+                _ => None,
             },
             Value::Cuda(obj) => Some(match libraries::attribute(attr, Receiver::CudaObject) {
                 Some(AttributeBehaviour::Device) => Value::Device(Device::Cuda(obj.index)),
-                Some(AttributeBehaviour::Metadata) => Value::Unknown,
+                Some(_) => Value::Unknown,
                 None if attr.starts_with("__") => Value::Unknown,
                 None => Value::cuda(obj.derived()),
             }),

@@ -359,8 +359,13 @@ struct Moved {
 impl Moved {
     fn object(&self, object: &Object) -> Object {
         match object {
-            Object::Instance { class, attrs } => Object::Instance {
+            Object::Instance {
+                class,
+                attrs,
+                held_by,
+            } => Object::Instance {
                 class: *class,
+                held_by: held_by.clone(),
                 attrs: attrs
                     .iter()
                     .map(|(k, v)| (k.clone(), self.value(v)))

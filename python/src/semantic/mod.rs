@@ -22,6 +22,7 @@ mod expressions;
 mod forking_calls;
 mod frozen;
 mod heap;
+mod held;
 mod imports;
 mod interp;
 mod launch;
@@ -35,6 +36,7 @@ mod names;
 mod one_rank;
 mod pickling;
 mod process;
+mod remainder;
 mod returns;
 #[cfg(test)]
 mod tests;
@@ -178,6 +180,8 @@ enum Object {
     Instance {
         class: ClassId,
         attrs: HashMap<Name, Value>,
+        /// The module state that holds it (a global, a class attribute), once stored there.
+        held_by: Option<held::Holder>,
     },
     Process {
         target: Value,
@@ -639,6 +643,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Some(class) if func.name == "__init__" => Some(self.alloc(Object::Instance {
                 class,
                 attrs: HashMap::default(),
+                held_by: None,
             })),
             Some(class) => {
                 let (value, built) = self.receiver(class, narrowed, process, base);

@@ -93,7 +93,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Object::LibraryDataset { transforms } => {
                     self.held_in(transforms.iter().map(|t| ("transform", t)), depth)
                 }
-                Object::Instance { class, attrs } => {
+                Object::Instance { class, attrs, .. } => {
                     if let Some(refusal) = self.class_refusal(*class) {
                         return Some(refusal);
                     }

@@ -377,6 +377,13 @@ impl Value {
             (Value::GlobalRank(a), Value::GlobalRank(b)) => {
                 Value::GlobalRank(if a == b { a } else { None })
             }
+            // The global rank on one path, the CPU on the other (`rank if cuda else "cpu"`): where
+            // it names a GPU, it is the global rank.
+            (Value::GlobalRank(a), b) | (b, Value::GlobalRank(a))
+                if matches!(b.device(), Some(Device::Cpu)) =>
+            {
+                Value::GlobalRank(a)
+            }
             // Equal on both paths (`world_size = 1` in each branch): that value, not a device.
             (a, b) if same(&a, &b) => a,
             // The launcher's selection on one path only: what the other path holds may select.

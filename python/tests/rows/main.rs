@@ -22,6 +22,7 @@ mod probe;
 mod processes;
 mod python;
 mod run;
+mod states;
 mod torch;
 mod torch_ops;
 

@@ -364,6 +364,20 @@ pub(crate) fn attribute_probes(row: &AttributeRow) -> Vec<Probe> {
             .into_iter()
             .map(|p| p.lacks("use of `v`", uses("v")))
             .collect(),
+        AttributeBehaviour::RankInJob | AttributeBehaviour::RankOnNode => {
+            let global = row.does == AttributeBehaviour::RankInJob;
+            let body = format!("{read}torch.cuda.set_device(v)\n");
+            on_receivers(row.on, "a rank used as the device", &body)
+                .into_iter()
+                .map(|p| {
+                    if global {
+                        p.has("a device from the global rank", from_global_rank)
+                    } else {
+                        p.lacks("a device from the global rank", from_global_rank)
+                    }
+                })
+                .collect()
+        }
     }
 }
 

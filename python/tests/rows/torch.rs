@@ -418,6 +418,15 @@ pub(crate) fn reads_global_rank(c: &Callee) -> Vec<Probe> {
             ])),
         )
         .lacks("a device from the global rank", from_global_rank),
+        Probe::new(
+            "modulo a parallel group's size it is still a position in the job",
+            p(py(&[
+                "tp_size = 2",
+                &format!("v = {x}() % tp_size"),
+                "torch.cuda.set_device(v)",
+            ])),
+        )
+        .has("a device from the global rank", from_global_rank),
     ]
 }
 

@@ -33,7 +33,10 @@ pub fn reaches_gpu(dotted: &str, text: &str) -> bool {
         return false;
     }
     let root = dotted.split('.').next().unwrap_or(dotted);
-    match crate::libraries::CPU_FIRST.iter().find(|c| c.package == root) {
+    match crate::libraries::CPU_FIRST
+        .iter()
+        .find(|c| c.package == root)
+    {
         None => true,
         Some(cpu_first) => cpu_first
             .words
@@ -178,10 +181,19 @@ mod tests {
     #[test]
     fn a_cpu_first_package_reaches_the_gpu_only_where_the_module_asks_for_it() {
         assert!(reaches_gpu("torch", "import torch\n"));
-        assert!(!reaches_gpu("numba", "import numba\n@numba.njit\ndef f(x):\n    return x\n"));
+        assert!(!reaches_gpu(
+            "numba",
+            "import numba\n@numba.njit\ndef f(x):\n    return x\n"
+        ));
         assert!(reaches_gpu("numba", "from numba import cuda\n"));
-        assert!(reaches_gpu("numba", "import numba\nnumba.cuda.to_device(x)\n"));
-        assert!(!reaches_gpu("spacy", "import spacy\nnlp = spacy.load('en')\n"));
+        assert!(reaches_gpu(
+            "numba",
+            "import numba\nnumba.cuda.to_device(x)\n"
+        ));
+        assert!(!reaches_gpu(
+            "spacy",
+            "import spacy\nnlp = spacy.load('en')\n"
+        ));
         assert!(reaches_gpu("spacy", "import spacy\nspacy.prefer_gpu()\n"));
         assert!(!reaches_gpu("multiprocessing", "import multiprocessing\n"));
     }

@@ -4,7 +4,6 @@
 
 use gpulint_core::analysis::Analysis;
 
-
 use super::value::Value;
 use super::Interp;
 use crate::model::{ArithOp, Expr, ExprKind};

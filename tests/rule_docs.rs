@@ -162,6 +162,7 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     // GPU013 spawn-reads-parent-mutated-global
     ("GPU013", "The child is forked", "gpu013/neg_flag_inherited_by_fork.py"),
     ("GPU013", "The global is assigned at module level", "gpu013/neg_module_level_value_spawn.py"),
+    ("GPU013", "The global is assigned at module level", "gpu013/neg_class_attribute_refreshed_from_environment.py"),
     ("GPU013", "The value is passed to the child", "gpu013/neg_flag_passed_in_task_arguments.py"),
     ("GPU013", "The value is passed to the child", "gpu013/neg_pool_initializer_sets_global.py"),
     ("GPU013", "The value is passed to the child", "gpu013/neg_target_sets_global_before_reading.py"),

@@ -44,7 +44,9 @@ Linux with Python 3.14 (forkserver by default).
 
 ## When it is not a bug
 - The child is forked: it inherits the parent's value.
-- The global is assigned at module level (the child's import assigns it the same way).
+- The global is assigned at module level (the child's import assigns it the same way), or a class
+  attribute is assigned again at run time the expression its class body gives it (a `refresh()`
+  that re-reads the environment, which the child inherits and reads the same way).
 - The value is passed to the child explicitly (target `args`, pool `initargs`, `functools.partial`),
   or the child sets the global itself before reading it (a pool `initializer`, the target).
 - The reading function writes the global itself (a cache or a lazily built model it fills on first

@@ -10,7 +10,7 @@ use super::calls::Args;
 use super::value::{Name, Value};
 use super::{Interp, Object};
 use crate::libraries::{self, process_state};
-use crate::model::{ClassId, Expr, ExprKind};
+use crate::model::{ClassId, Expr, ExprKind, StmtKind};
 use crate::source::{FileId, Span};
 
 /// Where module state holds an instance: a module global or a class attribute.
@@ -103,13 +103,40 @@ impl<'m, A: Analysis> Interp<'m, A> {
     ) {
         let state = self.class_state(class, attr);
         self.mark_held(value, Holder::ClassAttr(class, Name::from(attr)));
-        if self.control.run_time {
+        if self.control.run_time && !self.refreshes(class, attr) {
             self.emit(Effect::GlobalWritten {
                 span,
                 global: state,
                 in_place: false,
             });
         }
+    }
+
+    /// The assignment running gives `attr` the expression the class body gives it (a
+    /// `refresh()` that reads the environment again): a child importing the module computes the
+    /// same from what it inherits, so nothing is lost.
+    fn refreshes(&self, class: ClassId, attr: &str) -> bool {
+        let Some(rhs) = self.assigned_from else {
+            return false;
+        };
+        let text = |file, span: Span| {
+            self.p
+                .file(file)
+                .text
+                .get(span.start as usize..span.end as usize)
+                .map(str::trim)
+        };
+        let now = text(self.cur, rhs.span);
+        self.class(class).body.iter().any(|s| match &s.kind {
+            StmtKind::Assign { targets, value } => {
+                targets
+                    .iter()
+                    .any(|t| matches!(&t.kind, ExprKind::Name(n) if &**n == attr))
+                    && now.is_some()
+                    && text(class.file, value.span) == now
+            }
+            _ => false,
+        })
     }
 
     /// `obj.field = v` or `setattr(obj, "field", v)` at run time on an object module state holds:

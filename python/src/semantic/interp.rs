@@ -55,9 +55,11 @@ impl<'m, A: Analysis> Interp<'m, A> {
             StmtKind::Class(id) => self.exec_class(*id, stmt.span),
             StmtKind::Assign { targets, value } => {
                 let v = self.eval(value);
+                self.assigned_from = Some(value);
                 for t in targets {
                     self.assign(t, v.clone(), stmt.span);
                 }
+                self.assigned_from = None;
                 if super::decide::is_literal(value) {
                     self.assigned_literal(targets, &v);
                 }

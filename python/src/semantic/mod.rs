@@ -369,6 +369,8 @@ struct Interp<'m, A: Analysis> {
     library_modules: HashMap<crate::program::NodeId, std::sync::Arc<str>>,
     /// The call expression being called, for the frame it enters (`Frame::called_at`).
     pending_call: Option<Span>,
+    /// The right-hand side of the assignment statement whose targets are being bound.
+    assigned_from: Option<&'m crate::model::Expr>,
     /// The statement of the main module's top level that is running (`Context::main_statement`).
     main_statement: Option<Span>,
     /// `Context::calls` of the effect being emitted (a buffer kept between effects).
@@ -427,6 +429,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             world: world::World::new(),
             frames: Vec::new(),
             pending_call: None,
+            assigned_from: None,
             main_statement: None,
             library_modules: HashMap::default(),
             call_sites: Vec::new(),

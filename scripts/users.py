@@ -24,7 +24,7 @@ scored:
 Recall = found / bad cases. Precision = true findings / (true findings + findings on good.py),
 where a true finding is one on bad.py whose rule is the case's `rule` or in its `also`.
 
-Usage: scripts/users.py [--binary PATH] [--cases DIR] [--json OUT] [--only SUBSTRING]
+Usage: scripts/users.py [--binary PATH] [--cases DIR] [--json OUT] [--only SUBSTRING] [--markdown]
 """
 
 import argparse
@@ -158,12 +158,34 @@ def print_table(title, rows):
           f"{ratio(total['true'], total['true'] + total['false']):>9} {total['fp_cases']:>8}")
 
 
+def markdown_table(title, rows, per_rule):
+    """The table as eval/users/README.md shows it (per rule: true and false findings too)."""
+    head = f"| {title} | cases | found | recall |" + (" true | false |" if per_rule else "")
+    lines = [head + " precision |", "|" + "---|" * (head.count("|"))]
+    total = {"cases": 0, "found": 0, "true": 0, "false": 0}
+    for name in sorted(rows):
+        row = rows[name]
+        for k in total:
+            total[k] += row[k]
+        counts = f" {row['true']} | {row['false']} |" if per_rule else ""
+        lines.append(f"| {name} | {row['cases']} | {row['found']} | "
+                     f"{ratio(row['found'], row['cases'])} |{counts} "
+                     f"{ratio(row['true'], row['true'] + row['false'])} |")
+    counts = f" **{total['true']}** | **{total['false']}** |" if per_rule else ""
+    lines.append(f"| **all** | **{total['cases']}** | **{total['found']}** | "
+                 f"**{ratio(total['found'], total['cases'])}** |{counts} "
+                 f"**{ratio(total['true'], total['true'] + total['false'])}** |")
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", default=ROOT / "target" / "release" / "gpulint", type=Path)
     parser.add_argument("--cases", default=ROOT / "eval" / "users", type=Path)
     parser.add_argument("--json", type=Path, help="write the per-case results to this file")
     parser.add_argument("--only", default="", help="check only cases whose folder name has this")
+    parser.add_argument("--markdown", action="store_true",
+                        help="print only the rule and family tables, as markdown")
     args = parser.parse_args()
     binary = args.binary.resolve()
     if not binary.exists():
@@ -172,6 +194,11 @@ def main():
     if not folders:
         sys.exit(f"no cases under {args.cases}")
     results = [score_case(binary, f) for f in folders]
+    if args.markdown:
+        print(markdown_table("rule", summarise(results, "rule"), True))
+        print()
+        print(markdown_table("family", summarise(results, "family"), False))
+        return
 
     print(f"{'case':<44} {'rule':<7} {'bad.py':<8} {'good.py':<10} extra on bad.py")
     for r in results:

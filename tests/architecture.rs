@@ -360,3 +360,68 @@ fn the_python_program_holds_no_other_languages_files() {
     found.extend(lines_naming("python/src", "register_foreign"));
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// Core names no library: no type, variant or field of it is a library's or a launcher's name
+/// (launchers are `Launcher` descriptions the frontends' rows fill).
+#[test]
+fn core_code_names_no_library() {
+    const NAMES: &[&str] = &[
+        "torch",
+        "Torch",
+        "DataLoader",
+        "Celery",
+        "celery",
+        "gunicorn",
+        "Gunicorn",
+        "vllm",
+        "Vllm",
+        "VLLM",
+        "keras",
+        "Keras",
+        "spacy",
+        "Spacy",
+        "lightning",
+        "Lightning",
+        "cupy",
+        "CuPy",
+        "numba",
+        "Numba",
+    ];
+    let mut offences = Vec::new();
+    for file in rust_files(&root().join("core/src")) {
+        let text = std::fs::read_to_string(&file).expect("source");
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (n, line) in code.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            let code = without_strings(code);
+            for word in code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                if NAMES.iter().any(|name| word.contains(name)) {
+                    let rel = file.strip_prefix(root()).unwrap_or(&file);
+                    offences.push(format!("{}:{}: {word}", rel.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        offences.is_empty(),
+        "library names in core's code:\n{}",
+        offences.join("\n")
+    );
+}
+
+/// `line` with the contents of its string literals removed.
+fn without_strings(line: &str) -> String {
+    let mut out = String::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in line.chars() {
+        match (in_string, escaped, c) {
+            (true, false, '\\') => escaped = true,
+            (true, false, '"') => in_string = false,
+            (true, _, _) => escaped = false,
+            (false, _, '"') => in_string = true,
+            (false, _, c) => out.push(c),
+        }
+    }
+    out
+}

@@ -2,6 +2,7 @@
 //! which it never bound: GPU 0.
 
 use gpulint_analyses::implicit_device::ImplicitDeviceFact;
+use gpulint_analyses::thread_device::ThreadDeviceFact;
 use gpulint_analyses::Facts;
 
 use crate::{Diagnostic, FixAvailability, Language, Related, Rule, Severity, Sources};
@@ -84,7 +85,37 @@ gpulint offers no automatic fix: which value names the worker's GPU (`rank`, `lo
 "#;
 
 fn check(facts: &Facts, _: &dyn Sources) -> Vec<Diagnostic> {
-    facts.implicit_devices.iter().map(diagnostic).collect()
+    let threads = facts.thread_devices.iter().map(thread_diagnostic);
+    facts
+        .implicit_devices
+        .iter()
+        .map(diagnostic)
+        .chain(threads)
+        .collect()
+}
+
+/// A thread of a process that bound its own GPU works on the thread's current device: GPU 0.
+fn thread_diagnostic(fact: &ThreadDeviceFact) -> Diagnostic {
+    Diagnostic {
+        code: RULE.code,
+        name: RULE.name,
+        severity: RULE.severity,
+        message: "This runs in a thread on the current CUDA device, which is per thread: the process set its own GPU, but this thread never did, so it works on GPU 0".into(),
+        span: fact.span,
+        label: format!("on GPU 0 in this thread: {}", fact.what),
+        related: vec![
+            Related {
+                span: fact.binding,
+                message: "the process sets its GPU here; a thread does not inherit it".into(),
+            },
+            Related {
+                span: fact.thread,
+                message: "the thread starts here".into(),
+            },
+        ],
+        help: "call `torch.cuda.set_device(device)` first in the thread (pass it the device the process set), or name the device in the call (`with torch.cuda.device(device):`)".into(),
+        fix: None,
+    }
 }
 
 fn diagnostic(fact: &ImplicitDeviceFact) -> Diagnostic {

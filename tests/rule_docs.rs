@@ -114,6 +114,11 @@ const NOT_A_BUG: &[(&str, &str, &str)] = &[
     ("GPU010", "The only device named besides", "gpu010/neg_device_read_back_from_model.py"),
     ("GPU010", "The only device named besides", "gpu010/neg_device_kind_from_mesh.py"),
     ("GPU010", "The GPU of its own and the bare", "gpu010/neg_choice_and_bare_placement_on_separate_branches.py"),
+    ("GPU010", "The thread sets its device itself", "gpu010/neg_thread_sets_its_own_device.py"),
+    ("GPU010", "The thread names the device", "gpu010/neg_thread_names_its_device.py"),
+    ("GPU010", "The process never set a device", "gpu010/neg_thread_in_single_gpu_script.py"),
+    ("GPU010", "The thread does no CUDA work", "gpu010/neg_thread_does_host_work.py"),
+    ("GPU010", "The thread ran before the process", "gpu010/neg_thread_started_before_binding.py"),
     // GPU004 spawn-without-main-guard
     ("GPU004", "The creation is under", "gpu004/neg_spawn_under_main_guard.py"),
     ("GPU004", "The creation is under", "gpu004/neg_main_function_called_under_guard.py"),

@@ -16,6 +16,7 @@ pub mod stale_globals;
 pub mod start_method;
 #[cfg(test)]
 mod testing;
+pub mod thread_device;
 pub mod threadpool;
 pub mod unmapped_load;
 pub mod unserializable;
@@ -88,5 +89,6 @@ analyses! {
     stale_globals: stale_globals::StaleGlobals,
     cuda_sent: ipc::CudaAcrossProcesses,
     threadpool_forks: threadpool::ForkAfterThreads,
+    thread_devices: thread_device::ThreadDevice,
     once_globals: once_global::OnceGlobal,
 }

@@ -518,6 +518,15 @@ pub enum Effect {
         global: GlobalName,
         in_place: bool,
     },
+    /// A thread of this process starts here and runs the code whose effects follow, up to its
+    /// `ThreadEnded`. It shares the process (its memory, CUDA's initialisation, the environment)
+    /// but not its current CUDA device, which is per thread and starts unbound (device 0).
+    ThreadStarted { span: Span },
+    /// The thread started at `span` ends: what follows runs in the thread that started it.
+    ThreadEnded { span: Span },
+    /// CUDA work here runs on the calling thread's current device, the call naming none
+    /// (`synchronize()`, `empty_cache()`, the current stream, pinning host memory).
+    CurrentDeviceUsed { span: Span, what: Arc<str> },
     /// A module global was read by a child that imported the program afresh (spawn, forkserver),
     /// after its start. `defined`: the child's own import bound it; `owner`: the reading function
     /// writes it too (a cache or lazy value it fills itself). Reported only in such children.

@@ -11,6 +11,7 @@ pub mod gpu_arrays;
 pub mod huggingface;
 pub mod inference;
 pub mod installed;
+pub mod per_thread;
 pub mod process_state;
 pub mod processes;
 pub mod python;
@@ -250,6 +251,9 @@ pub enum Behaviour {
     /// Returns an object `pickle` refuses (a lock, an open file, a connection): an instance that
     /// holds one cannot be sent to a child that must unpickle it.
     Unpicklable,
+    /// Makes a thread that runs `target(*args)` (or the subclass's `run`) when started, in this
+    /// process but on its own current CUDA device; pickle refuses it, as `Unpicklable`.
+    StartsThread { target: Param, args: Param },
 }
 
 /// What iterating helpers return for their arguments' items.
@@ -309,6 +313,8 @@ pub enum Receiver {
     Channel,
     /// A manager (`Carrier::Manager`).
     Manager,
+    /// A thread object (`StartsThread`), or an instance of a subclass.
+    Thread,
 }
 
 /// What a method does.
@@ -318,6 +324,8 @@ pub enum MethodBehaviour {
     BindsDevice { device: Param },
     /// Starts the process.
     StartsProcess,
+    /// Starts the thread: its code runs here, in this process.
+    StartsThread,
     /// Runs a function in the pool's or executor's workers.
     RunsInWorkers(WorkerCall),
     /// Moves each argument to the owner's per-worker device.
@@ -636,6 +644,11 @@ pub fn import_effect(module: &str) -> Option<&'static ImportRow> {
 }
 
 /// The `ProcessApi::Process` layer a class inherits from, through its library bases.
+/// Whether `base` is a thread class (`threading.Thread`): a subclass's `run` runs at `.start()`.
+pub fn is_thread_class(base: &str) -> bool {
+    matches!(lookup(base), Some((Behaviour::StartsThread { .. }, _)))
+}
+
 pub fn process_class_layer(base: &str) -> Option<Layer> {
     match lookup(base)?.0 {
         Behaviour::StartsChildren {

@@ -657,6 +657,12 @@ pub const METHODS: &[MethodRow] = &[
         reason: "creates the child process",
     },
     MethodRow {
+        name: "start",
+        on: Receiver::Thread,
+        does: MethodBehaviour::StartsThread,
+        reason: "runs the thread's code in this process, on the thread's own current CUDA device",
+    },
+    MethodRow {
         name: "join",
         on: Receiver::Process,
         does: MethodBehaviour::Waits,

@@ -185,8 +185,11 @@ pub const ROWS: &[Row] = &[
     ),
     row(
         "threading.Thread",
-        Behaviour::Unpicklable,
-        "holds locks, which pickle refuses",
+        Behaviour::StartsThread {
+            target: Param::pos(1, "target"),
+            args: Param::pos(3, "args"),
+        },
+        "runs `target(*args)` (or `run`) in a thread of this process, whose current CUDA device starts unbound; holds locks, which pickle refuses",
     ),
     row(
         "queue.Queue",

@@ -424,7 +424,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     /// The first `Some` that `f` gives for the class and its bases, in `classes_of`'s order. A
     /// chain of single bases, the usual case, is walked without building the list; where it forks,
     /// the general path goes on from the fork (the classes before it gave nothing).
-    fn find_in_classes<T>(
+    pub(super) fn find_in_classes<T>(
         &self,
         class: ClassId,
         mut f: impl FnMut(ClassId) -> Option<T>,

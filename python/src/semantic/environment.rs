@@ -81,6 +81,7 @@ fn shows_its_place(effect: &Effect) -> bool {
         effect,
         Effect::WaitedForOthers { .. }
             | Effect::HostThreadsLimited { .. }
+            | Effect::ThreadEnded { .. }
             | Effect::NotFollowed { .. }
             | Effect::ChildRuns { .. }
             | Effect::EnvWritten {
@@ -113,6 +114,9 @@ fn spans(effect: &mut Effect, at: &mut impl FnMut(&mut Span)) {
         | Effect::CudaHeld { span, .. }
         | Effect::HostCompute { span, .. }
         | Effect::HostThreadsLimited { span }
+        | Effect::ThreadStarted { span }
+        | Effect::ThreadEnded { span }
+        | Effect::CurrentDeviceUsed { span, .. }
         | Effect::GlobalWritten { span, .. }
         | Effect::GlobalRead { span, .. }
         | Effect::NotFollowed { function: span } => at(span),

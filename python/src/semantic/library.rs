@@ -49,7 +49,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Some((does, reason)) => self.apply_row(span, name, does, reason, args),
             None => self.torch_function(span, name, args),
         };
-        applied.unwrap_or_else(|| self.unknown_call(args))
+        let made = applied.unwrap_or_else(|| self.unknown_call(args));
+        self.current_device_call(span, name, args, &made);
+        made
     }
 
     /// A call gpulint does not model: loaders handed to it are taken as iterated there, and a CUDA
@@ -163,6 +165,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Behaviour::ToHost => Value::Unknown,
             Behaviour::Iterates(shape) => self.iterate_arguments(shape, args),
             Behaviour::Unpicklable => self.unpicklable(span, name),
+            Behaviour::StartsThread { target, args: a } => {
+                self.new_thread(span, name, args, target, a)
+            }
             Behaviour::CallsArgument(param) => self.calls_argument(args, param),
         })
     }
@@ -344,6 +349,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Receiver::DeviceOwner => matches!(object, Some(Object::DeviceOwner)),
             Receiver::Channel => matches!(object, Some(Object::Channel(_))),
             Receiver::Manager => matches!(object, Some(Object::Manager)),
+            Receiver::Thread => self.is_thread(object.as_ref()),
             Receiver::Dataset => {
                 matches!(object, Some(Object::ForkingDataset))
                     || matches!(does, MethodBehaviour::MapsDataset { num_proc, .. }
@@ -383,6 +389,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Value::Unknown
             }
             MethodBehaviour::StartsProcess => return self.start_process(span, recv),
+            MethodBehaviour::StartsThread => return self.start_thread(span, recv),
             MethodBehaviour::RunsInWorkers(call) => return self.run_in_workers(recv, call, args),
             MethodBehaviour::MovesArgumentsToDevice => self.moves_arguments_to_device(method, args),
             MethodBehaviour::MovesToCuda { device } => {
@@ -411,6 +418,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 let what =
                     format!("`.{method}()` creates a CUDA context (the CUDA host allocator)");
                 self.cuda_event(span, Init::Context, what, true);
+                self.current_device_used(
+                    span,
+                    format!("`.{method}()` pins through the current device"),
+                );
                 match recv {
                     Value::Cuda(obj) => Value::cuda(obj.derived()),
                     _ => Value::HostTensor {

@@ -69,6 +69,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             start,
             handed,
             one_thread,
+            pins: None,
             child: None,
         });
         if workers && self.proc_ref().cuda.is_some() {
@@ -85,11 +86,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
             workers,
             dataset,
             collate,
+            pins,
             ..
         }) = self.world.object(id).cloned()
         else {
             return Value::Unknown;
         };
+        self.iterate_pinning_loader(span, pins);
         if !workers {
             let entries = self.dataset_entries(&dataset, &collate);
             let mut batch = Value::Unknown;

@@ -40,6 +40,7 @@ mod remainder;
 mod returns;
 #[cfg(test)]
 mod tests;
+mod threads;
 mod trail;
 pub mod value;
 mod with_stmt;
@@ -228,6 +229,8 @@ enum Object {
         handed: Vec<(Value, Span, gpulint_core::effect::Handed)>,
         /// Each worker limits the intra-op thread pool to one thread first.
         one_thread: bool,
+        /// Made with `pin_memory=True` here: its iterator pins through the current device.
+        pins: Option<Span>,
         /// The child, once run: its final state and the batch it yields. Type-erased so that
         /// objects need not know the analyses; see `children::CachedChild`.
         child: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
@@ -256,6 +259,13 @@ enum Object {
     ForkingDataset,
     /// An object holding the process's per-rank device (`Behaviour::BindsDeviceUnderLauncher`).
     DeviceOwner,
+    /// A thread (`Behaviour::StartsThread`): pickle refuses it; started, it runs `target(*args)`.
+    Thread {
+        span: Span,
+        what: String,
+        target: Value,
+        args: Vec<Value>,
+    },
     /// An object `pickle` refuses (`Behaviour::Unpicklable`): where it was made, and what it is.
     Unpicklable {
         span: Span,

@@ -151,7 +151,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Value::Sequence(items) => items.iter().find_map(|v| self.held(v, depth + 1)),
             Value::Mapping(entries) => entries.iter().find_map(|(_, v)| self.held(v, depth + 1)),
             Value::Object(_) => match self.object(value)? {
-                Object::Unpicklable { span, what } => Some(resource(what, span)),
+                Object::Unpicklable { span, what } | Object::Thread { span, what, .. } => {
+                    Some(resource(what, span))
+                }
                 Object::Pool { span, .. } => Some(resource("a process pool", span)),
                 Object::Executor { span, .. } => Some(resource("a process pool executor", span)),
                 _ => self.held_refusal(value, depth),

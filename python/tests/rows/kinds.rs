@@ -97,6 +97,7 @@ pub(crate) fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> 
         Behaviour::EntersAtYield => python::enters_at_yield(c),
         Behaviour::NarrowsVisibility { param } => torch::narrows_visibility(c, param),
         Behaviour::Unpicklable => python::unpicklable(c),
+        Behaviour::StartsThread { target, args } => threads::starts_thread(c, target, args),
         Behaviour::ForksWorkers(row) => forking::forks_workers(c, row),
     })
 }

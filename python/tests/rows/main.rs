@@ -23,6 +23,7 @@ mod processes;
 mod python;
 mod run;
 mod states;
+mod threads;
 mod torch;
 mod torch_ops;
 

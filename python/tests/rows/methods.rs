@@ -43,6 +43,19 @@ pub(crate) fn receivers(on: Receiver) -> Vec<String> {
                 "r = multiprocessing.Manager().dict()",
             ],
         ],
+        Receiver::Thread => &[
+            &[
+                "import threading",
+                "r = threading.Thread(target=work, args=('cuda:1',))",
+            ],
+            &[
+                "import threading",
+                "class T(threading.Thread):",
+                "    def run(self):",
+                "        work('cuda:1')",
+                "r = T()",
+            ],
+        ],
         Receiver::Manager => &[
             &["import multiprocessing", "r = multiprocessing.Manager()"],
             &[
@@ -66,7 +79,8 @@ pub(crate) fn receiver_device(on: Receiver) -> Option<DeviceIndex> {
         | Receiver::Executor
         | Receiver::Dataset
         | Receiver::Channel
-        | Receiver::Manager => None,
+        | Receiver::Manager
+        | Receiver::Thread => None,
     }
 }
 
@@ -124,6 +138,15 @@ pub(crate) fn method_probes(row: &MethodRow) -> Vec<Probe> {
             each(on, "starts the child", py(&[&format!("{m}()")]), &|p| {
                 p.has("a child", child(&launchers::PROCESS_START))
                     .has("the child's tensor on cuda:1", object(CUDA_1))
+            })
+        }
+        MethodBehaviour::StartsThread => {
+            each(on, "runs the thread here", py(&[&format!("{m}()")]), &|p| {
+                p.has("ThreadStarted", |e| {
+                    matches!(e, Effect::ThreadStarted { .. })
+                })
+                .has("the thread's tensor on cuda:1", object(CUDA_1))
+                .lacks("a child", |e| matches!(e, Effect::ChildStarted(_)))
             })
         }
         MethodBehaviour::RunsInWorkers(how) => {

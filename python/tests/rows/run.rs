@@ -132,6 +132,9 @@ pub(crate) fn summary(effect: &Effect) -> String {
         Effect::CudaHeld { what, .. } => format!("CudaHeld: {what}"),
         Effect::HostCompute { what, .. } => format!("HostCompute: {what}"),
         Effect::HostThreadsLimited { .. } => "HostThreadsLimited".to_string(),
+        Effect::ThreadStarted { .. } => "ThreadStarted".to_string(),
+        Effect::ThreadEnded { .. } => "ThreadEnded".to_string(),
+        Effect::CurrentDeviceUsed { what, .. } => format!("CurrentDeviceUsed: {what}"),
     }
 }
 

@@ -148,6 +148,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 p.name
             );
             self.cuda_event(span, Init::Context, what, true);
+            let what = format!("`{short}({}=True)` pins through the current device", p.name);
+            self.current_device_used(span, what);
         }
         let numel = super::host_ops::factory_numel(args, size);
         let host = || match host_tensor {

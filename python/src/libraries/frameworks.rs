@@ -6,7 +6,7 @@ use super::{
     inits, Behaviour, Init, MethodBehaviour, MethodRow, Param, PrefixRow, Receiver, Row,
     CREATES_OBJECT,
 };
-use crate::libraries::processes::launchers::{ForkingCall, Given, WorkersRun};
+use crate::libraries::processes::launchers::{ForkAt, ForkingCall, Given, WorkersRun};
 use crate::libraries::processes::Layer;
 use gpulint_core::effect::{Launcher, PerGpu, SpawnFix};
 
@@ -278,11 +278,13 @@ const SPACY_PIPE: ForkingCall = ForkingCall {
     above: 1,
     default: 1,
     only_with: None,
-    layer: Layer::Multiprocessing,
+    negative_is_all: false,
+    layer: Some(Layer::Multiprocessing),
     runs: WorkersRun::Library {
         package: "thinc",
         what: "the pipeline's model",
     },
+    at: ForkAt::Call,
 };
 
 pub const PREFIXES: &[PrefixRow] = &[
@@ -341,8 +343,10 @@ const KERAS_WORKERS: ForkingCall = ForkingCall {
     above: 0,
     default: 1,
     only_with: Some((Param::kw("use_multiprocessing"), Given::True)),
-    layer: Layer::Multiprocessing,
+    negative_is_all: false,
+    layer: Some(Layer::Multiprocessing),
     runs: WorkersRun::ItemsOf(Param::pos(0, "x")),
+    at: ForkAt::Call,
 };
 /// The `*_generator` spellings, whose data is their first argument, `generator`.
 const KERAS_GENERATOR_WORKERS: ForkingCall = ForkingCall {

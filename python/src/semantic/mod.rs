@@ -248,6 +248,15 @@ enum Object {
         func: Value,
         args: Vec<Value>,
     },
+    /// What a `Behaviour::Defers` row returned: calling it makes a partial of this callable.
+    Deferred(Value),
+    /// What a `ForksWorkers` row that forks at a method returned, with what its arguments
+    /// decided: whether it forks, and whether `OnDevices` workers compute on the GPU.
+    Forking {
+        call: &'static crate::libraries::processes::launchers::ForkingCall,
+        forks: bool,
+        on_gpu: bool,
+    },
     /// What `os.fork()` returned.
     ForkResult {
         span: Span,

@@ -227,6 +227,14 @@ pub const ROWS: &[Row] = &[
         Behaviour::ForksWorkers(&SPACY_PIPE),
         "spaCy 3: with `n_process` above 1, `pipe` runs the pipeline in `multiprocessing.Process` workers on the default context (`Language._multiprocessing_pipe`); forked, they inherit thinc's GPU ops when the parent called `prefer_gpu`/`require_gpu`",
     ),
+    // Lightning: a trainer with a forking strategy forks one rank a device when it runs.
+    row("lightning.pytorch.Trainer", Behaviour::ForksWorkers(&LIGHTNING_FORK), LIGHTNING_FORK_WHY),
+    row(
+        "lightning.Trainer",
+        Behaviour::Alias("lightning.pytorch.Trainer"),
+        "`lightning` re-exports `lightning.pytorch.Trainer`",
+    ),
+    row("pytorch_lightning.Trainer", Behaviour::ForksWorkers(&LIGHTNING_FORK), LIGHTNING_FORK_WHY),
     // torchrec: `DistributedModelParallel` shards the model when it is made. Without `plan=`, its
     // planner's `collective_plan` broadcasts the plan over the default process group
     // (`broadcast_object_list`, on the current device under NCCL), whatever `device=` says;
@@ -286,6 +294,47 @@ const SPACY_PIPE: ForkingCall = ForkingCall {
     },
     at: ForkAt::Call,
 };
+
+/// `Trainer(strategy="ddp_fork" | "ddp_notebook", ...)`: `fit`, `validate`, `test` and `predict`
+/// start one process a device through `_MultiProcessingLauncher`, which calls
+/// `torch.multiprocessing.start_processes(..., start_method="fork")`: the fork context, whatever
+/// `set_start_method` says. Each rank puts the model on its GPU.
+const LIGHTNING_FORK: ForkingCall = ForkingCall {
+    launcher: Launcher {
+        subject: "This `Trainer` with a forking strategy",
+        label: None,
+        spawn_help: "keep CUDA out of this process until the trainer runs (load checkpoints with `map_location=\"cpu\"`, no `.cuda()` or GPU tensors before it), or, outside a notebook, use `strategy=\"ddp\"` (each rank a fresh process)",
+        spawn_fix: SpawnFix::None,
+        ends_with_code: false,
+        per_gpu: PerGpu::Never,
+        data_workers: false,
+        inherits_handed: false,
+    },
+    workers: Param::kw("devices"),
+    above: 0,
+    // `devices="auto"`: every GPU, at least one on the hosts the rules describe.
+    default: 1,
+    only_with: Some((
+        Param::kw("strategy"),
+        Given::OneOf(&[
+            "ddp_fork",
+            "ddp_notebook",
+            "ddp_fork_find_unused_parameters_false",
+            "ddp_fork_find_unused_parameters_true",
+            "ddp_notebook_find_unused_parameters_false",
+            "ddp_notebook_find_unused_parameters_true",
+        ]),
+    )),
+    negative_is_all: true,
+    layer: None,
+    runs: WorkersRun::OnDevices {
+        what: "each rank's copy of the model",
+        // `accelerator="auto"` (the default) picks CUDA where a GPU is visible.
+        accelerator: Some((Param::kw("accelerator"), &["gpu", "cuda", "auto"])),
+    },
+    at: ForkAt::Methods(&["fit", "validate", "test", "predict"]),
+};
+const LIGHTNING_FORK_WHY: &str = "Lightning 2.x: the strategies `ddp_fork` and `ddp_notebook` (and their `_find_unused_parameters_*` forms) are `DDPStrategy` with `start_method=\"fork\"` (`strategies/ddp.py`, `register_strategies`); `fit`/`validate`/`test`/`predict` then fork one process a device with `torch.multiprocessing.start_processes(start_method=\"fork\")` (`_MultiProcessingLauncher`), which refuses to start once `torch.cuda.is_initialized()`; each rank runs the model on its GPU (accelerator `gpu`/`cuda`, or the default `auto` with a GPU visible)";
 
 pub const PREFIXES: &[PrefixRow] = &[
     PrefixRow {

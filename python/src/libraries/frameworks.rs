@@ -287,6 +287,7 @@ const SPACY_PIPE: ForkingCall = ForkingCall {
     default: 1,
     only_with: None,
     negative_is_all: false,
+    unasked_here: true,
     layer: Some(Layer::Multiprocessing),
     runs: WorkersRun::Library {
         package: "thinc",
@@ -326,6 +327,8 @@ const LIGHTNING_FORK: ForkingCall = ForkingCall {
         ]),
     )),
     negative_is_all: true,
+    // `strategy="ddp"` re-runs the script for each further rank; `ddp_spawn` spawns them.
+    unasked_here: false,
     layer: None,
     runs: WorkersRun::OnDevices {
         what: "each rank's copy of the model",
@@ -393,6 +396,7 @@ const KERAS_WORKERS: ForkingCall = ForkingCall {
     default: 1,
     only_with: Some((Param::kw("use_multiprocessing"), Given::True)),
     negative_is_all: false,
+    unasked_here: true,
     layer: Some(Layer::Multiprocessing),
     runs: WorkersRun::ItemsOf(Param::pos(0, "x")),
     at: ForkAt::Call,

@@ -24,13 +24,13 @@ impl<'m, A: Analysis> Interp<'m, A> {
         call: &'static ForkingCall,
         args: &Args<'m>,
     ) -> Value {
-        let forks = self.forks(call, args);
+        let workers = self.workers(call, args);
         let on_gpu = on_devices(call, args);
         match call.at {
-            ForkAt::Call => self.fork_workers(span, call, (forks, on_gpu), args),
+            ForkAt::Call => self.fork_workers(span, call, (workers, on_gpu), args),
             ForkAt::Methods(_) => self.alloc(Object::Forking {
                 call,
-                forks,
+                workers,
                 on_gpu,
             }),
         }
@@ -47,7 +47,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
     ) -> Option<Value> {
         let Some(&Object::Forking {
             call,
-            forks,
+            workers,
             on_gpu,
         }) = self.object(recv)
         else {
@@ -59,16 +59,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
         if !names.contains(&method) {
             return None;
         }
-        Some(self.fork_workers(span, call, (forks, on_gpu), args))
+        Some(self.fork_workers(span, call, (workers, on_gpu), args))
     }
 
-    /// Forks the row's workers (`decided`: whether the arguments asked for processes, and for
+    /// Forks the row's workers (as the arguments decided: where the workers run, and for
     /// `OnDevices` workers whether they compute on the GPU), with the caller's code `args` gives.
     fn fork_workers(
         &mut self,
         span: Span,
         call: &'static ForkingCall,
-        (forks, on_gpu): (bool, bool),
+        (workers, on_gpu): (Workers, bool),
         args: &Args<'m>,
     ) -> Value {
         let handed = match call.runs {
@@ -80,11 +80,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let Some((entries, described)) = self.worker_entries(span, call, &code) else {
             return passthrough(args);
         };
-        if !forks {
-            for (f, a) in entries {
-                self.call_plain(&f, a);
+        match workers {
+            Workers::Forked => {}
+            Workers::Here => {
+                for (f, a) in entries {
+                    self.call_plain(&f, a);
+                }
+                return passthrough(args);
             }
-            return passthrough(args);
+            Workers::Elsewhere => return passthrough(args),
         }
         let layer = call.layer.unwrap_or(Layer::Multiprocessing);
         let mut start = match call.layer {
@@ -162,8 +166,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
         gpu_work(span, what, method)
     }
 
-    /// Whether the call's arguments ask for worker processes.
-    fn forks(&self, call: &ForkingCall, args: &Args<'m>) -> bool {
+    /// Where the call's arguments put the workers.
+    fn workers(&self, call: &ForkingCall, args: &Args<'m>) -> Workers {
         let several = match args.param(call.workers) {
             None => call.default > call.above,
             Some((Value::None, _)) => false,
@@ -180,8 +184,23 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 matches!(args.param(p), Some((Value::Str(v), _)) if all.contains(&&**v))
             }
         };
-        several && asked
+        match (several, asked) {
+            (true, true) => Workers::Forked,
+            (true, false) if !call.unasked_here => Workers::Elsewhere,
+            _ => Workers::Here,
+        }
     }
+}
+
+/// Where a forking call's workers run, as its arguments decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Workers {
+    /// Forked processes.
+    Forked,
+    /// This process (no workers, threads, or the call's own loop).
+    Here,
+    /// Processes that start clean, whose code is not followed (`ForkingCall::unasked_here`).
+    Elsewhere,
 }
 
 /// Whether `OnDevices` workers compute on the GPU, as the call's arguments say: the accelerator

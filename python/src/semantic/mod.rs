@@ -251,10 +251,10 @@ enum Object {
     /// What a `Behaviour::Defers` row returned: calling it makes a partial of this callable.
     Deferred(Value),
     /// What a `ForksWorkers` row that forks at a method returned, with what its arguments
-    /// decided: whether it forks, and whether `OnDevices` workers compute on the GPU.
+    /// decided: where the workers run, and whether `OnDevices` workers compute on the GPU.
     Forking {
         call: &'static crate::libraries::processes::launchers::ForkingCall,
-        forks: bool,
+        workers: forking_calls::Workers,
         on_gpu: bool,
     },
     /// What `os.fork()` returned.

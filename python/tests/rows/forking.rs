@@ -135,12 +135,29 @@ pub(crate) fn cases(f: &str, row: &'static ForkingCall) -> Vec<(&'static str, St
             }
         }
     }
-    if asked.is_some() {
-        out.push((
+    match (asked.is_some(), code.is_some(), row.unasked_here) {
+        (false, _, _) => {}
+        (true, false, _) => out.push((
             "no worker processes without the argument the row asks for",
             body(false, false, &setup),
             Box::new(|p: Probe| p.lacks("a child", any_child)),
-        ));
+        )),
+        (true, true, true) => out.push((
+            "without the argument the row asks for, the caller's code runs in this process",
+            body(false, false, &setup),
+            Box::new(|p: Probe| {
+                p.lacks("a child", any_child)
+                    .has("the caller's tensor made here", object(CUDA_1))
+            }),
+        )),
+        (true, true, false) => out.push((
+            "without the argument the row asks for, the caller's code runs in clean processes",
+            body(false, false, &setup),
+            Box::new(|p: Probe| {
+                p.lacks("a child", any_child)
+                    .lacks("the caller's tensor made here", object(CUDA_1))
+            }),
+        )),
     }
     out
 }

@@ -291,6 +291,10 @@ pub struct ForkingCall {
     /// An argument that must be passed with this value for the call to use processes at all
     /// (`use_multiprocessing=True`); otherwise it runs its workers as threads or in-process.
     pub only_with: Option<(super::Param, Given)>,
+    /// Where the caller's code runs when the call asks for workers without `only_with`: in this
+    /// process (threads, or the call's own loop: Keras), or, `false`, in processes that start
+    /// clean (joblib's default `loky` backend), whose code is not followed here.
+    pub unasked_here: bool,
     /// A negative count counts back from all the machine's CPUs or devices (`-1`: all of them),
     /// more than one on the hosts the rules describe.
     pub negative_is_all: bool,

@@ -144,22 +144,33 @@ pub(crate) fn cases(f: &str, row: &'static ForkingCall) -> Vec<(&'static str, St
         )),
         (true, true, true) => out.push((
             "without the argument the row asks for, the caller's code runs in this process",
-            body(false, false, &setup),
+            body(false, false, &setup) + AFTER_CALL,
             Box::new(|p: Probe| {
                 p.lacks("a child", any_child)
-                    .has("the caller's tensor made here", object(CUDA_1))
+                    .holds("the caller's tensor made in the call", made_in_call())
             }),
         )),
         (true, true, false) => out.push((
             "without the argument the row asks for, the caller's code runs in clean processes",
-            body(false, false, &setup),
+            body(false, false, &setup) + AFTER_CALL,
             Box::new(|p: Probe| {
                 p.lacks("a child", any_child)
-                    .lacks("the caller's tensor made here", object(CUDA_1))
+                    .holds("no tensor of the caller's made in the call", |e| {
+                        !made_in_call()(e)
+                    })
             }),
         )),
     }
     out
+}
+
+/// A line after the call, which tells the caller's code run by the call from the same code run
+/// later as an entry point of its own (functions nobody calls are).
+const AFTER_CALL: &str = "torch.zeros(1, device='cuda:2')\n";
+
+/// The caller's tensor (on cuda:1) made before the line after the call.
+fn made_in_call() -> impl Fn(&[Effect]) -> bool {
+    before(object(CUDA_1), object(DeviceIndex::Fixed(2)))
 }
 
 /// A line that puts `package` on the GPU: a call of one of its rows that initialises CUDA.

@@ -235,6 +235,15 @@ pub const ROWS: &[Row] = &[
         "`lightning` re-exports `lightning.pytorch.Trainer`",
     ),
     row("pytorch_lightning.Trainer", Behaviour::ForksWorkers(&LIGHTNING_FORK), LIGHTNING_FORK_WHY),
+    // joblib: `Parallel(n_jobs=N, backend="multiprocessing")(delayed(f)(x) for x in xs)`.
+    row(
+        "joblib.delayed",
+        Behaviour::Defers,
+        "returns a function whose call gives back `(function, args, kwargs)` without calling the function (joblib 1.4 `parallel.py`)",
+    ),
+    row("joblib.parallel.delayed", Behaviour::Alias("joblib.delayed"), "where it is defined"),
+    row("joblib.Parallel", Behaviour::ForksWorkers(&JOBLIB_PARALLEL), JOBLIB_WHY),
+    row("joblib.parallel.Parallel", Behaviour::Alias("joblib.Parallel"), "where it is defined"),
     // torchrec: `DistributedModelParallel` shards the model when it is made. Without `plan=`, its
     // planner's `collective_plan` broadcasts the plan over the default process group
     // (`broadcast_object_list`, on the current device under NCCL), whatever `device=` says;
@@ -338,6 +347,33 @@ const LIGHTNING_FORK: ForkingCall = ForkingCall {
     at: ForkAt::Methods(&["fit", "validate", "test", "predict"]),
 };
 const LIGHTNING_FORK_WHY: &str = "Lightning 2.x: the strategies `ddp_fork` and `ddp_notebook` (and their `_find_unused_parameters_*` forms) are `DDPStrategy` with `start_method=\"fork\"` (`strategies/ddp.py`, `register_strategies`); `fit`/`validate`/`test`/`predict` then fork one process a device with `torch.multiprocessing.start_processes(start_method=\"fork\")` (`_MultiProcessingLauncher`), which refuses to start once `torch.cuda.is_initialized()`; each rank runs the model on its GPU (accelerator `gpu`/`cuda`, or the default `auto` with a GPU visible)";
+
+/// `Parallel(n_jobs=N, backend="multiprocessing")`: calling it with an iterable of `delayed` calls
+/// runs them in a `multiprocessing.Pool` of N workers made on the default context.
+const JOBLIB_PARALLEL: ForkingCall = ForkingCall {
+    launcher: Launcher {
+        subject: "This joblib `Parallel` with the multiprocessing backend",
+        label: None,
+        spawn_help: "drop `backend=\"multiprocessing\"` (joblib's default backend, loky, starts its workers as fresh interpreters), or call `multiprocessing.set_start_method(\"spawn\")` under the main guard",
+        spawn_fix: SpawnFix::None,
+        ends_with_code: false,
+        per_gpu: PerGpu::Never,
+        data_workers: false,
+        inherits_handed: false,
+    },
+    workers: Param::pos(0, "n_jobs"),
+    above: 1,
+    // `n_jobs=None`: one job, run in this process.
+    default: 1,
+    only_with: Some((Param::pos(1, "backend"), Given::Str("multiprocessing"))),
+    // loky's workers are fresh interpreters: the tasks start clean there.
+    unasked_here: false,
+    negative_is_all: true,
+    layer: Some(Layer::Multiprocessing),
+    runs: WorkersRun::CallsItems(Param::pos(0, "iterable")),
+    at: ForkAt::Methods(&["__call__"]),
+};
+const JOBLIB_WHY: &str = "joblib 1.4: with `backend=\"multiprocessing\"` and `n_jobs` above 1 (negative: counted back from the CPUs), calling the `Parallel` runs each `delayed` call in a `multiprocessing.Pool` (`MultiprocessingBackend`, `MemmappingPool`) on `multiprocessing.get_context()`, the default context (unless `JOBLIB_START_METHOD` names another, not read here); with one job it runs them in this process; the default backend, loky, starts each worker as a fresh interpreter (fork then exec, `loky/backend/fork_exec.py`), which inherits no CUDA state";
 
 pub const PREFIXES: &[PrefixRow] = &[
     PrefixRow {

@@ -7,10 +7,70 @@ use super::*;
 /// What a probe checks.
 pub(crate) type Check = Box<dyn Fn(Probe) -> Probe>;
 
+/// A probe's label, program body and check.
+type Case = (&'static str, String, Check);
+
+/// The programs of a row's probes: its call (then, for a row that forks at a method, its object's
+/// first forking method) with the arguments each probe passes.
+struct Calls<'a> {
+    f: &'a str,
+    row: &'static ForkingCall,
+    workers: String,
+    /// The argument the row asks for, with its value.
+    asked: Option<(Param, String)>,
+    /// The argument that hands the workers the caller's code, with that code.
+    code: Option<(Param, &'static str)>,
+    /// The accelerator argument of `OnDevices` workers.
+    cpu: Option<Param>,
+}
+
+impl Calls<'_> {
+    /// `with_asked`: pass the argument the row asks for; `on_cpu`: put `OnDevices` workers on the
+    /// CPU.
+    fn body(&self, with_asked: bool, on_cpu: bool, setup: &str) -> String {
+        let mut made: Vec<(Param, &str)> = vec![(self.row.workers, self.workers.as_str())];
+        if let (true, Some((p, v))) = (with_asked, &self.asked) {
+            made.push((*p, v.as_str()));
+        }
+        if let (true, Some(p)) = (on_cpu, self.cpu) {
+            made.push((p, "'cpu'"));
+        }
+        let given: Vec<(Param, &str)> = self.code.into_iter().collect();
+        // The caller's code, where the workers run it (the library's own code needs none).
+        let defined: &[&str] = match self.code {
+            Some(_) => &[
+                "class Items:",
+                "    def __getitem__(self, i):",
+                "        return torch.zeros(1, device='cuda:1')",
+                "def work(x):",
+                "    return torch.zeros(1, device='cuda:1')",
+            ],
+            None => &[],
+        };
+        let mut lines: Vec<String> = defined.iter().map(|l| l.to_string()).collect();
+        lines.push(setup.to_string());
+        match self.row.at {
+            ForkAt::Call => {
+                made.extend(given);
+                lines.push(call(self.f, &made));
+            }
+            ForkAt::Methods(names) => {
+                lines.push(format!("made = {}", call(self.f, &made)));
+                let method = match names[0] {
+                    "__call__" => "made".to_string(),
+                    name => format!("made.{name}"),
+                };
+                lines.push(call(&method, &given));
+            }
+        }
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        py(&lines)
+    }
+}
+
 /// The probes of calling `f` (an expression), each a label, a body and its check. A row that
 /// forks at a method is called, then its object's first forking method is.
-pub(crate) fn cases(f: &str, row: &'static ForkingCall) -> Vec<(&'static str, String, Check)> {
-    let workers = (row.above + 1).to_string();
+pub(crate) fn cases(f: &str, row: &'static ForkingCall) -> Vec<Case> {
     let asked = row.only_with.map(|(p, given)| {
         let v = match given {
             Given::True => "True".to_string(),
@@ -41,127 +101,107 @@ pub(crate) fn cases(f: &str, row: &'static ForkingCall) -> Vec<(&'static str, St
         } => Some(p),
         _ => None,
     };
-    // `with_asked`: pass the argument the row asks for; `on_cpu`: put `OnDevices` workers on the
-    // CPU.
-    let body = |with_asked: bool, on_cpu: bool, setup: &str| {
-        let mut made: Vec<(Param, &str)> = vec![(row.workers, workers.as_str())];
-        if let (true, Some((p, v))) = (with_asked, &asked) {
-            made.push((*p, v.as_str()));
-        }
-        if let (true, Some(p)) = (on_cpu, cpu) {
-            made.push((p, "'cpu'"));
-        }
-        let given: Vec<(Param, &str)> = code.into_iter().collect();
-        // The caller's code, where the workers run it (the library's own code needs none).
-        let defined: &[&str] = match code {
-            Some(_) => &[
-                "class Items:",
-                "    def __getitem__(self, i):",
-                "        return torch.zeros(1, device='cuda:1')",
-                "def work(x):",
-                "    return torch.zeros(1, device='cuda:1')",
-            ],
-            None => &[],
-        };
-        let mut lines: Vec<String> = defined.iter().map(|l| l.to_string()).collect();
-        lines.push(setup.to_string());
-        match row.at {
-            ForkAt::Call => {
-                made.extend(given);
-                lines.push(call(f, &made));
-            }
-            ForkAt::Methods(names) => {
-                lines.push(format!("made = {}", call(f, &made)));
-                let method = match names[0] {
-                    "__call__" => "made".to_string(),
-                    name => format!("made.{name}"),
-                };
-                lines.push(call(&method, &given));
-            }
-        }
-        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-        py(&lines)
+    let calls = Calls {
+        f,
+        row,
+        workers: (row.above + 1).to_string(),
+        asked,
+        code,
+        cpu,
     };
-    let launcher = &row.launcher;
-    let mut out: Vec<(&'static str, String, Check)> = Vec::new();
+    let mut out = forked(&calls, runs_name, &setup);
+    out.extend(unasked(&calls, &setup));
+    out
+}
+
+/// The probes with the workers asked for.
+fn forked(calls: &Calls, runs_name: &'static str, setup: &str) -> Vec<Case> {
+    let launcher = &calls.row.launcher;
     let gpu_work = move || after(child(launcher), init_at(Init::Context));
-    match row.runs {
-        WorkersRun::Callable(_) | WorkersRun::ItemsOf(_) | WorkersRun::CallsItems(_) => {
-            out.push((
-                "forks workers that run the caller's code",
-                body(true, false, &setup),
-                Box::new(move |p: Probe| {
-                    p.has("a child inheriting CUDA", inheriting(launcher))
-                        .has("the child running the caller's code", runs(runs_name))
-                }),
-            ));
-        }
-        WorkersRun::Library { .. } => {
-            out.push((
-                "forks workers that run the library on the GPU where the parent put it",
-                body(true, false, &setup),
-                Box::new(move |p: Probe| {
-                    p.has("a child inheriting CUDA", inheriting(launcher))
-                        .holds("GPU work in the child", gpu_work())
-                }),
-            ));
-            out.push((
+    let on_gpu: Case = (
+        "forks workers that compute on the GPU",
+        calls.body(true, false, setup),
+        Box::new(move |p: Probe| {
+            p.has("a child inheriting CUDA", inheriting(launcher))
+                .holds("GPU work in the child", gpu_work())
+        }),
+    );
+    let on_cpu = |label: &'static str, body: String| -> Case {
+        (
+            label,
+            body,
+            Box::new(move |p: Probe| {
+                p.has("a child inheriting CUDA (control)", inheriting(launcher))
+                    .holds("no GPU work in the child", move |e| !gpu_work()(e))
+            }),
+        )
+    };
+    match calls.row.runs {
+        WorkersRun::Callable(_) | WorkersRun::ItemsOf(_) | WorkersRun::CallsItems(_) => vec![(
+            "forks workers that run the caller's code",
+            calls.body(true, false, setup),
+            Box::new(move |p: Probe| {
+                p.has("a child inheriting CUDA", inheriting(launcher))
+                    .has("the child running the caller's code", runs(runs_name))
+            }),
+        )],
+        // The library computes on the GPU where the parent put it.
+        WorkersRun::Library { .. } => vec![
+            on_gpu,
+            on_cpu(
                 "with the library on the CPU, its workers do no GPU work",
-                body(true, false, "torch.cuda.init()"),
-                Box::new(move |p: Probe| {
-                    p.has("a child inheriting CUDA (control)", inheriting(launcher))
-                        .holds("no GPU work in the child", move |e| !gpu_work()(e))
-                }),
-            ));
-        }
+                calls.body(true, false, "torch.cuda.init()"),
+            ),
+        ],
         WorkersRun::OnDevices { .. } => {
-            out.push((
-                "forks workers that compute on their GPUs",
-                body(true, false, &setup),
-                Box::new(move |p: Probe| {
-                    p.has("a child inheriting CUDA", inheriting(launcher))
-                        .holds("GPU work in the child", gpu_work())
-                }),
-            ));
-            if cpu.is_some() {
-                out.push((
+            let mut out = vec![on_gpu];
+            if calls.cpu.is_some() {
+                out.push(on_cpu(
                     "on the CPU accelerator, its workers do no GPU work",
-                    body(true, true, &setup),
-                    Box::new(move |p: Probe| {
-                        p.has("a child inheriting CUDA (control)", inheriting(launcher))
-                            .holds("no GPU work in the child", move |e| !gpu_work()(e))
-                    }),
+                    calls.body(true, true, setup),
                 ));
             }
+            out
         }
     }
-    match (asked.is_some(), code.is_some(), row.unasked_here) {
-        (false, _, _) => {}
-        (true, false, _) => out.push((
-            "no worker processes without the argument the row asks for",
-            body(false, false, &setup),
-            Box::new(|p: Probe| p.lacks("a child", any_child)),
-        )),
-        (true, true, true) => out.push((
-            "without the argument the row asks for, the caller's code runs in this process",
-            body(false, false, &setup) + AFTER_CALL,
-            Box::new(|p: Probe| {
-                p.lacks("a child", any_child)
-                    .holds("the caller's tensor made in the call", made_in_call())
-            }),
-        )),
-        (true, true, false) => out.push((
-            "without the argument the row asks for, the caller's code runs in clean processes",
-            body(false, false, &setup) + AFTER_CALL,
-            Box::new(|p: Probe| {
-                p.lacks("a child", any_child)
-                    .holds("no tensor of the caller's made in the call", |e| {
-                        !made_in_call()(e)
-                    })
-            }),
-        )),
-    }
-    out
+}
+
+/// The probe without the argument the row asks for: no child, and the caller's code runs in this
+/// process or in clean processes, as the row says.
+fn unasked(calls: &Calls, setup: &str) -> Option<Case> {
+    let row = calls.row;
+    Some(
+        match (
+            calls.asked.is_some(),
+            calls.code.is_some(),
+            row.unasked_here,
+        ) {
+            (false, _, _) => return None,
+            (true, false, _) => (
+                "no worker processes without the argument the row asks for",
+                calls.body(false, false, setup),
+                Box::new(|p: Probe| p.lacks("a child", any_child)),
+            ),
+            (true, true, true) => (
+                "without the argument the row asks for, the caller's code runs in this process",
+                calls.body(false, false, setup) + AFTER_CALL,
+                Box::new(|p: Probe| {
+                    p.lacks("a child", any_child)
+                        .holds("the caller's tensor made in the call", made_in_call())
+                }),
+            ),
+            (true, true, false) => (
+                "without the argument the row asks for, the caller's code runs in clean processes",
+                calls.body(false, false, setup) + AFTER_CALL,
+                Box::new(|p: Probe| {
+                    p.lacks("a child", any_child)
+                        .holds("no tensor of the caller's made in the call", |e| {
+                            !made_in_call()(e)
+                        })
+                }),
+            ),
+        },
+    )
 }
 
 /// A line after the call, which tells the caller's code run by the call from the same code run

@@ -6,7 +6,7 @@ use super::{
     inits, Behaviour, Init, MethodBehaviour, MethodRow, Param, PrefixRow, Receiver, Row,
     CREATES_OBJECT,
 };
-use crate::libraries::processes::launchers::{ForkingCall, Given, WorkersRun};
+use crate::libraries::processes::launchers::{ForkAt, ForkingCall, Given, WorkersRun};
 use crate::libraries::processes::Layer;
 use gpulint_core::effect::{Launcher, PerGpu, SpawnFix};
 
@@ -227,6 +227,23 @@ pub const ROWS: &[Row] = &[
         Behaviour::ForksWorkers(&SPACY_PIPE),
         "spaCy 3: with `n_process` above 1, `pipe` runs the pipeline in `multiprocessing.Process` workers on the default context (`Language._multiprocessing_pipe`); forked, they inherit thinc's GPU ops when the parent called `prefer_gpu`/`require_gpu`",
     ),
+    // Lightning: a trainer with a forking strategy forks one rank a device when it runs.
+    row("lightning.pytorch.Trainer", Behaviour::ForksWorkers(&LIGHTNING_FORK), LIGHTNING_FORK_WHY),
+    row(
+        "lightning.Trainer",
+        Behaviour::Alias("lightning.pytorch.Trainer"),
+        "`lightning` re-exports `lightning.pytorch.Trainer`",
+    ),
+    row("pytorch_lightning.Trainer", Behaviour::ForksWorkers(&LIGHTNING_FORK), LIGHTNING_FORK_WHY),
+    // joblib: `Parallel(n_jobs=N, backend="multiprocessing")(delayed(f)(x) for x in xs)`.
+    row(
+        "joblib.delayed",
+        Behaviour::Defers,
+        "returns a function whose call gives back `(function, args, kwargs)` without calling the function (joblib 1.4 `parallel.py`)",
+    ),
+    row("joblib.parallel.delayed", Behaviour::Alias("joblib.delayed"), "where it is defined"),
+    row("joblib.Parallel", Behaviour::ForksWorkers(&JOBLIB_PARALLEL), JOBLIB_WHY),
+    row("joblib.parallel.Parallel", Behaviour::Alias("joblib.Parallel"), "where it is defined"),
     // torchrec: `DistributedModelParallel` shards the model when it is made. Without `plan=`, its
     // planner's `collective_plan` broadcasts the plan over the default process group
     // (`broadcast_object_list`, on the current device under NCCL), whatever `device=` says;
@@ -278,12 +295,85 @@ const SPACY_PIPE: ForkingCall = ForkingCall {
     above: 1,
     default: 1,
     only_with: None,
-    layer: Layer::Multiprocessing,
+    negative_is_all: false,
+    unasked_here: true,
+    layer: Some(Layer::Multiprocessing),
     runs: WorkersRun::Library {
         package: "thinc",
         what: "the pipeline's model",
     },
+    at: ForkAt::Call,
 };
+
+/// `Trainer(strategy="ddp_fork" | "ddp_notebook", ...)`: `fit`, `validate`, `test` and `predict`
+/// start one process a device through `_MultiProcessingLauncher`, which calls
+/// `torch.multiprocessing.start_processes(..., start_method="fork")`: the fork context, whatever
+/// `set_start_method` says. Each rank puts the model on its GPU.
+const LIGHTNING_FORK: ForkingCall = ForkingCall {
+    launcher: Launcher {
+        subject: "This `Trainer` with a forking strategy",
+        label: None,
+        spawn_help: "keep CUDA out of this process until the trainer runs (load checkpoints with `map_location=\"cpu\"`, no `.cuda()` or GPU tensors before it), or, outside a notebook, use `strategy=\"ddp\"` (each rank a fresh process)",
+        spawn_fix: SpawnFix::None,
+        ends_with_code: false,
+        per_gpu: PerGpu::Never,
+        data_workers: false,
+        inherits_handed: false,
+    },
+    workers: Param::kw("devices"),
+    above: 0,
+    // `devices="auto"`: every GPU, at least one on the hosts the rules describe.
+    default: 1,
+    only_with: Some((
+        Param::kw("strategy"),
+        Given::OneOf(&[
+            "ddp_fork",
+            "ddp_notebook",
+            "ddp_fork_find_unused_parameters_false",
+            "ddp_fork_find_unused_parameters_true",
+            "ddp_notebook_find_unused_parameters_false",
+            "ddp_notebook_find_unused_parameters_true",
+        ]),
+    )),
+    negative_is_all: true,
+    // `strategy="ddp"` re-runs the script for each further rank; `ddp_spawn` spawns them.
+    unasked_here: false,
+    layer: None,
+    runs: WorkersRun::OnDevices {
+        what: "each rank's copy of the model",
+        // `accelerator="auto"` (the default) picks CUDA where a GPU is visible.
+        accelerator: Some((Param::kw("accelerator"), &["gpu", "cuda", "auto"])),
+    },
+    at: ForkAt::Methods(&["fit", "validate", "test", "predict"]),
+};
+const LIGHTNING_FORK_WHY: &str = "Lightning 2.x: the strategies `ddp_fork` and `ddp_notebook` (and their `_find_unused_parameters_*` forms) are `DDPStrategy` with `start_method=\"fork\"` (`strategies/ddp.py`, `register_strategies`); `fit`/`validate`/`test`/`predict` then fork one process a device with `torch.multiprocessing.start_processes(start_method=\"fork\")` (`_MultiProcessingLauncher`), which refuses to start once `torch.cuda.is_initialized()`; each rank runs the model on its GPU (accelerator `gpu`/`cuda`, or the default `auto` with a GPU visible)";
+
+/// `Parallel(n_jobs=N, backend="multiprocessing")`: calling it with an iterable of `delayed` calls
+/// runs them in a `multiprocessing.Pool` of N workers made on the default context.
+const JOBLIB_PARALLEL: ForkingCall = ForkingCall {
+    launcher: Launcher {
+        subject: "This joblib `Parallel` with the multiprocessing backend",
+        label: None,
+        spawn_help: "drop `backend=\"multiprocessing\"` (joblib's default backend, loky, starts its workers as fresh interpreters), or call `multiprocessing.set_start_method(\"spawn\")` under the main guard",
+        spawn_fix: SpawnFix::None,
+        ends_with_code: false,
+        per_gpu: PerGpu::Never,
+        data_workers: false,
+        inherits_handed: false,
+    },
+    workers: Param::pos(0, "n_jobs"),
+    above: 1,
+    // `n_jobs=None`: one job, run in this process.
+    default: 1,
+    only_with: Some((Param::pos(1, "backend"), Given::Str("multiprocessing"))),
+    // loky's workers are fresh interpreters: the tasks start clean there.
+    unasked_here: false,
+    negative_is_all: true,
+    layer: Some(Layer::Multiprocessing),
+    runs: WorkersRun::CallsItems(Param::pos(0, "iterable")),
+    at: ForkAt::Methods(&["__call__"]),
+};
+const JOBLIB_WHY: &str = "joblib 1.4: with `backend=\"multiprocessing\"` and `n_jobs` above 1 (negative: counted back from the CPUs), calling the `Parallel` runs each `delayed` call in a `multiprocessing.Pool` (`MultiprocessingBackend`, `MemmappingPool`) on `multiprocessing.get_context()`, the default context (unless `JOBLIB_START_METHOD` names another, not read here); with one job it runs them in this process; the default backend, loky, starts each worker as a fresh interpreter (fork then exec, `loky/backend/fork_exec.py`), which inherits no CUDA state";
 
 pub const PREFIXES: &[PrefixRow] = &[
     PrefixRow {
@@ -341,8 +431,11 @@ const KERAS_WORKERS: ForkingCall = ForkingCall {
     above: 0,
     default: 1,
     only_with: Some((Param::kw("use_multiprocessing"), Given::True)),
-    layer: Layer::Multiprocessing,
+    negative_is_all: false,
+    unasked_here: true,
+    layer: Some(Layer::Multiprocessing),
     runs: WorkersRun::ItemsOf(Param::pos(0, "x")),
+    at: ForkAt::Call,
 };
 /// The `*_generator` spellings, whose data is their first argument, `generator`.
 const KERAS_GENERATOR_WORKERS: ForkingCall = ForkingCall {

@@ -218,6 +218,9 @@ pub enum Behaviour {
     DictOfKeywords,
     /// Binds leading arguments of a callable.
     Partial,
+    /// Returns a callable whose call makes a call of the callable passed ready without running it
+    /// (`joblib.delayed(f)(x)`: a partial of `f`), for workers to run (`WorkersRun::CallsItems`).
+    Defers,
     /// A callable that calls each of `steps` in turn.
     Compose { steps: Param },
     /// Reads the environment variable `key` names.

@@ -276,6 +276,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
         if let Value::Qualified(name) = callee {
             return self.call_library(span, name, args);
         }
+        if let Some(v) = self.forking_method(span, callee, "__call__", args) {
+            return v;
+        }
         self.call_callable(callee, args.values(), args.kw_values())
             .unwrap_or_else(|| passthrough(args))
     }
@@ -317,6 +320,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                     all.extend(values);
                     self.call_plain(&func, all)
                 }
+                Some(Object::Deferred(func)) => self.alloc(Object::Partial { func, args: values }),
                 Some(Object::Compose(steps)) => {
                     let mut v = values.into_iter().next().unwrap_or_default();
                     for step in steps {

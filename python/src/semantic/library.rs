@@ -157,6 +157,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Behaviour::IndexesArguments => self.arguments_dataset(short, args),
             Behaviour::DictOfKeywords => return self.dict_of_keywords(args),
             Behaviour::Partial => self.partial(args),
+            Behaviour::Defers => self.defers(args),
             Behaviour::Compose { steps } => self.compose(args, steps),
             Behaviour::ReadsEnv { key } => self.reads_env(args, key),
             Behaviour::WritesEnv { key, value } => self.writes_env(span, args, key, value),
@@ -330,6 +331,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 Some((Behaviour::MakesCarrier(carrier), _)) => self.carrier(Some(carrier)),
                 _ => passthrough(args),
             });
+        }
+        if let Some(v) = self.forking_method(span, recv, method, args) {
+            return Some(v);
         }
         let object = self.object(recv).cloned();
         let process = match &object {

@@ -251,6 +251,15 @@ enum Object {
         func: Value,
         args: Vec<Value>,
     },
+    /// What a `Behaviour::Defers` row returned: calling it makes a partial of this callable.
+    Deferred(Value),
+    /// What a `ForksWorkers` row that forks at a method returned, with what its arguments
+    /// decided: where the workers run, and whether `OnDevices` workers compute on the GPU.
+    Forking {
+        call: &'static crate::libraries::processes::launchers::ForkingCall,
+        workers: forking_calls::Workers,
+        on_gpu: bool,
+    },
     /// What `os.fork()` returned.
     ForkResult {
         span: Span,

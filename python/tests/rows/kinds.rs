@@ -83,6 +83,7 @@ pub(crate) fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> 
         Behaviour::ForkingDataset => huggingface::forking_dataset(c),
         Behaviour::DictOfKeywords => python::dict_of_keywords(c),
         Behaviour::Partial => python::partial(c),
+        Behaviour::Defers => forking::defers(c),
         Behaviour::Compose { steps } => torch::compose(c, steps),
         Behaviour::ReadsEnv { key } => python::reads_env(c, key),
         Behaviour::WritesEnv { key, value } => python::writes_env(c, key, value),

@@ -35,7 +35,9 @@ use gpulint_core::effect::{
     Backend, Binding, Channel, DeviceIndex, Effect, Init, Nodes, StartMethod, Unserializable,
     VisibilityWrite,
 };
-use gpulint_python::libraries::processes::launchers::{self, ForkingCall, Given, WorkersRun};
+use gpulint_python::libraries::processes::launchers::{
+    self, ForkAt, ForkingCall, Given, WorkersRun,
+};
 use gpulint_python::libraries::processes::{Carrier, Layer, ProcessApi, WorkerCall};
 use gpulint_python::libraries::{
     self, AttributeBehaviour, AttributeRow, Behaviour, EnvRole, EnvRow, ImportRow, Iteration,

@@ -291,11 +291,32 @@ pub struct ForkingCall {
     /// An argument that must be passed with this value for the call to use processes at all
     /// (`use_multiprocessing=True`); otherwise it runs its workers as threads or in-process.
     pub only_with: Option<(super::Param, Given)>,
+    /// Where the caller's code runs when the call asks for workers without `only_with`: in this
+    /// process (threads, or the call's own loop: Keras), or, `false`, in processes that start
+    /// clean (joblib's default `loky` backend), whose code is not followed here.
+    pub unasked_here: bool,
+    /// A negative count counts back from all the machine's CPUs or devices (`-1`: all of them),
+    /// more than one on the hosts the rules describe.
+    pub negative_is_all: bool,
     /// The layer whose start method the workers obey: its default, unless `set_start_method`
-    /// changed it.
-    pub layer: super::Layer,
+    /// changed it. `None`: the library forks on its own, whatever `set_start_method` says.
+    pub layer: Option<super::Layer>,
     /// What the workers run.
     pub runs: WorkersRun,
+    /// Which call starts the workers.
+    pub at: ForkAt,
+}
+
+/// Which call of a forking row starts its workers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForkAt {
+    /// The row's call itself.
+    Call,
+    /// A later call of one of these methods of the object the row's call returns (`__call__`:
+    /// calling the object). The row's call's arguments decide whether it forks (`workers`,
+    /// `only_with`) and where the workers compute (`WorkersRun::OnDevices`); the method's
+    /// arguments give the caller's code they run (`Callable`, `ItemsOf`, `CallsItems`).
+    Methods(&'static [&'static str]),
 }
 
 /// A literal argument value a row asks for.
@@ -303,6 +324,8 @@ pub struct ForkingCall {
 pub enum Given {
     True,
     Str(&'static str),
+    /// Any of these strings.
+    OneOf(&'static [&'static str]),
 }
 
 /// What a forking call's workers run.
@@ -318,4 +341,14 @@ pub enum WorkersRun {
         package: &'static str,
         what: &'static str,
     },
+    /// The library's own code, each worker on a GPU of its own whatever the parent did (a
+    /// trainer's ranks, one a device): on the GPU when `accelerator` is absent or one of its
+    /// values, read from the call that decides the fork.
+    OnDevices {
+        what: &'static str,
+        accelerator: Option<(super::Param, &'static [&'static str])>,
+    },
+    /// The items of the iterable passed here, each a call made ready without running it
+    /// (`Behaviour::Defers`: `delayed(f)(x)`), run once a worker.
+    CallsItems(super::Param),
 }

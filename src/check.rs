@@ -130,31 +130,11 @@ fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result
     if let Some((path, _)) = &request.stdin {
         named.insert(normalize(path));
     }
-    let (free_memory, report_unused_noqa, use_baseline, verbose) = (
-        request.free_memory,
-        request.report_unused_noqa,
-        request.use_baseline,
-        request.verbose,
-    );
+    let run = run_of(&request, named, store);
     let (inputs, rust_inputs) = crate::rust::split(inputs(request, &mut resolver)?);
     let environment = match inputs.iter().find_map(input_path) {
         Some(first) => crate::config::find_environment(&mut resolver, first)?,
         None => Default::default(),
-    };
-    let timings = std::env::var_os("GPULINT_TIMINGS").is_some();
-    let run = Run {
-        free_memory,
-        report_unused_noqa,
-        use_baseline,
-        timings,
-        started: std::time::Instant::now(),
-        named,
-        analyse: Analyse {
-            verbose,
-            learn: store.is_some(),
-            timings,
-        },
-        store,
     };
     let loaded = crate::rust::read(rust_inputs);
     let native = crate::rust::native_modules(&loaded);
@@ -228,6 +208,25 @@ fn check_in_pool(mut request: Request, mut resolver: Resolver) -> anyhow::Result
         run.report_unused_noqa,
         run.use_baseline,
     )
+}
+
+/// How the request asks the run to go: its flags, the files it names, and the cache.
+fn run_of(request: &Request, named: HashSet<PathBuf>, store: Option<cache::Store>) -> Run {
+    let timings = std::env::var_os("GPULINT_TIMINGS").is_some();
+    Run {
+        free_memory: request.free_memory,
+        report_unused_noqa: request.report_unused_noqa,
+        use_baseline: request.use_baseline,
+        timings,
+        started: std::time::Instant::now(),
+        named,
+        analyse: Analyse {
+            verbose: request.verbose,
+            learn: store.is_some(),
+            timings,
+        },
+        store,
+    }
 }
 
 /// Nothing the recorded run read has changed: its findings, reported with today's configuration

@@ -6,42 +6,56 @@ use rustc_hash::FxHashSet as HashSet;
 
 use crate::model::{Expr, ExprKind, Module, Stmt, StmtKind};
 
-/// Whether the module, whose text is `text`, imports (anywhere in it) a package through which CUDA
-/// can enter a program ([`reaches_gpu`]).
-pub fn imports_gpu_library(module: &Module, text: &str) -> bool {
-    fn imports(stmts: &[Stmt], module: &Module, text: &str) -> bool {
+/// Whether the module imports (anywhere in it) a package through which CUDA can enter a program
+/// ([`reaches_gpu`]); `asked`: what its text asks of the CPU-first packages ([`asks_for_gpu`]).
+pub fn imports_gpu_library(module: &Module, asked: GpuAsked) -> bool {
+    fn imports(stmts: &[Stmt], module: &Module, asked: GpuAsked) -> bool {
         stmts.iter().any(|s| match &s.kind {
-            StmtKind::Import(names) => names.iter().any(|n| reaches_gpu(&n.name, text)),
+            StmtKind::Import(names) => names.iter().any(|n| reaches_gpu(&n.name, asked)),
             StmtKind::ImportFrom {
                 module: Some(m),
                 level: 0,
                 ..
-            } => reaches_gpu(m, text),
-            StmtKind::Def(f) => imports(&module.function(*f).body, module, text),
-            StmtKind::Class(c) => imports(&module.class(*c).body, module, text),
-            other => other.any_block(|b| imports(b, module, text)),
+            } => reaches_gpu(m, asked),
+            StmtKind::Def(f) => imports(&module.function(*f).body, module, asked),
+            StmtKind::Class(c) => imports(&module.class(*c).body, module, asked),
+            other => other.any_block(|b| imports(b, module, asked)),
         })
     }
-    imports(&module.body, module, text)
+    imports(&module.body, module, asked)
 }
 
-/// Whether importing `dotted` in a module whose text is `text` can bring CUDA in: a GPU package,
-/// unless it computes on the CPU unless told otherwise and the text never tells it
+/// Which of `libraries::CPU_FIRST`'s packages a module's text asks for the GPU (a bit per row),
+/// read once while the text is at hand (a text read from disk is not held).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GpuAsked(u32);
+
+pub fn asks_for_gpu(text: &str) -> GpuAsked {
+    let mut bits = 0;
+    for (i, cpu_first) in crate::libraries::CPU_FIRST.iter().enumerate().take(32) {
+        let found = cpu_first
+            .words
+            .iter()
+            .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some());
+        bits |= u32::from(found) << i;
+    }
+    GpuAsked(bits)
+}
+
+/// Whether importing `dotted` in a module whose text asks `asked` can bring CUDA in: a GPU
+/// package, unless it computes on the CPU unless told otherwise and the text never tells it
 /// (`libraries::CPU_FIRST`: numba without `cuda`, spaCy without `gpu`).
-pub fn reaches_gpu(dotted: &str, text: &str) -> bool {
+pub fn reaches_gpu(dotted: &str, asked: GpuAsked) -> bool {
     if !is_gpu_module(dotted) {
         return false;
     }
     let root = dotted.split('.').next().unwrap_or(dotted);
     match crate::libraries::CPU_FIRST
         .iter()
-        .find(|c| c.package == root)
+        .position(|c| c.package == root)
     {
         None => true,
-        Some(cpu_first) => cpu_first
-            .words
-            .iter()
-            .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some()),
+        Some(i) => asked.0 & (1 << i) != 0,
     }
 }
 
@@ -176,7 +190,7 @@ pub fn referenced_names(module: &Module) -> HashSet<&str> {
 
 #[cfg(test)]
 mod tests {
-    use super::reaches_gpu;
+    use super::{asks_for_gpu, reaches_gpu};
 
     #[test]
     fn a_cpu_first_package_reaches_the_gpu_only_where_the_module_asks_for_it() {

@@ -76,7 +76,7 @@ pub(super) fn check_file(
         {
             out.summary = Some((
                 digest,
-                gpulint_python::program::leaf_summary(module, &program.file(id).text, comments),
+                gpulint_python::program::leaf_summary(module, program.file(id).asked(), comments),
             ));
         }
     }

@@ -127,7 +127,7 @@ impl Program {
     /// judged it from the imports the scan read, which may be more than it has.
     pub fn leaf_is_relevant(&self, id: FileId, module: &Module) -> bool {
         let wanted = wanted_imports(module);
-        crate::names::imports_gpu_library(module, &self.files[id.0 as usize].text)
+        crate::names::imports_gpu_library(module, self.files[id.0 as usize].asked)
             || self.imports_native(&wanted.imports)
             || wanted.imports.iter().any(|(level, dotted)| {
                 self.resolve(id, *level, dotted).is_some_and(|chain| {

@@ -12,6 +12,7 @@ use gpulint_core::fsio::{FileState, Stamp};
 
 use crate::known::{self, Digest, Knowledge, Known, Parsed};
 use crate::model::Module;
+use crate::names::GpuAsked;
 use crate::notebook::{self, Notebook};
 use crate::prefilter;
 use crate::source::{Cells, FileId, Span};
@@ -249,6 +250,7 @@ fn load_one(
         .then(|| text_digest.unwrap_or_else(|| known::digest(text.as_bytes())));
     loaded.text_digest = text_digest;
     let known = known.zip(text_digest).and_then(|(k, d)| k.get(&d));
+    loaded.asked = crate::names::asks_for_gpu(&text);
     if keep.is_none() && scan(&mut loaded, &text, known, learn) {
         loaded.text = text.into();
         return loaded;
@@ -278,7 +280,7 @@ fn scan(loaded: &mut Loaded, text: &str, known: Option<&Known>, learn: bool) -> 
         loaded.scanned = true;
         loaded.gpu = imports
             .iter()
-            .any(|(level, dotted)| *level == 0 && crate::names::reaches_gpu(dotted, text));
+            .any(|(level, dotted)| *level == 0 && crate::names::reaches_gpu(dotted, loaded.asked));
         loaded.wanted = Wanted {
             imports,
             top_level: 0,
@@ -321,7 +323,7 @@ fn parse_or_recall(
             if let Ok(m) = &module {
                 let names = crate::names::referenced_names(m);
                 loaded.names = names.into_iter().map(str::to_string).collect();
-                loaded.gpu = crate::names::imports_gpu_library(m, text);
+                loaded.gpu = crate::names::imports_gpu_library(m, loaded.asked);
                 loaded.wanted = wanted_imports(m);
                 // What the cache keeps of this parse is taken from the model when it is written
                 // (`SourceFile::learned`), not held twice meanwhile.
@@ -346,12 +348,12 @@ fn summary(wanted: &Wanted, gpu: bool, names: &[String], comments: &[Span]) -> P
 }
 
 /// What a leaf's parse gives the cache: as [`summary`], from its model and comments.
-pub fn leaf_summary(module: &Module, text: &str, comments: &[Span]) -> Parsed {
+pub fn leaf_summary(module: &Module, asked: GpuAsked, comments: &[Span]) -> Parsed {
     let names: Vec<String> = crate::names::referenced_names(module)
         .into_iter()
         .map(str::to_string)
         .collect();
-    let gpu = crate::names::imports_gpu_library(module, text);
+    let gpu = crate::names::imports_gpu_library(module, asked);
     summary(&wanted_imports(module), gpu, &names, comments)
 }
 
@@ -365,6 +367,8 @@ struct Loaded {
     pub(super) names: Vec<String>,
     /// It imports a GPU library itself.
     pub(super) gpu: bool,
+    /// What its text asks of the CPU-first packages.
+    pub(super) asked: GpuAsked,
     /// Only scanned for imports, not parsed.
     pub(super) scanned: bool,
     /// A leaf, not parsed (see [`SourceFile::lazy`]).
@@ -401,6 +405,7 @@ impl Loaded {
             comments: Vec::new(),
             names: Vec::new(),
             gpu: false,
+            asked: GpuAsked::default(),
             scanned: false,
             lazy: false,
             wanted: Wanted::default(),
@@ -551,6 +556,7 @@ impl Builder {
         let imports_native = self.program.imports_native(&loaded.wanted.imports);
         let file = &mut self.program.files[id.0 as usize];
         file.gpu = loaded.gpu || imports_native;
+        file.asked = loaded.asked;
         file.lazy = false;
         file.scanned_only = loaded.scanned;
         if loaded.scanned {

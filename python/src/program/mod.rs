@@ -90,6 +90,9 @@ pub struct SourceFile {
     runs_at_import: Vec<FileId>,
     /// The file imports a GPU library itself (for a file only scanned: may import one).
     gpu: bool,
+    /// What its text asks of the CPU-first packages (read while the text was at hand: a text read
+    /// from disk is not held).
+    asked: crate::names::GpuAsked,
     /// A leaf: a checked file no other module imports. Only its own analysis needs its model, so
     /// it is parsed there, once ([`Program::parse_leaf`]); until then its imports are those the
     /// scan read from its text.
@@ -136,6 +139,11 @@ impl std::ops::DerefMut for SourceFile {
 
 impl SourceFile {
     /// The digest of the text it was scanned or parsed from (when the build learned or knew).
+    /// What its text asks of the CPU-first packages (see `names::asks_for_gpu`).
+    pub fn asked(&self) -> crate::names::GpuAsked {
+        self.asked
+    }
+
     pub fn text_digest(&self) -> Option<Digest> {
         self.text_digest
     }
@@ -145,7 +153,7 @@ impl SourceFile {
     pub fn learned(&self) -> Known {
         let mut known = self.learned.clone();
         if let (true, Ok(module)) = (self.parsed_here, &self.module) {
-            known.parse = Some(leaf_summary(module, &self.text, &self.comments));
+            known.parse = Some(leaf_summary(module, self.asked, &self.comments));
         }
         known
     }
@@ -160,6 +168,7 @@ impl SourceFile {
             imports: HashMap::default(),
             runs_at_import: Vec::new(),
             gpu: false,
+            asked: Default::default(),
             lazy: false,
             scanned_only: false,
             relevant: false,

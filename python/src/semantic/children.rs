@@ -534,7 +534,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             Value::Cuda(obj) if cuda => Some((obj.site, "a CUDA tensor or module".into())),
             Value::HostTensor {
                 pinned: Some(site), ..
-            } => Some((*site, "pinned host memory".into())),
+            } => Some((**site, "pinned host memory".into())),
             Value::Sequence(items) => items.iter().find_map(|v| inner(v, cuda, seen)),
             Value::OneOf(items) => items.iter().find_map(|v| inner(v, cuda, seen)),
             Value::Mapping(entries) => entries.iter().find_map(|(_, v)| inner(v, cuda, seen)),

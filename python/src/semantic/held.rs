@@ -119,24 +119,35 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let Some(rhs) = self.assigned_from else {
             return false;
         };
-        let text = |file, span: Span| {
-            self.p
-                .file(file)
-                .text
-                .get(span.start as usize..span.end as usize)
-                .map(str::trim)
-        };
-        let now = text(self.cur, rhs.span);
-        self.class(class).body.iter().any(|s| match &s.kind {
-            StmtKind::Assign { targets, value } => {
-                targets
-                    .iter()
-                    .any(|t| matches!(&t.kind, ExprKind::Name(n) if &**n == attr))
-                    && now.is_some()
-                    && text(class.file, value.span) == now
+        let len = |span: Span| span.end.saturating_sub(span.start);
+        // The class body's expression for `attr`, when it is as long as this one: only then are
+        // the texts read (a text read from disk is read again on each access).
+        let Some(at_import) = self.class(class).body.iter().find_map(|s| match &s.kind {
+            StmtKind::Assign { targets, value }
+                if len(value.span) == len(rhs.span)
+                    && targets
+                        .iter()
+                        .any(|t| matches!(&t.kind, ExprKind::Name(n) if &**n == attr)) =>
+            {
+                Some(value.span)
             }
-            _ => false,
-        })
+            _ => None,
+        }) else {
+            return false;
+        };
+        let now = self
+            .p
+            .file(self.cur)
+            .text
+            .get(rhs.span.start as usize..rhs.span.end as usize)
+            .map(str::to_string);
+        let then = self
+            .p
+            .file(class.file)
+            .text
+            .get(at_import.start as usize..at_import.end as usize)
+            .map(str::to_string);
+        now.is_some() && now == then
     }
 
     /// `obj.field = v` or `setattr(obj, "field", v)` at run time on an object module state holds:

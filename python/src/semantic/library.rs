@@ -429,7 +429,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 match recv {
                     Value::Cuda(obj) => Value::cuda(obj.derived()),
                     _ => Value::HostTensor {
-                        pinned: Some(span),
+                        pinned: Some(Box::new(span)),
                         numel: 0,
                         layer: false,
                     },

@@ -90,7 +90,8 @@ pub enum Value {
     /// (0: not known), which decides whether an operation on it splits across threads; `layer`: a
     /// `torch.nn` layer (its weight's elements), whose call is a forward pass.
     HostTensor {
-        pinned: Option<crate::source::Span>,
+        // Boxed: pinned tensors are rare, and an inline span would make every value a word larger.
+        pinned: Option<Box<crate::source::Span>>,
         numel: u32,
         layer: bool,
     },
@@ -568,8 +569,8 @@ mod tests {
     }
 
     #[test]
-    fn a_value_stays_four_words() {
+    fn a_value_stays_three_words() {
         // Values are copied on every read, join and snapshot: a large variant makes them all large.
-        assert!(std::mem::size_of::<Value>() <= 32);
+        assert!(std::mem::size_of::<Value>() <= 24);
     }
 }

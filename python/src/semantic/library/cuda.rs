@@ -154,7 +154,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let numel = super::host_ops::factory_numel(args, size);
         let host = || match host_tensor {
             true => Value::HostTensor {
-                pinned: pinned.map(|_| span),
+                pinned: pinned.map(|_| Box::new(span)),
                 numel,
                 layer: false,
             },

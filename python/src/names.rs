@@ -194,21 +194,16 @@ mod tests {
 
     #[test]
     fn a_cpu_first_package_reaches_the_gpu_only_where_the_module_asks_for_it() {
-        assert!(reaches_gpu("torch", "import torch\n"));
-        assert!(!reaches_gpu(
+        let reaches = |dotted: &str, text: &str| reaches_gpu(dotted, asks_for_gpu(text));
+        assert!(reaches("torch", "import torch\n"));
+        assert!(!reaches(
             "numba",
             "import numba\n@numba.njit\ndef f(x):\n    return x\n"
         ));
-        assert!(reaches_gpu("numba", "from numba import cuda\n"));
-        assert!(reaches_gpu(
-            "numba",
-            "import numba\nnumba.cuda.to_device(x)\n"
-        ));
-        assert!(!reaches_gpu(
-            "spacy",
-            "import spacy\nnlp = spacy.load('en')\n"
-        ));
-        assert!(reaches_gpu("spacy", "import spacy\nspacy.prefer_gpu()\n"));
-        assert!(!reaches_gpu("multiprocessing", "import multiprocessing\n"));
+        assert!(reaches("numba", "from numba import cuda\n"));
+        assert!(reaches("numba", "import numba\nnumba.cuda.to_device(x)\n"));
+        assert!(!reaches("spacy", "import spacy\nnlp = spacy.load('en')\n"));
+        assert!(reaches("spacy", "import spacy\nspacy.prefer_gpu()\n"));
+        assert!(!reaches("multiprocessing", "import multiprocessing\n"));
     }
 }

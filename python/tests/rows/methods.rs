@@ -404,13 +404,11 @@ pub(crate) fn attribute_probes(row: &AttributeRow) -> Vec<Probe> {
     }
 }
 
+/// Probes `body` on each receiver of a kind, checked by the given check.
+type OnEach<'a> = dyn Fn(Receiver, &str, String, &dyn Fn(Probe) -> Probe) -> Vec<Probe> + 'a;
+
 /// A `ForksWorkers` method: [`forking::cases`] on each receiver.
-fn forks_workers(
-    m: &str,
-    on: Receiver,
-    row: &'static ForkingCall,
-    each: &dyn Fn(Receiver, &str, String, &dyn Fn(Probe) -> Probe) -> Vec<Probe>,
-) -> Vec<Probe> {
+fn forks_workers(m: &str, on: Receiver, row: &'static ForkingCall, each: &OnEach) -> Vec<Probe> {
     forking::cases(m, row)
         .into_iter()
         .flat_map(|(label, body, check)| each(on, label, body, &*check))

@@ -46,10 +46,10 @@ pub fn asks_for_gpu(text: &str) -> GpuAsked {
 /// package, unless it computes on the CPU unless told otherwise and the text never tells it
 /// (`libraries::CPU_FIRST`: numba without `cuda`, spaCy without `gpu`).
 pub fn reaches_gpu(dotted: &str, asked: GpuAsked) -> bool {
-    if !is_gpu_module(dotted) {
+    let root = dotted.split('.').next().unwrap_or(dotted);
+    if !crate::libraries::GPU_PACKAGES.contains(&root) {
         return false;
     }
-    let root = dotted.split('.').next().unwrap_or(dotted);
     match crate::libraries::CPU_FIRST
         .iter()
         .position(|c| c.package == root)

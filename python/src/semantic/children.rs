@@ -4,7 +4,7 @@
 
 use gpulint_core::analysis::Analysis;
 use gpulint_core::effect::{
-    ChildStart, CudaInitSite, DefaultContextCall, Effect, EntryCallers, Launcher, Nodes,
+    ChildStart, CudaInitSite, DefaultContextCall, Effect, EntryCallers, Init, Launcher, Nodes,
     OtherLayerStart,
 };
 
@@ -87,6 +87,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 default_in_entry: self.proc_ref().entry,
                 made_by: None,
             },
+        }
+    }
+
+    /// A start by a fork of the launcher's own, which obeys no `set_start_method` (one in force is
+    /// noted for GPU012).
+    pub(super) fn own_fork(&self) -> Start {
+        Start {
+            other_layer: self.other_layer_start(None),
+            ..Start::explicit(StartMethod::Fork, None)
         }
     }
 
@@ -590,5 +599,19 @@ impl<'m, A: Analysis> Interp<'m, A> {
             },
             _ => "the child's code".into(),
         }
+    }
+}
+
+/// A child's first GPU work, done by code gpulint does not follow (an engine's worker, a
+/// preloaded server's handler, a library's pipeline): a context the child creates, which fails
+/// where CUDA was initialised before the fork.
+pub(super) fn gpu_work(span: Span, what: String) -> Effect {
+    Effect::CudaInit {
+        site: CudaInitSite {
+            span,
+            level: Init::Context,
+            what: what.into(),
+        },
+        fails_in_child: true,
     }
 }

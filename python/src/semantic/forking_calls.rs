@@ -4,10 +4,10 @@
 //! parallel runner's call) makes an `Object::Forking` that keeps what its arguments decided.
 
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::{CudaInitSite, Effect, Handed, Init};
+use gpulint_core::effect::{Effect, Handed};
 
 use super::calls::{passthrough, Args};
-use super::children::{Entry, Start};
+use super::children::{gpu_work, Entry};
 use super::value::Value;
 use super::{Interp, Object};
 use crate::libraries::processes::launchers::{ForkAt, ForkingCall, Given, WorkersRun};
@@ -94,10 +94,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let mut start = match call.layer {
             Some(layer) => self.resolve_start(layer, None),
             // A fork of its own, which obeys no `set_start_method`.
-            None => Start {
-                other_layer: self.other_layer_start(None),
-                ..Start::explicit(StartMethod::Fork, None)
-            },
+            None => self.own_fork(),
         };
         if let Some((Some((v, at)), h)) = code {
             self.hand_over(&[(v, at, h)], layer, (start.method, start.source));
@@ -107,7 +104,8 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 start.prelude = self.library_in_child(span, package, what, start.method);
             }
             WorkersRun::OnDevices { what, .. } if on_gpu => {
-                start.prelude = gpu_work(span, format!("{what} computes on its GPU"), start.method);
+                start.prelude =
+                    forked_gpu_work(span, format!("{what} computes on its GPU"), start.method);
             }
             _ => {}
         }
@@ -163,7 +161,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return Vec::new();
         }
         let what = format!("{what} computes on the GPU, where the parent put `{package}`");
-        gpu_work(span, what, method)
+        forked_gpu_work(span, what, method)
     }
 
     /// Where the call's arguments put the workers.
@@ -224,18 +222,11 @@ fn on_devices(call: &ForkingCall, args: &Args<'_>) -> bool {
 }
 
 /// A forked worker's first GPU work (a spawned one starts clean, so its own is no hazard).
-fn gpu_work(span: Span, what: String, method: StartMethod) -> Vec<Effect> {
-    if method != StartMethod::Fork {
-        return Vec::new();
+fn forked_gpu_work(span: Span, what: String, method: StartMethod) -> Vec<Effect> {
+    match method {
+        StartMethod::Fork => vec![gpu_work(span, what)],
+        _ => Vec::new(),
     }
-    vec![Effect::CudaInit {
-        site: CudaInitSite {
-            span,
-            level: Init::Context,
-            what: what.into(),
-        },
-        fails_in_child: true,
-    }]
 }
 
 impl<'m, A: Analysis> Interp<'m, A> {

@@ -35,7 +35,7 @@ fn start_method(arg: Option<(&Value, &crate::model::Expr)>) -> Option<StartMetho
 }
 
 /// The last part of a qualified name, as messages quote it.
-fn short(name: &str) -> &str {
+pub(super) fn short(name: &str) -> &str {
     name.rsplit('.').next().unwrap_or(name)
 }
 

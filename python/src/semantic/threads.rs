@@ -90,7 +90,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         let Some(row) = per_thread::lookup(name) else {
             return;
         };
-        let short = name.rsplit('.').next().unwrap_or(name);
+        let short = super::library::short(name);
         match row.work {
             Work::Call { device } => {
                 let named = device.and_then(|p| args.param(p));

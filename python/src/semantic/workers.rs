@@ -3,7 +3,7 @@
 //! engines' workers, a task worker's forked tasks and a preloading server's request handlers.
 
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::{CudaInitSite, Effect, Handed, Init, Nodes, OtherLayerStart};
+use gpulint_core::effect::{Handed, Nodes, OtherLayerStart};
 
 use super::calls::Args;
 use super::children::*;
@@ -363,11 +363,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             let parent = self.proc_ref().cuda.clone();
             let task = Value::Function(id, None);
             let code = self.describe(&task);
-            // A fork of its own, which obeys no `set_start_method`.
-            let start = Start {
-                other_layer: self.other_layer_start(None),
-                ..Start::explicit(StartMethod::Fork, None)
-            };
+            let start = self.own_fork();
             self.run_child(span, kind, start, parent, vec![(task, Vec::new())], code);
         }
     }
@@ -405,16 +401,9 @@ impl<'m, A: Analysis> Interp<'m, A> {
             if before || parent.is_none() {
                 continue;
             }
+            let what = format!("each worker uses what `{}` prepared on the GPU", func.name);
             let start = Start {
-                prelude: vec![Effect::CudaInit {
-                    site: CudaInitSite {
-                        span: func.name_span,
-                        level: Init::Context,
-                        what: format!("each worker uses what `{}` prepared on the GPU", func.name)
-                            .into(),
-                    },
-                    fails_in_child: true,
-                }],
+                prelude: vec![gpu_work(func.name_span, what)],
                 ..Start::explicit(StartMethod::Fork, None)
             };
             let code = "each worker".to_string();
@@ -476,14 +465,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
         };
         let start = Start {
             other_layer,
-            prelude: vec![Effect::CudaInit {
-                site: CudaInitSite {
-                    span,
-                    level: Init::Context,
-                    what: "each worker creates a CUDA context on its GPU".into(),
-                },
-                fails_in_child: true,
-            }],
+            prelude: vec![gpu_work(
+                span,
+                "each worker creates a CUDA context on its GPU".into(),
+            )],
             ..Start::explicit(method, None)
         };
         let code = match several {

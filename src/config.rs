@@ -583,14 +583,15 @@ impl Resolver {
     }
 
     /// The dependency versions of the project `dir` is in: the nearest `pyproject.toml`'s
-    /// `dependencies`, with a `requirements.txt` next to it. Like the deployment files, read under
+    /// `dependencies`, with a `requirements.txt` next to it, or the nearest `requirements.txt` of
+    /// a project that has no `pyproject.toml`. Like the deployment files, read under
     /// `--isolated` too: they say what the code runs with, not how gpulint is configured.
     fn requirements_in(&mut self, dir: &Path) -> Requirements {
         if let Some(r) = self.requirements.get(dir) {
             return r.clone();
         }
         let pyproject = dir.join("pyproject.toml");
-        let found = if pyproject.is_file() {
+        let found = if pyproject.is_file() || dir.join("requirements.txt").is_file() {
             let mut specs: Vec<String> =
                 gpulint_core::fsio::read_text(&pyproject, gpulint_core::fsio::MAX_FILE_BYTES)
                     .ok()

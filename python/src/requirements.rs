@@ -37,6 +37,13 @@ impl Requirements {
             Pin::AtLeast(_) => None,
         }
     }
+
+    /// Whether the project's pin puts `package` in the releases from `since` up to `before`
+    /// (`None`: every later one): `false` when it does not say.
+    pub fn within(&self, package: &str, since: Version, before: Option<Version>) -> bool {
+        self.at_least(package, since) == Some(true)
+            && before.is_none_or(|b| self.at_least(package, b) == Some(false))
+    }
 }
 
 /// PEP 503 names: case and `-`/`_`/`.` runs do not matter.

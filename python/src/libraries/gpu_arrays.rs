@@ -195,6 +195,8 @@ pub const IMPORTS: &[ImportRow] = &[
         init: Init::Context,
         sets_env: None,
         sets_env_since: None,
+        init_in: None,
+        init_unless_env: None,
         reason: "creates a context on device 0 at import",
     },
     ImportRow {
@@ -202,6 +204,8 @@ pub const IMPORTS: &[ImportRow] = &[
         init: Init::Driver,
         sets_env: None,
         sets_env_since: None,
+        init_in: None,
+        init_unless_env: None,
         reason: "`cudf/__init__` runs `validate_setup()`, which counts the GPUs and reads their attributes through the CUDA runtime (`cuInit`) unless RAPIDS_NO_INITIALIZE or CUDF_NO_INITIALIZE is set (cudf 4827, 5515; in the 2020 releases and since)",
     },
 ];

@@ -138,6 +138,16 @@ pub const ROWS: &[Row] = &[
         "picks CUDA when it is available unless `device=\"cpu\"`",
     ),
     row(
+        "flair.embeddings.FlairEmbeddings",
+        Behaviour::LoadsModel {
+            device: None,
+            device_map: None,
+            cuda_when_available: true,
+            auto: None,
+        },
+        "loads its character language model onto CUDA when a GPU is available: `LanguageModel.load_language_model` calls `.cuda()` after `is_available()` in 0.4.0, and loads onto `flair.device` (cuda:0 when one is available) from 0.4.1 to 0.15",
+    ),
+    row(
         "accelerate.Accelerator",
         Behaviour::BindsDeviceUnderLauncher {
             init: Init::Context,
@@ -265,6 +275,8 @@ pub const IMPORTS: &[ImportRow] = &[
         init: Init::None,
         sets_env: NVML_CHECK,
         sets_env_since: None,
+        init_in: None,
+        init_unless_env: None,
         reason: "imports `lightning.fabric`, whose `__init__` sets PYTORCH_NVML_BASED_CUDA_CHECK=1 (Lightning 2.x)",
     },
     ImportRow {
@@ -272,6 +284,8 @@ pub const IMPORTS: &[ImportRow] = &[
         init: Init::None,
         sets_env: NVML_CHECK,
         sets_env_since: None,
+        init_in: None,
+        init_unless_env: None,
         reason: "its `__init__` sets PYTORCH_NVML_BASED_CUDA_CHECK=1",
     },
     ImportRow {
@@ -279,6 +293,8 @@ pub const IMPORTS: &[ImportRow] = &[
         init: Init::None,
         sets_env: NVML_CHECK,
         sets_env_since: None,
+        init_in: None,
+        init_unless_env: None,
         reason: "imports `lightning_fabric`, whose `__init__` sets PYTORCH_NVML_BASED_CUDA_CHECK=1 (pytorch_lightning 2.x)",
     },
     ImportRow {
@@ -286,6 +302,26 @@ pub const IMPORTS: &[ImportRow] = &[
         init: Init::None,
         sets_env: NVML_CHECK,
         sets_env_since: Some([0, 8, 5]),
+        init_in: None,
+        init_unless_env: None,
         reason: "`vllm.env_override`, run at `import vllm`, sets PYTORCH_NVML_BASED_CUDA_CHECK=1 (vllm PR 15951, in 0.8.5)",
+    },
+    ImportRow {
+        module: "transformers",
+        init: Init::Driver,
+        sets_env: None,
+        sets_env_since: None,
+        init_in: Some(([3, 2, 0], Some([4, 2, 0]))),
+        init_unless_env: NVML_CHECK,
+        reason: "imports `modeling_fsmt` with the other torch models, whose top level calls `torch.cuda.is_available()` to choose apex's fused LayerNorm (checked in the 3.2.0 and 4.1.1 wheels; not in 3.1.0, which has no FSMT; 4.2.0 imports models lazily and dropped the call; transformers 8801, 9338)",
+    },
+    ImportRow {
+        module: "flair",
+        init: Init::Driver,
+        sets_env: None,
+        sets_env_since: None,
+        init_in: Some(([0, 4, 1], None)),
+        init_unless_env: NVML_CHECK,
+        reason: "calls `torch.cuda.is_available()` in `flair/__init__` to set `flair.device` (cuda:0 when a GPU is present): from 0.4.1, still in 0.15; 0.4.0 asked only when loading a model (flair 600)",
     },
 ];

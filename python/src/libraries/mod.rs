@@ -451,6 +451,16 @@ pub struct ImportRow {
     /// one, it does not. Unknown versions are taken to set it (the finding it prevents is kept
     /// for the projects that say).
     pub sets_env_since: Option<crate::requirements::Version>,
+    /// The releases whose import has `init`, where only some do: from the first (inclusive)
+    /// up to the second (exclusive; `None` while it still does). Only a project that pins a
+    /// version in the range gets the effect; an unknown version reports less.
+    pub init_in: Option<(
+        crate::requirements::Version,
+        Option<crate::requirements::Version>,
+    )>,
+    /// With this variable set to this value the import leaves CUDA alone (its CUDA work is
+    /// `torch.cuda.is_available()`, which then counts through NVML).
+    pub init_unless_env: Option<(&'static str, &'static str)>,
     pub reason: &'static str,
 }
 
@@ -678,6 +688,7 @@ pub const GPU_PACKAGES: &[&str] = &[
     "peft",
     "optimum",
     "sentence_transformers",
+    "flair",
     "accelerate",
     "vllm",
     "deepspeed",

@@ -194,9 +194,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
             return;
         };
         let what = format!("`import {}` {}", row.module, row.reason);
-        self.cuda_event(span, row.init, what, true);
+        let package = row.module.split('.').next().unwrap_or(row.module);
+        let in_release = row.init_in.is_none_or(|(since, before)| {
+            self.settings.requirements.within(package, since, before)
+        });
+        let turned_off = row
+            .init_unless_env
+            .is_some_and(|(key, value)| self.env_var(key).is_some_and(|v| v == value));
+        if in_release && !turned_off {
+            self.cuda_event(span, row.init, what, true);
+        }
         let older = row.sets_env_since.is_some_and(|since| {
-            let package = row.module.split('.').next().unwrap_or(row.module);
             self.settings.requirements.at_least(package, since) == Some(false)
         });
         if let (Some((key, value)), false) = (row.sets_env, older) {

@@ -313,7 +313,7 @@ pub const IMPORTS: &[ImportRow] = &[
         sets_env_since: None,
         init_in: Some(([3, 2, 0], Some([4, 2, 0]))),
         init_unless_env: NVML_CHECK,
-        reason: "imports `modeling_fsmt` with the other torch models, whose top level calls `torch.cuda.is_available()` to choose apex's fused LayerNorm (checked in the 3.2.0 and 4.1.1 wheels; not in 3.1.0, which has no FSMT; 4.2.0 imports models lazily and dropped the call; transformers 8801, 9338)",
+        reason: "imports `modeling_fsmt` with the other torch models, whose top level calls `torch.cuda.is_available()` to choose apex's fused LayerNorm (checked in the 3.2.0, 3.3.1, 3.5.1, 4.0.1 and 4.1.1 wheels; not in 3.1.0, which has no FSMT; 4.2.0 imports models lazily and dropped the call; transformers 8801, 9338)",
     },
     ImportRow {
         module: "flair",

@@ -355,6 +355,10 @@ pub enum MethodBehaviour {
     /// Copies a state into the receiver's tensors (`model.load_state_dict(sd)`), one `copy_` per
     /// parameter: on host parameters larger than the grain size, on the intra-op thread pool.
     LoadsState,
+    /// Iterates the receiver's parameters where they live (`model.parameters()`): for a module in
+    /// host memory, its largest weight is among them, so an operation applied to each
+    /// (`[p.clone() for p in m.parameters()]`) runs on that one too.
+    Parameters,
     /// Moves the receiver to the CPU: a module in place (`model.cpu()`), a tensor as a copy.
     MovesToCpu,
     /// Reads host-side metadata (`t.size()`, `t.numel()`): a plain value, not a tensor.

@@ -384,6 +384,31 @@ pub const ROWS: &[Row] = &[
         "`__getitem__` indexes each dataset or tensor it stacks, in the loader's workers",
     ),
     row(
+        "torchvision.models.resnet18",
+        Behaviour::CreatesParameters,
+        "builds a ResNet-18 on the default device",
+    ),
+    row(
+        "torchvision.models.resnet34",
+        Behaviour::CreatesParameters,
+        "builds a ResNet-34 on the default device",
+    ),
+    row(
+        "torchvision.models.resnet50",
+        Behaviour::CreatesParameters,
+        "builds a ResNet-50 on the default device",
+    ),
+    row(
+        "torchvision.models.resnet101",
+        Behaviour::CreatesParameters,
+        "builds a ResNet-101 on the default device",
+    ),
+    row(
+        "torchvision.models.resnet152",
+        Behaviour::CreatesParameters,
+        "builds a ResNet-152 on the default device",
+    ),
+    row(
         "torchvision.transforms.Compose",
         Behaviour::Compose {
             steps: Param::pos(0, "transforms"),
@@ -474,6 +499,12 @@ pub const METHODS: &[MethodRow] = &[
         reason: "a module's parameters and buffers, on the devices they live on",
     },
     MethodRow {
+        name: "parameters",
+        on: Receiver::Any,
+        does: MethodBehaviour::Parameters,
+        reason: "a module's parameters, on the devices they live on (`torch/nn/modules/module.py`)",
+    },
+    MethodRow {
         name: "load_state_dict",
         on: Receiver::Any,
         does: MethodBehaviour::LoadsState,
@@ -539,8 +570,56 @@ pub const LAYER_WEIGHTS: &[LayerWeight] = &[
     },
 ];
 
-/// The elements of a layer's weight, from its integer arguments; 0 when not known.
+/// A library's model constructor, and the elements of a weight every model it builds holds,
+/// whatever its arguments: the largest weight is at least that.
+pub struct ModelWeight {
+    pub name: &'static str,
+    pub numel: u64,
+    pub reason: &'static str,
+}
+
+/// torchvision's ResNets (checked in torchvision 0.20.1, `torchvision/models/resnet.py`).
+const BASIC_RESNET: &str =
+    "`layer4` of `BasicBlock` holds `conv3x3(512, 512)` weights, 512 × 512 × 3 × 3 \
+     (`BasicBlock` accepts no other `groups` or `width_per_group`)";
+const BOTTLENECK_RESNET: &str =
+    "`layer4`'s downsampling `conv1x1(1024, 2048)` is 2048 × 1024, whatever \
+     `groups`, `width_per_group` or `num_classes` say";
+
+pub const MODEL_WEIGHTS: &[ModelWeight] = &[
+    ModelWeight {
+        name: "torchvision.models.resnet18",
+        numel: 512 * 512 * 9,
+        reason: BASIC_RESNET,
+    },
+    ModelWeight {
+        name: "torchvision.models.resnet34",
+        numel: 512 * 512 * 9,
+        reason: BASIC_RESNET,
+    },
+    ModelWeight {
+        name: "torchvision.models.resnet50",
+        numel: 2048 * 1024,
+        reason: BOTTLENECK_RESNET,
+    },
+    ModelWeight {
+        name: "torchvision.models.resnet101",
+        numel: 2048 * 1024,
+        reason: BOTTLENECK_RESNET,
+    },
+    ModelWeight {
+        name: "torchvision.models.resnet152",
+        numel: 2048 * 1024,
+        reason: BOTTLENECK_RESNET,
+    },
+];
+
+/// The elements of a layer's weight, from its integer arguments (a model's largest, for a
+/// model constructor); 0 when not known.
 pub fn layer_weight(name: &str, ints: &[Option<i64>]) -> u64 {
+    if let Some(model) = MODEL_WEIGHTS.iter().find(|m| m.name == name) {
+        return model.numel;
+    }
     let Some(layer) = LAYER_WEIGHTS.iter().find(|l| l.name == name) else {
         return 0;
     };

@@ -436,6 +436,10 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 }
             }
             MethodBehaviour::LoadsState => return self.loads_state(span, recv, method),
+            MethodBehaviour::Parameters => match recv {
+                Value::Cuda(obj) => Value::cuda(obj.derived()),
+                _ => self.host_parameters(recv),
+            },
             MethodBehaviour::State => match recv {
                 Value::Cuda(obj) => Value::cuda(obj.derived()),
                 Value::HostTensor { .. } => Value::host(),

@@ -17,6 +17,7 @@ mod imports;
 mod inference;
 mod kinds;
 mod methods;
+mod models;
 mod predicates;
 mod probe;
 mod processes;

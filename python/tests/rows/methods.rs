@@ -248,6 +248,7 @@ pub(crate) fn method_probes(row: &MethodRow) -> Vec<Probe> {
             },
         ),
         MethodBehaviour::LoadsState => super::torch_ops::loads_state(row.name),
+        MethodBehaviour::Parameters => super::models::parameters(row.name),
         MethodBehaviour::State => vec![
             Probe::new(
                 "a host module's state is host values",

@@ -178,6 +178,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
         Some(Value::Unknown)
     }
 
+    /// `model.parameters()` on a module in host memory: host tensors, the largest as large as its
+    /// largest weight (an operation on each reaches that one); `Unknown` for anything else.
+    pub(in super::super) fn host_parameters(&self, recv: &Value) -> Value {
+        match self.largest_parameter(recv, 3) {
+            Some(numel) => Value::seq(vec![Value::host_of(numel)]),
+            None => Value::Unknown,
+        }
+    }
+
     /// An instance of a project's class that defines no `__call__` (a library base's, such as
     /// `nn.Module`'s, runs) and keeps `torch.nn` layers in host memory.
     pub(in super::super) fn holds_host_layers(&self, value: &Value) -> bool {

@@ -303,6 +303,7 @@ const SPACY_PIPE: ForkingCall = ForkingCall {
         what: "the pipeline's model",
     },
     at: ForkAt::Call,
+    versions: None,
 };
 
 /// `Trainer(strategy="ddp_fork" | "ddp_notebook", ...)`: `fit`, `validate`, `test` and `predict`
@@ -345,6 +346,7 @@ const LIGHTNING_FORK: ForkingCall = ForkingCall {
         accelerator: Some((Param::kw("accelerator"), &["gpu", "cuda", "auto"])),
     },
     at: ForkAt::Methods(&["fit", "validate", "test", "predict"]),
+    versions: None,
 };
 const LIGHTNING_FORK_WHY: &str = "Lightning 2.x: the strategies `ddp_fork` and `ddp_notebook` (and their `_find_unused_parameters_*` forms) are `DDPStrategy` with `start_method=\"fork\"` (`strategies/ddp.py`, `register_strategies`); `fit`/`validate`/`test`/`predict` then fork one process a device with `torch.multiprocessing.start_processes(start_method=\"fork\")` (`_MultiProcessingLauncher`), which refuses to start once `torch.cuda.is_initialized()`; each rank runs the model on its GPU (accelerator `gpu`/`cuda`, or the default `auto` with a GPU visible)";
 
@@ -372,6 +374,7 @@ const JOBLIB_PARALLEL: ForkingCall = ForkingCall {
     layer: Some(Layer::Multiprocessing),
     runs: WorkersRun::CallsItems(Param::pos(0, "iterable")),
     at: ForkAt::Methods(&["__call__"]),
+    versions: None,
 };
 const JOBLIB_WHY: &str = "joblib 1.4: with `backend=\"multiprocessing\"` and `n_jobs` above 1 (negative: counted back from the CPUs), calling the `Parallel` runs each `delayed` call in a `multiprocessing.Pool` (`MultiprocessingBackend`, `MemmappingPool`) on `multiprocessing.get_context()`, the default context (unless `JOBLIB_START_METHOD` names another, not read here); with one job it runs them in this process; the default backend, loky, starts each worker as a fresh interpreter (fork then exec, `loky/backend/fork_exec.py`), which inherits no CUDA state";
 
@@ -436,6 +439,7 @@ const KERAS_WORKERS: ForkingCall = ForkingCall {
     layer: Some(Layer::Multiprocessing),
     runs: WorkersRun::ItemsOf(Param::pos(0, "x")),
     at: ForkAt::Call,
+    versions: None,
 };
 /// The `*_generator` spellings, whose data is their first argument, `generator`.
 const KERAS_GENERATOR_WORKERS: ForkingCall = ForkingCall {

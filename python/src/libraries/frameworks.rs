@@ -6,7 +6,7 @@ use super::{
     inits, Behaviour, Init, MethodBehaviour, MethodRow, Param, PrefixRow, Receiver, Row,
     CREATES_OBJECT,
 };
-use crate::libraries::processes::launchers::{ForkAt, ForkingCall, Given, WorkersRun};
+use crate::libraries::processes::launchers::{ForkAt, ForkingCall, Given, Versions, WorkersRun};
 use crate::libraries::processes::Layer;
 use gpulint_core::effect::{Launcher, PerGpu, SpawnFix};
 
@@ -244,6 +244,29 @@ pub const ROWS: &[Row] = &[
     row("joblib.parallel.delayed", Behaviour::Alias("joblib.delayed"), "where it is defined"),
     row("joblib.Parallel", Behaviour::ForksWorkers(&JOBLIB_PARALLEL), JOBLIB_WHY),
     row("joblib.parallel.Parallel", Behaviour::Alias("joblib.Parallel"), "where it is defined"),
+    // GluonTS 0.5 to 0.9: `train(..., num_workers=N)` on an MXNet estimator makes its batches
+    // in `multiprocessing` workers.
+    row("gluonts.mx.model.estimator.GluonEstimator", GLUON_ESTIMATOR, "GluonTS's MXNet estimator (`gluonts.mx.model.estimator` from 0.7)"),
+    row(
+        "gluonts.model.estimator.GluonEstimator",
+        Behaviour::Alias("gluonts.mx.model.estimator.GluonEstimator"),
+        "its place in GluonTS 0.5 and 0.6",
+    ),
+    row(
+        "gluonts.model.deepar.DeepAREstimator",
+        GLUON_ESTIMATOR,
+        "a `GluonEstimator` subclass in GluonTS 0.5 to 0.9",
+    ),
+    row(
+        "gluonts.model.simple_feedforward.SimpleFeedForwardEstimator",
+        GLUON_ESTIMATOR,
+        "a `GluonEstimator` subclass in GluonTS 0.5 to 0.9",
+    ),
+    row(
+        "gluonts.mx.model.estimator.GluonEstimator().train",
+        Behaviour::ForksWorkers(&GLUONTS_TRAIN),
+        GLUONTS_TRAIN_WHY,
+    ),
     // torchrec: `DistributedModelParallel` shards the model when it is made. Without `plan=`, its
     // planner's `collective_plan` broadcasts the plan over the default process group
     // (`broadcast_object_list`, on the current device under NCCL), whatever `device=` says;
@@ -377,6 +400,41 @@ const JOBLIB_PARALLEL: ForkingCall = ForkingCall {
     versions: None,
 };
 const JOBLIB_WHY: &str = "joblib 1.4: with `backend=\"multiprocessing\"` and `n_jobs` above 1 (negative: counted back from the CPUs), calling the `Parallel` runs each `delayed` call in a `multiprocessing.Pool` (`MultiprocessingBackend`, `MemmappingPool`) on `multiprocessing.get_context()`, the default context (unless `JOBLIB_START_METHOD` names another, not read here); with one job it runs them in this process; the default backend, loky, starts each worker as a fresh interpreter (fork then exec, `loky/backend/fork_exec.py`), which inherits no CUDA state";
+
+/// What GluonTS's MXNet estimators are.
+const GLUON_ESTIMATOR: Behaviour =
+    Behaviour::Returns("gluonts.mx.model.estimator.GluonEstimator()");
+
+/// `estimator.train(data, num_workers=N)`: N `multiprocessing` workers on the default context, each
+/// iterating the training data through the estimator's transformation.
+const GLUONTS_TRAIN: ForkingCall = ForkingCall {
+    launcher: Launcher {
+        subject: "This GluonTS `train(num_workers=...)`",
+        label: None,
+        spawn_help: "drop `num_workers` (the batches are then made in this process), or call `multiprocessing.set_start_method(\"spawn\")` under the main guard",
+        spawn_fix: SpawnFix::None,
+        ends_with_code: false,
+        per_gpu: PerGpu::Never,
+        data_workers: true,
+        inherits_handed: true,
+    },
+    workers: Param::pos(2, "num_workers"),
+    above: 0,
+    // `num_workers=None`: the loader runs in this process.
+    default: 0,
+    only_with: None,
+    negative_is_all: false,
+    unasked_here: true,
+    layer: Some(Layer::Multiprocessing),
+    runs: WorkersRun::ItemsOf(Param::pos(0, "training_data")),
+    at: ForkAt::Call,
+    versions: Some(Versions {
+        package: "gluonts",
+        since: [0, 5, 0],
+        until: [0, 10, 0],
+    }),
+};
+const GLUONTS_TRAIN_WHY: &str = "GluonTS 0.5 to 0.9: `train` hands `num_workers` to its training loader, which with a number of workers starts them with `multiprocessing` on the default context (a `multiprocessing.Pool` in 0.5's `ParallelDataLoader`, `mp.Process` workers in `MultiProcessBatcher` (0.6, 0.7) and `MultiProcessLoader` (0.8, 0.9)), each iterating the training data through the transformation; on Windows the loader drops the workers. 0.4 has no `num_workers`; from 0.10 `train(**kwargs)` ignores it and the loader starts no processes";
 
 pub const PREFIXES: &[PrefixRow] = &[
     PrefixRow {

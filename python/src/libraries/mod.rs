@@ -689,6 +689,7 @@ pub const GPU_PACKAGES: &[&str] = &[
     "tensorflow",
     "jax",
     "mxnet",
+    "gluonts",
     "triton",
     "onnxruntime",
     "ctranslate2",

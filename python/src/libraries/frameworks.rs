@@ -6,7 +6,7 @@ use super::{
     inits, Behaviour, Init, MethodBehaviour, MethodRow, Param, PrefixRow, Receiver, Row,
     CREATES_OBJECT,
 };
-use crate::libraries::processes::launchers::{ForkAt, ForkingCall, Given, WorkersRun};
+use crate::libraries::processes::launchers::{ForkAt, ForkingCall, Given, Versions, WorkersRun};
 use crate::libraries::processes::Layer;
 use gpulint_core::effect::{Launcher, PerGpu, SpawnFix};
 
@@ -244,6 +244,29 @@ pub const ROWS: &[Row] = &[
     row("joblib.parallel.delayed", Behaviour::Alias("joblib.delayed"), "where it is defined"),
     row("joblib.Parallel", Behaviour::ForksWorkers(&JOBLIB_PARALLEL), JOBLIB_WHY),
     row("joblib.parallel.Parallel", Behaviour::Alias("joblib.Parallel"), "where it is defined"),
+    // GluonTS 0.5 to 0.9: `train(..., num_workers=N)` on an MXNet estimator makes its batches
+    // in `multiprocessing` workers.
+    row("gluonts.mx.model.estimator.GluonEstimator", GLUON_ESTIMATOR, "GluonTS's MXNet estimator (`gluonts.mx.model.estimator` from 0.7)"),
+    row(
+        "gluonts.model.estimator.GluonEstimator",
+        Behaviour::Alias("gluonts.mx.model.estimator.GluonEstimator"),
+        "its place in GluonTS 0.5 and 0.6",
+    ),
+    row(
+        "gluonts.model.deepar.DeepAREstimator",
+        GLUON_ESTIMATOR,
+        "a `GluonEstimator` subclass in GluonTS 0.5 to 0.9",
+    ),
+    row(
+        "gluonts.model.simple_feedforward.SimpleFeedForwardEstimator",
+        GLUON_ESTIMATOR,
+        "a `GluonEstimator` subclass in GluonTS 0.5 to 0.9",
+    ),
+    row(
+        "gluonts.mx.model.estimator.GluonEstimator().train",
+        Behaviour::ForksWorkers(&GLUONTS_TRAIN),
+        GLUONTS_TRAIN_WHY,
+    ),
     // torchrec: `DistributedModelParallel` shards the model when it is made. Without `plan=`, its
     // planner's `collective_plan` broadcasts the plan over the default process group
     // (`broadcast_object_list`, on the current device under NCCL), whatever `device=` says;
@@ -303,6 +326,7 @@ const SPACY_PIPE: ForkingCall = ForkingCall {
         what: "the pipeline's model",
     },
     at: ForkAt::Call,
+    versions: None,
 };
 
 /// `Trainer(strategy="ddp_fork" | "ddp_notebook", ...)`: `fit`, `validate`, `test` and `predict`
@@ -345,6 +369,7 @@ const LIGHTNING_FORK: ForkingCall = ForkingCall {
         accelerator: Some((Param::kw("accelerator"), &["gpu", "cuda", "auto"])),
     },
     at: ForkAt::Methods(&["fit", "validate", "test", "predict"]),
+    versions: None,
 };
 const LIGHTNING_FORK_WHY: &str = "Lightning 2.x: the strategies `ddp_fork` and `ddp_notebook` (and their `_find_unused_parameters_*` forms) are `DDPStrategy` with `start_method=\"fork\"` (`strategies/ddp.py`, `register_strategies`); `fit`/`validate`/`test`/`predict` then fork one process a device with `torch.multiprocessing.start_processes(start_method=\"fork\")` (`_MultiProcessingLauncher`), which refuses to start once `torch.cuda.is_initialized()`; each rank runs the model on its GPU (accelerator `gpu`/`cuda`, or the default `auto` with a GPU visible)";
 
@@ -372,8 +397,44 @@ const JOBLIB_PARALLEL: ForkingCall = ForkingCall {
     layer: Some(Layer::Multiprocessing),
     runs: WorkersRun::CallsItems(Param::pos(0, "iterable")),
     at: ForkAt::Methods(&["__call__"]),
+    versions: None,
 };
 const JOBLIB_WHY: &str = "joblib 1.4: with `backend=\"multiprocessing\"` and `n_jobs` above 1 (negative: counted back from the CPUs), calling the `Parallel` runs each `delayed` call in a `multiprocessing.Pool` (`MultiprocessingBackend`, `MemmappingPool`) on `multiprocessing.get_context()`, the default context (unless `JOBLIB_START_METHOD` names another, not read here); with one job it runs them in this process; the default backend, loky, starts each worker as a fresh interpreter (fork then exec, `loky/backend/fork_exec.py`), which inherits no CUDA state";
+
+/// What GluonTS's MXNet estimators are.
+const GLUON_ESTIMATOR: Behaviour =
+    Behaviour::Returns("gluonts.mx.model.estimator.GluonEstimator()");
+
+/// `estimator.train(data, num_workers=N)`: N `multiprocessing` workers on the default context, each
+/// iterating the training data through the estimator's transformation.
+const GLUONTS_TRAIN: ForkingCall = ForkingCall {
+    launcher: Launcher {
+        subject: "This GluonTS `train(num_workers=...)`",
+        label: None,
+        spawn_help: "drop `num_workers` (the batches are then made in this process), or call `multiprocessing.set_start_method(\"spawn\")` under the main guard",
+        spawn_fix: SpawnFix::None,
+        ends_with_code: false,
+        per_gpu: PerGpu::Never,
+        data_workers: true,
+        inherits_handed: true,
+    },
+    workers: Param::pos(2, "num_workers"),
+    above: 0,
+    // `num_workers=None`: the loader runs in this process.
+    default: 0,
+    only_with: None,
+    negative_is_all: false,
+    unasked_here: true,
+    layer: Some(Layer::Multiprocessing),
+    runs: WorkersRun::ItemsOf(Param::pos(0, "training_data")),
+    at: ForkAt::Call,
+    versions: Some(Versions {
+        package: "gluonts",
+        since: [0, 5, 0],
+        until: [0, 10, 0],
+    }),
+};
+const GLUONTS_TRAIN_WHY: &str = "GluonTS 0.5 to 0.9: `train` hands `num_workers` to its training loader, which with a number of workers starts them with `multiprocessing` on the default context (a `multiprocessing.Pool` in 0.5's `ParallelDataLoader`, `mp.Process` workers in `MultiProcessBatcher` (0.6, 0.7) and `MultiProcessLoader` (0.8, 0.9)), each iterating the training data through the transformation; on Windows the loader drops the workers. 0.4 has no `num_workers`; from 0.10 `train(**kwargs)` ignores it and the loader starts no processes";
 
 pub const PREFIXES: &[PrefixRow] = &[
     PrefixRow {
@@ -436,6 +497,7 @@ const KERAS_WORKERS: ForkingCall = ForkingCall {
     layer: Some(Layer::Multiprocessing),
     runs: WorkersRun::ItemsOf(Param::pos(0, "x")),
     at: ForkAt::Call,
+    versions: None,
 };
 /// The `*_generator` spellings, whose data is their first argument, `generator`.
 const KERAS_GENERATOR_WORKERS: ForkingCall = ForkingCall {

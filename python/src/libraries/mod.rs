@@ -704,6 +704,7 @@ pub const GPU_PACKAGES: &[&str] = &[
     "tensorflow",
     "jax",
     "mxnet",
+    "gluonts",
     "triton",
     "onnxruntime",
     "ctranslate2",

@@ -182,11 +182,27 @@ impl<'m, A: Analysis> Interp<'m, A> {
                 matches!(args.param(p), Some((Value::Str(v), _)) if all.contains(&&**v))
             }
         };
+        if !self.forks_in_version(call) {
+            return Workers::Elsewhere;
+        }
         match (several, asked) {
             (true, true) => Workers::Forked,
             (true, false) if !call.unasked_here => Workers::Elsewhere,
             _ => Workers::Here,
         }
+    }
+}
+
+impl<A: Analysis> Interp<'_, A> {
+    /// Whether the project's pins put the library in the versions where the call forks (a row
+    /// without versions forks in all); an unknown version is not known to.
+    fn forks_in_version(&self, call: &ForkingCall) -> bool {
+        let Some(v) = call.versions else {
+            return true;
+        };
+        let pins = &self.settings.requirements;
+        pins.at_least(v.package, v.since) == Some(true)
+            && pins.at_least(v.package, v.until) == Some(false)
     }
 }
 
@@ -197,7 +213,8 @@ pub(super) enum Workers {
     Forked,
     /// This process (no workers, threads, or the call's own loop).
     Here,
-    /// Processes that start clean, whose code is not followed (`ForkingCall::unasked_here`).
+    /// Not followed: processes that start clean (`ForkingCall::unasked_here`), or a version of
+    /// the library not known to fork (`ForkingCall::versions`).
     Elsewhere,
 }
 

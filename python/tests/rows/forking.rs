@@ -8,7 +8,7 @@ use super::*;
 pub(crate) type Check = Box<dyn Fn(Probe) -> Probe>;
 
 /// A probe's label, program body and check.
-type Case = (&'static str, String, Check);
+pub(crate) type Case = (&'static str, String, Check);
 
 /// The programs of a row's probes: its call (then, for a row that forks at a method, its object's
 /// first forking method) with the arguments each probe passes.
@@ -111,7 +111,10 @@ pub(crate) fn cases(f: &str, row: &'static ForkingCall) -> Vec<Case> {
     };
     let mut out = forked(&calls, runs_name, &setup);
     out.extend(unasked(&calls, &setup));
-    out
+    match row.versions {
+        Some(v) => forking_versions::versioned(v, out, calls.body(true, false, &setup)),
+        None => out,
+    }
 }
 
 /// The probes with the workers asked for.

@@ -10,6 +10,7 @@
 
 mod env;
 mod forking;
+mod forking_versions;
 mod frameworks;
 mod gpu_arrays;
 mod huggingface;

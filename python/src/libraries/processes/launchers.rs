@@ -305,6 +305,17 @@ pub struct ForkingCall {
     pub runs: WorkersRun,
     /// Which call starts the workers.
     pub at: ForkAt,
+    /// The versions of the library in which the call forks at all (`None`: every version).
+    pub versions: Option<Versions>,
+}
+
+/// A range of a package's versions: from `since` up to, not including, `until`. A row with one
+/// forks only where the project's pins put the package in it; an unknown version reports less.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Versions {
+    pub package: &'static str,
+    pub since: crate::requirements::Version,
+    pub until: crate::requirements::Version,
 }
 
 /// Which call of a forking row starts its workers.

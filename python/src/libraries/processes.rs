@@ -163,6 +163,15 @@ const PREFORK: &str = "the worker process imports the module that defines the ta
 /// Why a route decorator's function can run in forked children.
 const SERVED: &str = "the handler runs in the web server's workers; a server that preloads the application (gunicorn's `--preload`) imports this module in its master and forks the workers after";
 
+/// Whether a row describes the `set_start_method` of the top-level package `root`.
+pub fn sets_start_method_of(root: &str) -> bool {
+    ROWS.iter().any(|r| {
+        r.name
+            .strip_suffix(".set_start_method")
+            .is_some_and(|package| package.split('.').next() == Some(root))
+    })
+}
+
 pub const ROWS: &[Row] = &[
     row(
         "celery.Celery",

@@ -518,6 +518,7 @@ impl Resolver {
         let file = normalize(file);
         Ok(Settings {
             default_start_method: default_start_method(version, platform),
+            python: version,
             preloading_server: self.servers.preloads(&file),
             documented_launch: self.launches.nodes_for(&file),
             requirements: match file.parent() {

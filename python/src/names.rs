@@ -26,9 +26,30 @@ pub fn imports_gpu_library(module: &Module, asked: GpuAsked) -> bool {
 }
 
 /// Which of `libraries::CPU_FIRST`'s packages a module's text asks for the GPU (a bit per row),
-/// read once while the text is at hand (a text read from disk is not held).
+/// and whether it names `set_start_method`; read once while the text is at hand (a text read from
+/// disk is not held).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct GpuAsked(u32);
+pub struct GpuAsked {
+    cpu_first: u32,
+    start_method: bool,
+}
+
+/// Whether a module whose text asks `asked` and that imports `imports` (`(level, dotted)`) may set
+/// a default context's start method: its text names `set_start_method` and it imports, by its
+/// absolute name, a package whose `set_start_method` a row describes. Setting the start method
+/// where it is fixed already, or running process creation again in spawned children, fails with
+/// or without a GPU library (GPU005, GPU004), so such a module is analysed either way. A name in a
+/// string or a comment counts too: more modules than call it, never fewer. The package's own
+/// modules (which define the function, and import each other relatively) are not among them.
+pub fn sets_start_method(imports: &[(u32, String)], asked: GpuAsked) -> bool {
+    asked.start_method
+        && imports.iter().any(|(level, dotted)| {
+            *level == 0
+                && crate::libraries::processes::sets_start_method_of(
+                    dotted.split('.').next().unwrap_or(dotted),
+                )
+        })
+}
 
 pub fn asks_for_gpu(text: &str) -> GpuAsked {
     let mut bits = 0;
@@ -39,7 +60,10 @@ pub fn asks_for_gpu(text: &str) -> GpuAsked {
             .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some());
         bits |= u32::from(found) << i;
     }
-    GpuAsked(bits)
+    GpuAsked {
+        cpu_first: bits,
+        start_method: memchr::memmem::find(text.as_bytes(), b"set_start_method").is_some(),
+    }
 }
 
 /// Whether importing `dotted` in a module whose text asks `asked` can bring CUDA in: a GPU
@@ -55,7 +79,7 @@ pub fn reaches_gpu(dotted: &str, asked: GpuAsked) -> bool {
         .position(|c| c.package == root)
     {
         None => true,
-        Some(i) => asked.0 & (1 << i) != 0,
+        Some(i) => asked.cpu_first & (1 << i) != 0,
     }
 }
 
@@ -190,7 +214,24 @@ pub fn referenced_names(module: &Module) -> HashSet<&str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{asks_for_gpu, reaches_gpu};
+    use super::{asks_for_gpu, reaches_gpu, sets_start_method};
+
+    #[test]
+    fn a_module_may_set_the_start_method_when_it_names_it_and_imports_its_package() {
+        let sets = |imports: &[(u32, &str)], text: &str| {
+            let imports: Vec<(u32, String)> =
+                imports.iter().map(|(l, d)| (*l, d.to_string())).collect();
+            sets_start_method(&imports, asks_for_gpu(text))
+        };
+        let call = "mp.set_start_method('spawn')\n";
+        assert!(sets(&[(0, "multiprocessing")], call));
+        assert!(sets(&[(0, "multiprocess")], call));
+        assert!(sets(&[(0, "torch.multiprocessing")], call));
+        // The package's own modules import each other relatively.
+        assert!(!sets(&[(1, "context")], call));
+        assert!(!sets(&[(0, "os")], call));
+        assert!(!sets(&[(0, "multiprocessing")], "mp.Pool(2)\n"));
+    }
 
     #[test]
     fn a_cpu_first_package_reaches_the_gpu_only_where_the_module_asks_for_it() {

@@ -22,6 +22,7 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
+use crate::target::PythonVersion;
 pub use gpulint_core::effect::Init;
 use processes::{Carrier, Layer, ProcessApi, WorkerCall};
 
@@ -173,12 +174,14 @@ pub enum Behaviour {
     GetContext { layer: Layer, method: Param },
     /// Uses the default context of `layer`, which fixes its start method (unless `allow_none` is
     /// passed true); `creates_objects`: returns an object bound to that context (a lock, a queue);
-    /// `makes`: that object carries values to other processes.
+    /// `makes`: that object carries values to other processes; `pythons`: the first and last
+    /// target Python versions on which it does (`None`: on every one).
     FixesStartMethod {
         layer: Layer,
         allow_none: Option<Param>,
         creates_objects: bool,
         makes: Option<Carrier>,
+        pythons: Option<(PythonVersion, PythonVersion)>,
     },
     /// Makes an object that carries values to other processes, without fixing a start method.
     MakesCarrier(Carrier),

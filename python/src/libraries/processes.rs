@@ -2,6 +2,7 @@
 //! process.
 
 use super::{Behaviour, MethodBehaviour, MethodRow, Param, Receiver, Row};
+use crate::target::PythonVersion;
 
 pub use gpulint_core::effect::StartMethod;
 
@@ -146,6 +147,7 @@ const FIXES_WITH_OBJECT: Behaviour = Behaviour::FixesStartMethod {
     allow_none: None,
     creates_objects: true,
     makes: None,
+    pythons: None,
 };
 /// A queue or manager made with the default context: fixes its start method, and carries values.
 const fn fixes_with(carrier: Carrier) -> Behaviour {
@@ -154,6 +156,7 @@ const fn fixes_with(carrier: Carrier) -> Behaviour {
         allow_none: None,
         creates_objects: true,
         makes: Some(carrier),
+        pythons: None,
     }
 }
 
@@ -162,6 +165,15 @@ const PREFORK: &str = "the worker process imports the module that defines the ta
 
 /// Why a route decorator's function can run in forked children.
 const SERVED: &str = "the handler runs in the web server's workers; a server that preloads the application (gunicorn's `--preload`) imports this module in its master and forks the workers after";
+
+/// Whether a row describes the `set_start_method` of the top-level package `root`.
+pub fn sets_start_method_of(root: &str) -> bool {
+    ROWS.iter().any(|r| {
+        r.name
+            .strip_suffix(".set_start_method")
+            .is_some_and(|package| package.split('.').next() == Some(root))
+    })
+}
 
 pub const ROWS: &[Row] = &[
     row(
@@ -348,8 +360,32 @@ pub const ROWS: &[Row] = &[
             allow_none: Some(Param::pos(0, "allow_none")),
             creates_objects: false,
             makes: None,
+            pythons: None,
         },
         "fixes the default context's start method unless `allow_none=True`",
+    ),
+    row(
+        "multiprocessing.freeze_support",
+        Behaviour::FixesStartMethod {
+            layer: MP,
+            allow_none: None,
+            creates_objects: false,
+            makes: None,
+            pythons: Some((
+                PythonVersion {
+                    major: 3,
+                    minor: 13,
+                },
+                PythonVersion {
+                    major: 3,
+                    minor: 14,
+                },
+            )),
+        },
+        // Checked: 3.13.0's `BaseContext.freeze_support` tests `sys.platform` alone; gh-80334's change
+        // (PR 134462, in 3.13.4 and 3.14) tests `self.get_start_method() == 'spawn'` first
+        // (quoted in gh-135726); gh-140814's fix (PR 144608, 2026) asks with `allow_none=True`.
+        "asks the default context for its start method without `allow_none` (CPython 3.13.4 on, and 3.14, until gh-140814's fix), which fixes it",
     ),
     row(
         "torch.multiprocessing.Lock",

@@ -127,14 +127,16 @@ impl Program {
     /// judged it from the imports the scan read, which may be more than it has.
     pub fn leaf_is_relevant(&self, id: FileId, module: &Module) -> bool {
         let wanted = wanted_imports(module);
-        crate::names::imports_gpu_library(module, self.files[id.0 as usize].asked)
+        let asked = self.files[id.0 as usize].asked;
+        crate::names::imports_gpu_library(module, asked)
+            || crate::names::sets_start_method(&wanted.imports, asked)
             || self.imports_native(&wanted.imports)
             || wanted.imports.iter().any(|(level, dotted)| {
                 self.resolve(id, *level, dotted).is_some_and(|chain| {
                     chain.iter().any(|n| {
                         self.nodes[n.0 as usize]
                             .file
-                            .is_some_and(|f| f != id && self.files[f.0 as usize].relevant)
+                            .is_some_and(|f| f != id && self.files[f.0 as usize].reaches_gpu)
                     })
                 })
             })

@@ -556,6 +556,8 @@ impl Builder {
         let imports_native = self.program.imports_native(&loaded.wanted.imports);
         let file = &mut self.program.files[id.0 as usize];
         file.gpu = loaded.gpu || imports_native;
+        file.sets_start_method =
+            crate::names::sets_start_method(&loaded.wanted.imports, loaded.asked);
         file.asked = loaded.asked;
         file.lazy = false;
         file.scanned_only = loaded.scanned;

@@ -100,7 +100,12 @@ pub struct SourceFile {
     /// Only scanned for imports, never parsed: it can reach no GPU library (its module is empty).
     /// A checked one is parsed for its syntax errors alone ([`Program::syntax_error`]).
     scanned_only: bool,
-    /// The file, or a first-party module it imports, imports a GPU library.
+    /// It may set a default context's start method ([`crate::names::sets_start_method`]).
+    sets_start_method: bool,
+    /// The file, or a first-party module it imports (transitively), imports a GPU library.
+    reaches_gpu: bool,
+    /// Its analysis can find something: it reaches a GPU library, or it names `set_start_method`
+    /// itself (which makes no importer relevant).
     relevant: bool,
     /// Its text is its file's (not standard input's, an editor's buffer's, or a notebook's cells'),
     /// so it can be read again.
@@ -171,6 +176,8 @@ impl SourceFile {
             asked: Default::default(),
             lazy: false,
             scanned_only: false,
+            sets_start_method: false,
+            reaches_gpu: false,
             relevant: false,
             read_from_disk: false,
             stamp: None,

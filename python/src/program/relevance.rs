@@ -134,20 +134,22 @@ impl Program {
     }
 
     /// Whether analysing `file` can find anything: it, or a first-party module it imports
-    /// (transitively), imports a package through which CUDA can enter the program.
+    /// (transitively), imports a package through which CUDA can enter the program, or it may
+    /// set a start method itself ([`crate::names::sets_start_method`]).
     pub fn is_relevant(&self, file: FileId) -> bool {
         self.files[file.0 as usize].relevant
     }
 
-    /// From each file's own GPU imports (set while reading), the files that import one transitively.
+    /// From each file's own GPU imports (set while reading), the files that import one
+    /// transitively; with the files that may set a start method, the relevant ones.
     pub(super) fn compute_relevance(&mut self) {
         // From scratch: a scanned file's imports, read from its text, may be more than its parsed
-        // ones. Importing a relevant module makes the importer relevant: walk the import edges
-        // backwards from the files that import a GPU library.
+        // ones. Importing a module that reaches a GPU library makes the importer reach it: walk
+        // the import edges backwards from the files that import a GPU library.
         let importers = self.importers();
         let mut todo = Vec::new();
         for (i, file) in self.files.iter_mut().enumerate() {
-            file.relevant = file.gpu;
+            file.reaches_gpu = file.gpu;
             if file.gpu {
                 todo.push(i);
             }
@@ -155,11 +157,17 @@ impl Program {
         while let Some(f) = todo.pop() {
             for &importer in &importers[f] {
                 let file = &mut self.files[importer as usize];
-                if !file.relevant {
-                    file.relevant = true;
+                if !file.reaches_gpu {
+                    file.reaches_gpu = true;
                     todo.push(importer as usize);
                 }
             }
+        }
+        // A module that sets the start method is analysed for what it does itself; its importers
+        // are not made relevant by it (`multiprocessing` defines the function, and most of a
+        // tree like the standard library imports it).
+        for file in &mut self.files {
+            file.relevant = file.reaches_gpu || file.sets_start_method;
         }
     }
 }

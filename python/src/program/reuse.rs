@@ -47,6 +47,8 @@ impl Program {
                 let flags = [
                     file.checked,
                     file.relevant,
+                    file.reaches_gpu,
+                    file.sets_start_method,
                     file.lazy,
                     file.interactive,
                     file.in_test_folder,

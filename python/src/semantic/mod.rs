@@ -70,6 +70,8 @@ use value::{Captures, Name, ObjId, Value};
 pub struct Settings {
     /// The start method a default context uses (Linux before Python 3.14: fork).
     pub default_start_method: StartMethod,
+    /// The Python version the code runs on (`major.minor`).
+    pub python: crate::target::PythonVersion,
     /// The server the project runs its web application under, where it imports the application
     /// in its master and then forks the workers (gunicorn's `preload_app = True` or `--preload`,
     /// uWSGI without `lazy-apps`): request handlers run in children forked after the application
@@ -86,6 +88,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             default_start_method: StartMethod::Fork,
+            python: crate::target::PythonVersion::DEFAULT,
             preloading_server: None,
             requirements: Default::default(),
             documented_launch: None,

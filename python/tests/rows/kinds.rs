@@ -65,8 +65,9 @@ pub(crate) fn probes(c: &Callee, does: Behaviour) -> Result<Vec<Probe>, String> 
             allow_none,
             creates_objects,
             makes,
+            pythons,
             ..
-        } => processes::fixes_start_method(c, allow_none, creates_objects, makes),
+        } => processes::fixes_start_method(c, allow_none, creates_objects, makes, pythons),
         Behaviour::SetStartMethod { layer, method, .. } => {
             processes::set_start_method(c, layer, method)
         }

@@ -48,6 +48,7 @@ use gpulint_python::libraries::{
 use gpulint_python::program::{Input, Program};
 use gpulint_python::semantic::{analyze, ImportCache, Settings};
 use gpulint_python::source::FileId;
+use gpulint_python::target::PythonVersion;
 
 use env::env_probes;
 use imports::import_probes;

@@ -271,21 +271,38 @@ pub(crate) fn get_context(c: &Callee, layer: Layer, method: Param) -> Vec<Probe>
     ]
 }
 
-/// The probes of a row that does `FixesStartMethod`.
+/// The probes of a row that does `FixesStartMethod` (on the first Python version of `pythons`;
+/// on the version before it, none).
 pub(crate) fn fixes_start_method(
     c: &Callee,
     allow_none: Option<Param>,
     creates_objects: bool,
     makes: Option<Carrier>,
+    pythons: Option<(PythonVersion, PythonVersion)>,
 ) -> Vec<Probe> {
     let x = c.expr.as_str();
     let p = |body: String| program(c, &body);
     let fixed = move |e: &Effect| matches!(e, Effect::StartMethodFixed { creates_objects: c, .. } if *c == creates_objects);
-    let mut probes = vec![Probe::new(
-        "uses the default context",
-        p(format!("import torch\n{}\n", call(x, &[]))),
-    )
-    .has("StartMethodFixed", fixed)];
+    let on = |python: PythonVersion| Settings {
+        python,
+        ..Settings::default()
+    };
+    let body = format!("import torch\n{}\n", call(x, &[]));
+    let first = pythons.map_or(PythonVersion::DEFAULT, |(first, _)| first);
+    let mut probes = vec![Probe::new("uses the default context", p(body.clone()))
+        .settings(on(first))
+        .has("StartMethodFixed", fixed)];
+    if let Some((first, _)) = pythons {
+        let before = PythonVersion {
+            minor: first.minor - 1,
+            ..first
+        };
+        probes.push(
+            Probe::new("not on an older Python", p(body))
+                .settings(on(before))
+                .lacks("StartMethodFixed", fixed),
+        );
+    }
     probes.extend(makes.map(|carrier| carries(c, carrier)));
     if let Some(allow_none) = allow_none {
         probes.push(

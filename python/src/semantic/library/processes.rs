@@ -34,10 +34,15 @@ impl<'m, A: Analysis> Interp<'m, A> {
             allow_none,
             creates_objects,
             makes,
+            pythons,
         } = does
         else {
             return Value::Unknown;
         };
+        let python = self.settings.python;
+        if pythons.is_some_and(|(first, last)| python < first || python > last) {
+            return Value::None;
+        }
         let asks_none = allow_none
             .and_then(|p| args.param(p))
             .is_some_and(|(v, _)| !matches!(v, Value::Bool(false)));

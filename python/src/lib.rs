@@ -9,6 +9,7 @@ pub mod names;
 pub mod notebook;
 pub mod prefilter;
 pub mod program;
+pub mod reach;
 pub mod requirements;
 pub mod semantic;
 pub mod target;

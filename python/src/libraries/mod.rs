@@ -6,6 +6,7 @@
 //! `inference.rs` (ONNX Runtime, CTranslate2, Whisper), `huggingface.rs`, `python.rs` (builtins and
 //! the standard library's plumbing).
 
+pub mod decisive;
 pub mod frameworks;
 pub mod gpu_arrays;
 pub mod huggingface;

@@ -229,6 +229,8 @@ pub struct Program {
     environment: Environment,
     /// How many files of theirs the program read.
     environment_files: usize,
+    /// Which definitions can reach a hazard, from every module (see [`Program::reach`]).
+    reach: OnceLock<crate::reach::Reach>,
 }
 
 /// A file of a program restored from a cache ([`Program::restore`]).
@@ -336,6 +338,14 @@ impl Program {
 
     pub fn module(&self, id: FileId) -> Option<&Module> {
         self.files.get(id.0 as usize)?.module.as_ref().ok()
+    }
+
+    /// Which definitions of the program's modules can reach a hazard, found once (after
+    /// [`Program::materialize`], which parses the modules the analyses read).
+    pub fn reach(&self) -> &crate::reach::Reach {
+        self.reach.get_or_init(|| {
+            crate::reach::Reach::build(self.files.iter().filter_map(|f| f.module.as_ref().ok()))
+        })
     }
 
     pub fn node(&self, id: NodeId) -> &Node {

@@ -139,6 +139,8 @@ impl Program {
             file.deferred = false;
             all_same &= same;
         }
+        // Which definitions reach a hazard is found again from the models parsed now.
+        self.reach = std::sync::OnceLock::new();
         all_same
     }
 }

@@ -59,9 +59,10 @@ use gpulint_core::analysis::{Analysis, Context};
 use gpulint_core::effect::{CudaInitSite, CudaObject, DefaultContextCall, Effect};
 
 use crate::libraries::processes::StartMethod;
-use crate::model::{Class, ClassId, FuncId, Function, Module, Receives};
+use crate::model::{Class, ClassId, FuncId, Function, Module};
 use crate::program::Program;
 use crate::source::{FileId, Span};
+use entry::EntryBase;
 use process::Process;
 use value::{Captures, Name, ObjId, Value};
 
@@ -288,15 +289,6 @@ enum Object {
     Channel(gpulint_core::effect::Channel),
     /// A manager, whose methods make proxies.
     Manager,
-}
-
-/// What every entry point starts from: the world and process the main program left, and each
-/// class's instance as built once by `__init__` (with the process state building it left).
-struct EntryBase<A> {
-    world: world::Saved,
-    end_of_main: Process<A>,
-    /// Keyed by the class and the decorator that narrows its devices, which the building sees.
-    receivers: HashMap<(ClassId, Option<Span>), (Value, Process<A>)>,
 }
 
 /// How the usage lines of a module's docstring launch it (`torchrun --nproc_per_node=2 this.py`).
@@ -603,6 +595,17 @@ impl<'m, A: Analysis> Interp<'m, A> {
             answer
         };
         self.memo.enabled = true;
+        // From a plain process (not a worker, not a child), an entry that can reach no decisive
+        // call completes no hazard: it is not run (see `crate::reach`).
+        let end = &base.end_of_main;
+        let plain = !end.per_worker
+            && end.child_of.is_none()
+            && !end.spawned
+            && !end.reimport
+            && end.bound.is_none()
+            && end.launcher_binding.is_none();
+        let reaches = plain.then(|| self.p.reach().functions(m));
+        let mut skipped = [false; 2];
         for partial in [false, true] {
             for index in 0..m.functions.len() as u32 {
                 let id = FuncId {
@@ -618,116 +621,20 @@ impl<'m, A: Analysis> Interp<'m, A> {
                         .is_some_and(|c| referenced(self.class(c).name.as_str()));
                 let is_root = !referenced(func.name.as_str()) && !implicit_caller;
                 if !self.entered.contains(&id) && func.name != "<lambda>" && is_root != partial {
-                    self.run_entry(id, partial, &mut base);
+                    let inert = reaches
+                        .as_deref()
+                        .is_some_and(|r| !crate::reach::reaches(r, id))
+                        && names::narrowing_decorator(self, id).is_none();
+                    if inert {
+                        skipped[partial as usize] = true;
+                    } else {
+                        self.run_entry(id, partial, &mut base);
+                    }
                 }
             }
         }
+        self.finish_skipped(skipped, &base);
         self.queried = queried.into_inner();
-    }
-
-    /// Runs one function as an entry point, from the state the main program left. With `partial`,
-    /// it has callers elsewhere (see `ProcessEnd::partial`).
-    fn run_entry(&mut self, id: FuncId, partial: bool, base: &mut EntryBase<A>) {
-        self.world.start_entry(base.world.clone());
-        let mut process = base.end_of_main.clone();
-        process.partial = partial;
-        let entry = Some(if partial {
-            gpulint_core::effect::EntryCallers::InProject
-        } else {
-            gpulint_core::effect::EntryCallers::Unknown
-        });
-        process.entry = entry;
-        process.exited = false;
-        // Ray gives the worker its own GPUs before `__init__` runs.
-        let narrowed = names::narrowing_decorator(self, id);
-        if let Some(span) = narrowed {
-            process.bound = Some(span);
-            process.per_worker = true;
-        }
-        self.control.run_time = true;
-        // An entry starts where the main program ended, with every function fresh.
-        self.budget.start_entry();
-        let func = self.func(id);
-        let receiver = match func.class {
-            None => None,
-            Some(class) if func.receives() == Receives::Class => Some(Value::Class(class)),
-            Some(_) if func.receives() == Receives::Nothing => None,
-            // A partial `__init__` entry is the building of the receiver every other method's
-            // entry starts from: built once, it serves both.
-            Some(class)
-                if func.name == "__init__"
-                    && partial
-                    && narrowed.is_none()
-                    && self.find_method(class, "__init__") == Some(id) =>
-            {
-                let (_, built) = self.receiver(class, narrowed, process, base);
-                self.control.run_time = false;
-                self.finish_process(built);
-                return;
-            }
-            Some(class) if func.name == "__init__" => Some(self.alloc(Object::Instance {
-                class,
-                attrs: HashMap::default(),
-                held_by: None,
-            })),
-            Some(class) => {
-                let (value, built) = self.receiver(class, narrowed, process, base);
-                process = built;
-                Some(value)
-            }
-        };
-        // A receiver built once serves entries of either kind.
-        process.entry = entry;
-        self.procs.push(process);
-        if let Some(span) = narrowed {
-            self.emit(Effect::DeviceBound {
-                span,
-                binding: gpulint_core::effect::Binding::Narrowed,
-                chooses: false,
-            });
-        }
-        self.entry.entry_call = true;
-        self.call_function(id, None, receiver, Vec::new(), Vec::new());
-        self.entry.entry_call = false;
-        self.control.run_time = false;
-        let process = self.procs.pop().unwrap_or_default();
-        self.finish_process(process);
-    }
-
-    /// An instance of `class` as its `__init__` builds it from `process` (once per entry kind), and
-    /// the process state building it left.
-    fn receiver(
-        &mut self,
-        class: ClassId,
-        narrowed: Option<Span>,
-        mut process: Process<A>,
-        base: &mut EntryBase<A>,
-    ) -> (Value, Process<A>) {
-        if let Some((value, built)) = base.receivers.get(&(class, narrowed)) {
-            return (value.clone(), built.clone());
-        }
-        // Whoever built the object may have bound the device before, or between that and this
-        // call: a process group from `__init__` is judged by the `__init__` entry and by the
-        // callers' analyses.
-        process.partial = true;
-        self.procs.push(process);
-        // Ray gives the actor its own GPUs before `__init__` runs.
-        if let Some(span) = narrowed {
-            self.emit(Effect::DeviceBound {
-                span,
-                binding: gpulint_core::effect::Binding::Narrowed,
-                chooses: false,
-            });
-        }
-        self.entry.entry_call = true;
-        let value = self.instantiate(class, Vec::new(), Vec::new());
-        self.entry.entry_call = false;
-        let built = self.procs.pop().unwrap_or_default();
-        base.receivers
-            .insert((class, narrowed), (value.clone(), built.clone()));
-        self.memo.rebase(self.world.dirty());
-        base.world = self.world.save();
-        (value, built)
     }
 
     /// The names function `id` may read from enclosing scopes (see `names::free_names`).

@@ -2,6 +2,8 @@
 //! a GPU library, which names it reads, and the `TYPE_CHECKING` guard. They sit below both, so the
 //! loader (`program`) does not depend on the interpreter (`semantic`).
 
+use std::path::Path;
+
 use rustc_hash::FxHashSet as HashSet;
 
 use crate::model::{Expr, ExprKind, Module, Stmt, StmtKind};
@@ -40,14 +42,18 @@ pub struct GpuAsked {
 /// where it is fixed already, or running process creation again in spawned children, fails with
 /// or without a GPU library (GPU005, GPU004), so such a module is analysed either way. A name in a
 /// string or a comment counts too: more modules than call it, never fewer. The package's own
-/// modules (which define the function, and import each other relatively) are not among them.
-pub fn sets_start_method(imports: &[(u32, String)], asked: GpuAsked) -> bool {
+/// modules (which define the function, and import each other relatively, or name themselves in a
+/// string: the standard library's `multiprocessing/spawn.py`) are not among them: a module in a
+/// folder named like the package (`path`) does not count the package's import.
+pub fn sets_start_method(imports: &[(u32, String)], asked: GpuAsked, path: &Path) -> bool {
+    let inside = |root: &str| {
+        path.parent()
+            .is_some_and(|p| p.components().any(|c| c.as_os_str() == root))
+    };
     asked.start_method
         && imports.iter().any(|(level, dotted)| {
-            *level == 0
-                && crate::libraries::processes::sets_start_method_of(
-                    dotted.split('.').next().unwrap_or(dotted),
-                )
+            let root = dotted.split('.').next().unwrap_or(dotted);
+            *level == 0 && crate::libraries::processes::sets_start_method_of(root) && !inside(root)
         })
 }
 
@@ -215,13 +221,14 @@ pub fn referenced_names(module: &Module) -> HashSet<&str> {
 #[cfg(test)]
 mod tests {
     use super::{asks_for_gpu, reaches_gpu, sets_start_method};
+    use std::path::Path;
 
     #[test]
     fn a_module_may_set_the_start_method_when_it_names_it_and_imports_its_package() {
         let sets = |imports: &[(u32, &str)], text: &str| {
             let imports: Vec<(u32, String)> =
                 imports.iter().map(|(l, d)| (*l, d.to_string())).collect();
-            sets_start_method(&imports, asks_for_gpu(text))
+            sets_start_method(&imports, asks_for_gpu(text), Path::new("project/train.py"))
         };
         let call = "mp.set_start_method('spawn')\n";
         assert!(sets(&[(0, "multiprocessing")], call));
@@ -231,6 +238,10 @@ mod tests {
         assert!(!sets(&[(1, "context")], call));
         assert!(!sets(&[(0, "os")], call));
         assert!(!sets(&[(0, "multiprocessing")], "mp.Pool(2)\n"));
+        // The package's own module names itself in a string.
+        let imports = vec![(0, "multiprocessing.spawn".to_string())];
+        let own = Path::new("lib/python3.11/multiprocessing/spawn.py");
+        assert!(!sets_start_method(&imports, asks_for_gpu(call), own));
     }
 
     #[test]

@@ -129,7 +129,11 @@ impl Program {
         let wanted = wanted_imports(module);
         let asked = self.files[id.0 as usize].asked;
         crate::names::imports_gpu_library(module, asked)
-            || crate::names::sets_start_method(&wanted.imports, asked)
+            || crate::names::sets_start_method(
+                &wanted.imports,
+                asked,
+                &self.files[id.0 as usize].path,
+            )
             || self.imports_native(&wanted.imports)
             || wanted.imports.iter().any(|(level, dotted)| {
                 self.resolve(id, *level, dotted).is_some_and(|chain| {

@@ -557,7 +557,7 @@ impl Builder {
         let file = &mut self.program.files[id.0 as usize];
         file.gpu = loaded.gpu || imports_native;
         file.sets_start_method =
-            crate::names::sets_start_method(&loaded.wanted.imports, loaded.asked);
+            crate::names::sets_start_method(&loaded.wanted.imports, loaded.asked, &file.path);
         file.asked = loaded.asked;
         file.lazy = false;
         file.scanned_only = loaded.scanned;

@@ -23,8 +23,10 @@ fn check(dir: &Path) -> common::Measured {
 }
 
 fn time_bound() -> f64 {
+    // A debug build reads 20,000 small files in about 9 CPU s on a loaded 2-core machine (0.65 s
+    // released): the bound is for blow-ups, with room for a busy machine.
     if cfg!(debug_assertions) {
-        MAX_SECONDS * 5.0
+        MAX_SECONDS * 12.0
     } else {
         MAX_SECONDS
     }

@@ -626,5 +626,4 @@ impl<'m, 'c> Words<'m, 'c> {
 }
 
 #[cfg(test)]
-#[path = "reach_tests.rs"]
 mod tests;

@@ -556,11 +556,13 @@ mod tests {
     fn a_call_that_allocated_too_much_is_not_recorded() {
         // 600 objects: past `MAX_OBJECTS`, so the second `make()` runs again. Its `Job()`s are
         // replays of the first (599 in the first call, 600 in the second); a replayed `make()`
-        // would have made it 600 in all.
+        // would have made it 600 in all. Each entry binds a device after, so that it runs (an
+        // entry that can reach nothing decisive is not run).
         let body: String = (0..600).map(|i| format!("    a{i} = Job()\n")).collect();
         let source = format!(
             "{HEAD}class Job:\n    pass\n\ndef make(kind='a'):\n{body}    return a0\n\n\
-             def first():\n    make()\n\ndef second():\n    make()\n"
+             def first():\n    make()\n    torch.cuda.set_device(0)\n\n\
+             def second():\n    make()\n    torch.cuda.set_device(0)\n"
         );
         assert_eq!(run(&source).1, 599 + 600);
         // One object: the second `make()` is a replay.

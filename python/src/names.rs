@@ -52,7 +52,7 @@ pub fn sets_start_method(imports: &[(u32, String)], asked: GpuAsked, path: &Path
     };
     asked.start_method
         && imports.iter().any(|(level, dotted)| {
-            let root = dotted.split('.').next().unwrap_or(dotted);
+            let root = crate::libraries::first_name(dotted);
             *level == 0 && crate::libraries::processes::sets_start_method_of(root) && !inside(root)
         })
 }
@@ -76,7 +76,7 @@ pub fn asks_for_gpu(text: &str) -> GpuAsked {
 /// package, unless it computes on the CPU unless told otherwise and the text never tells it
 /// (`libraries::CPU_FIRST`: numba without `cuda`, spaCy without `gpu`).
 pub fn reaches_gpu(dotted: &str, asked: GpuAsked) -> bool {
-    let root = dotted.split('.').next().unwrap_or(dotted);
+    let root = crate::libraries::first_name(dotted);
     if !crate::libraries::GPU_PACKAGES.contains(&root) {
         return false;
     }
@@ -91,7 +91,7 @@ pub fn reaches_gpu(dotted: &str, asked: GpuAsked) -> bool {
 
 /// Whether the module `dotted` (absolute) is, or is inside, a package CUDA can enter through.
 pub fn is_gpu_module(dotted: &str) -> bool {
-    let root = dotted.split('.').next().unwrap_or(dotted);
+    let root = crate::libraries::first_name(dotted);
     crate::libraries::GPU_PACKAGES.contains(&root)
 }
 

@@ -13,7 +13,7 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use crate::libraries::decisive;
+use crate::libraries::{decisive, first_name};
 use crate::model::{Class, Expr, ExprKind, FuncId, Function, Module, Stmt, StmtKind};
 
 /// The names of the module-level definitions (functions, classes, globals) that can reach a
@@ -192,7 +192,7 @@ fn defined_names<'m>(body: &'m [Stmt], module: &'m Module, out: &mut HashSet<&'m
             StmtKind::Import(names) => out.extend(
                 names
                     .iter()
-                    .map(|n| n.asname.as_deref().unwrap_or_else(|| first(&n.name))),
+                    .map(|n| n.asname.as_deref().unwrap_or_else(|| first_name(&n.name))),
             ),
             StmtKind::ImportFrom { names, .. } => {
                 out.extend(names.iter().map(|n| n.asname.as_deref().unwrap_or(&n.name)))
@@ -299,10 +299,6 @@ fn bound_names<'m>(target: &'m Expr, out: &mut Vec<&'m str>) {
     }
 }
 
-fn first(dotted: &str) -> &str {
-    dotted.split('.').next().unwrap_or(dotted)
-}
-
 /// The library a module's names stand for: each name an absolute import binds (anywhere in the
 /// module), and each module global assigned a library name or the result of a library call
 /// (`app = flask.Flask(...)` stands for `flask.Flask()`), by its qualified name.
@@ -316,7 +312,9 @@ fn aliases(module: &Module) -> Aliases<'_> {
                     for n in names {
                         match &n.asname {
                             Some(a) => out.insert(a, n.name.clone()),
-                            None => out.insert(first(&n.name), first(&n.name).to_string()),
+                            None => {
+                                out.insert(first_name(&n.name), first_name(&n.name).to_string())
+                            }
                         };
                     }
                 }
@@ -467,7 +465,7 @@ impl<'m, 'c> Words<'m, 'c> {
                     for n in names {
                         self.global.extend(n.name.split('.'));
                         self.bound
-                            .insert(n.asname.as_deref().unwrap_or_else(|| first(&n.name)));
+                            .insert(n.asname.as_deref().unwrap_or_else(|| first_name(&n.name)));
                     }
                 }
                 StmtKind::ImportFrom {

@@ -584,7 +584,7 @@ fn prefix_index() -> &'static FxHashMap<&'static str, Vec<&'static PrefixRow>> {
 }
 
 /// `torch` for `torch.cuda.` and for `torch.cuda.init`.
-fn first_name(dotted: &str) -> &str {
+pub fn first_name(dotted: &str) -> &str {
     dotted.split('.').next().unwrap_or(dotted)
 }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use gpulint_core::analysis::Analysis;
-use gpulint_core::effect::{Binding, Effect, GlobalName, VisibilityWrite};
+use gpulint_core::effect::{Effect, GlobalName, VisibilityWrite};
 
 use super::interp::*;
 use super::trail::Place;
@@ -199,11 +199,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         Arc::make_mut(&mut process.env).insert(key.to_string(), kept);
         self.rendezvous_written(key, value, span);
         if narrows {
-            self.emit(Effect::DeviceBound {
-                span,
-                binding: Binding::Narrowed,
-                chooses: false,
-            });
+            self.narrowed(span);
         }
         self.emit(Effect::EnvWritten {
             span,

@@ -568,6 +568,16 @@ impl<'m, A: Analysis> Interp<'m, A> {
     }
 
     /// This process binds its device at `span` (and, if `chooses`, picks one of its own there).
+    /// The process sees only its own GPUs from `span` on (a visibility variable, Ray's `num_gpus`):
+    /// its device is the first it sees, chosen by no call.
+    pub(super) fn narrowed(&mut self, span: Span) {
+        self.emit(Effect::DeviceBound {
+            span,
+            binding: Binding::Narrowed,
+            chooses: false,
+        });
+    }
+
     pub(super) fn bind_device(&mut self, span: Span, chooses: bool) {
         self.proc().bound.get_or_insert(span);
         self.emit(Effect::DeviceBound {

@@ -197,11 +197,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         });
         if narrowed && self.proc_ref().bound.is_none() {
             self.proc().bound = Some(span);
-            self.emit(Effect::DeviceBound {
-                span,
-                binding: gpulint_core::effect::Binding::Narrowed,
-                chooses: false,
-            });
+            self.narrowed(span);
         }
     }
 

@@ -14,7 +14,6 @@ use super::Object;
 use super::{names, Interp};
 use crate::model::{ClassId, FuncId, Receives};
 use crate::source::Span;
-use gpulint_core::effect::Effect;
 
 pub(super) struct EntryState<A> {
     /// The main program's trailing `if __name__ == "__main__":`, and the world and process as
@@ -112,11 +111,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         process.entry = entry;
         self.procs.push(process);
         if let Some(span) = narrowed {
-            self.emit(Effect::DeviceBound {
-                span,
-                binding: gpulint_core::effect::Binding::Narrowed,
-                chooses: false,
-            });
+            self.narrowed(span);
         }
         self.entry.entry_call = true;
         self.call_function(id, None, receiver, Vec::new(), Vec::new());
@@ -145,11 +140,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
         self.procs.push(process);
         // Ray gives the actor its own GPUs before `__init__` runs.
         if let Some(span) = narrowed {
-            self.emit(Effect::DeviceBound {
-                span,
-                binding: gpulint_core::effect::Binding::Narrowed,
-                chooses: false,
-            });
+            self.narrowed(span);
         }
         self.entry.entry_call = true;
         let value = self.instantiate(class, Vec::new(), Vec::new());

@@ -19,7 +19,7 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         let chain = self.p.resolve(self.cur, level, dotted)?.to_vec();
         // A project folder named like a modelled library (its own sources checked) keeps the
         // library's rows for its public API: `hvd.rank()` inside horovod is still Horovod's rank.
-        if level == 0 && crate::libraries::names_package(top_name(dotted)) {
+        if level == 0 && crate::libraries::names_package(crate::libraries::first_name(dotted)) {
             let mut prefix = String::new();
             for (node, part) in chain.iter().zip(dotted.split('.')) {
                 if !prefix.is_empty() {
@@ -220,9 +220,4 @@ impl<'m, A: gpulint_core::analysis::Analysis> Interp<'m, A> {
         let file = self.p.node(node).file?;
         self.world.globals().get(&file)?.get(name).cloned()
     }
-}
-
-/// `a` for `import a.b.c`.
-pub(super) fn top_name(dotted: &str) -> &str {
-    dotted.split('.').next().unwrap_or(dotted)
 }

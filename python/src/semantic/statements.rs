@@ -7,10 +7,10 @@ use thin_vec::ThinVec;
 
 use gpulint_core::analysis::Analysis;
 
-use super::imports::top_name;
 use super::interp::Flow;
 use super::value::{dotted, Name, Value};
 use super::Interp;
+use crate::libraries::first_name;
 use crate::model::{ClassId, Expr, ExprKind, FuncId, ImportName, Stmt, StmtKind};
 use crate::source::Span;
 
@@ -21,7 +21,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             if let Some(chain) = self.import_first_party(0, &name.name) {
                 let bound = match &name.asname {
                     Some(alias) => (alias.as_str(), chain.last()),
-                    None => (top_name(&name.name), chain.first()),
+                    None => (first_name(&name.name), chain.first()),
                 };
                 if let (name, Some(node)) = bound {
                     self.store(name, Value::Module(*node), span);
@@ -32,7 +32,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
             match &name.asname {
                 Some(alias) => self.store(alias, Value::Qualified(name.name.as_str().into()), span),
                 None => {
-                    let top = top_name(&name.name);
+                    let top = first_name(&name.name);
                     self.store(top, Value::Qualified(top.into()), span);
                 }
             }

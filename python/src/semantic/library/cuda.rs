@@ -53,7 +53,7 @@ impl<'m, A: Analysis> Interp<'m, A> {
 
     /// Notes that the package of the row `name` put itself on the GPU in this process.
     fn library_on_gpu(&mut self, name: &str) {
-        let package = crate::semantic::imports::top_name(name);
+        let package = crate::libraries::first_name(name);
         let known = &self.proc_ref().gpu_libraries;
         if !known.iter().any(|p| &**p == package) {
             std::sync::Arc::make_mut(&mut self.proc().gpu_libraries).push(package.into());
